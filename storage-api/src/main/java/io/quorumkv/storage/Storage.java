@@ -1,0 +1,59 @@
+package io.quorumkv.storage;
+
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * A node's local store of versioned entries: the SPI every backend implements.
+ *
+ * <p>
+ * Semantics every backend must keep (the contract kit in this module's test-jar checks
+ * them):
+ * <ul>
+ * <li>{@link #upsert} keeps, per key, the greatest entry by {@link EntryOrder}; an older
+ * or equal write is a no-op. Writes can therefore arrive in any order.</li>
+ * <li>{@link #get} answers the kept entry, tombstones included, and completes empty for a
+ * key never written.</li>
+ * <li>{@link #scan} streams kept entries in {@link Keys#ORDER}, tombstones included,
+ * lazily and with backpressure: a range of a million keys is never held in memory.</li>
+ * <li>{@link #flush} completes once everything upserted before it is on disk.</li>
+ * </ul>
+ * All methods are lazy: nothing happens until subscription. A backend that blocks (JDBC)
+ * does its work on a bounded scheduler of its own, never on the caller's thread, so that
+ * the service can call it from a Netty event loop.
+ *
+ * <pre>{@code
+ * storage.upsert(Entry.value(key, value, ts))
+ *     .then(storage.get(key))
+ *     .map(Entry::value);
+ * }</pre>
+ */
+public interface Storage extends AutoCloseable {
+
+	/** The kept entry of {@code key}, tombstone included; empty if never written. */
+	Mono<Entry> get(byte[] key);
+
+	/** Keeps {@code entry} if it is greater than the kept one by {@link EntryOrder}. */
+	Mono<Void> upsert(Entry entry);
+
+	/**
+	 * Kept entries with {@code fromInclusive <= key < toExclusive} in unsigned key order,
+	 * tombstones included; {@code toExclusive == null} means no upper bound.
+	 */
+	Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive);
+
+	/** Completes when every upsert that completed before the subscription is durable. */
+	Mono<Void> flush();
+
+	/** A snapshot of counters and gauges; cheap, called by metrics polling. */
+	StorageStats stats();
+
+	/**
+	 * Stops background work, makes everything durable and releases files. Idempotent;
+	 * later calls of the other methods fail with {@link StorageClosedException}.
+	 */
+	@Override
+	void close();
+
+}

@@ -1,0 +1,117 @@
+package io.quorumkv.storage.contract;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.EntryOrder;
+import io.quorumkv.storage.Keys;
+import io.quorumkv.storage.Storage;
+import io.quorumkv.storage.StorageClosedException;
+import io.quorumkv.storage.StorageStats;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The reference model of the SPI: a sorted map keeping the greatest entry per key. It
+ * passes the contract kit and serves as the expected state in model-based tests.
+ * Instances opened on the same folder share their data, which models persistence.
+ */
+public final class ModelStorage implements Storage {
+
+	private static final Map<Path, ConcurrentSkipListMap<byte[], Entry>> DISKS = new ConcurrentHashMap<>();
+
+	private final ConcurrentSkipListMap<byte[], Entry> data;
+
+	private final AtomicBoolean closed = new AtomicBoolean();
+
+	private final AtomicLong upserts = new AtomicLong();
+
+	private ModelStorage(ConcurrentSkipListMap<byte[], Entry> data) {
+		this.data = data;
+	}
+
+	/** A model that forgets everything on close. */
+	public static ModelStorage inMemory() {
+		return new ModelStorage(new ConcurrentSkipListMap<>(Keys.ORDER));
+	}
+
+	/**
+	 * A model whose data outlives close and is seen again by the next open of
+	 * {@code dir}.
+	 */
+	public static ModelStorage open(Path dir) {
+		return new ModelStorage(
+				DISKS.computeIfAbsent(dir.toAbsolutePath(), (d) -> new ConcurrentSkipListMap<>(Keys.ORDER)));
+	}
+
+	/** The kept entries, for comparison in model-based tests. */
+	public NavigableMap<byte[], Entry> snapshot() {
+		return new java.util.TreeMap<>(this.data);
+	}
+
+	/** Applies the upsert synchronously. */
+	public void apply(Entry entry) {
+		checkOpen();
+		this.upserts.incrementAndGet();
+		this.data.merge(entry.key(), entry, (kept, next) -> (EntryOrder.supersedes(next, kept)) ? next : kept);
+	}
+
+	public @Nullable Entry find(byte[] key) {
+		return this.data.get(key);
+	}
+
+	@Override
+	public Mono<Entry> get(byte[] key) {
+		return Mono.fromCallable(() -> {
+			checkOpen();
+			return this.data.get(key);
+		});
+	}
+
+	@Override
+	public Mono<Void> upsert(Entry entry) {
+		return Mono.fromRunnable(() -> apply(entry));
+	}
+
+	@Override
+	public Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive) {
+		return Flux.defer(() -> {
+			checkOpen();
+			NavigableMap<byte[], Entry> range = (toExclusive != null)
+					? (Keys.compare(fromInclusive, toExclusive) >= 0) ? new java.util.TreeMap<>()
+							: this.data.subMap(fromInclusive, true, toExclusive, false)
+					: this.data.tailMap(fromInclusive, true);
+			return Flux.fromIterable(range.values());
+		});
+	}
+
+	@Override
+	public Mono<Void> flush() {
+		return Mono.fromRunnable(this::checkOpen);
+	}
+
+	@Override
+	public StorageStats stats() {
+		return new StorageStats("model", Map.of("upserts", this.upserts.get()), Map.of("keys", (long) this.data.size()),
+				null);
+	}
+
+	@Override
+	public void close() {
+		this.closed.set(true);
+	}
+
+	private void checkOpen() {
+		if (this.closed.get()) {
+			throw new StorageClosedException("model");
+		}
+	}
+
+}

@@ -1,0 +1,631 @@
+package io.quorumkv.storage.contract;
+
+import static io.quorumkv.storage.contract.Entries.allByteValues;
+import static io.quorumkv.storage.contract.Entries.bytes;
+import static io.quorumkv.storage.contract.Entries.delete;
+import static io.quorumkv.storage.contract.Entries.numberedKey;
+import static io.quorumkv.storage.contract.Entries.put;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.EntryOrder;
+import io.quorumkv.storage.Keys;
+import io.quorumkv.storage.Storage;
+import io.quorumkv.storage.StorageClosedException;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Flux;
+import reactor.test.StepVerifier;
+
+/**
+ * The contract every {@link Storage} backend must keep (DESIGN.md §3–4). A backend's test
+ * extends this class and supplies {@link #open(Path)}:
+ *
+ * <pre>{@code
+ * class H2StorageTest extends StorageContractTest {
+ *     &#64;Override
+ *     protected Storage open(Path dir) {
+ *         return H2Storage.open(H2StorageOptions.defaults(dir));
+ *     }
+ * }
+ * }</pre>
+ *
+ * Each test starts with a fresh instance on an empty folder; {@link #reopen()} closes it
+ * and opens a new instance on the same folder to check persistence.
+ */
+public abstract class StorageContractTest {
+
+	/** Upper bound for any single wait; generous for slow CI machines. */
+	protected static final Duration TIMEOUT = Duration.ofSeconds(120);
+
+	@TempDir
+	protected Path dir;
+
+	protected Storage storage;
+
+	/** Opens the backend on {@code dir}, creating it when empty. */
+	protected abstract Storage open(Path dir);
+
+	@BeforeEach
+	void openStorage() {
+		this.storage = open(this.dir);
+	}
+
+	@AfterEach
+	void closeStorage() {
+		this.storage.close();
+	}
+
+	/** Closes the current instance and opens a new one on the same folder. */
+	protected Storage reopen() {
+		this.storage.close();
+		this.storage = open(this.dir);
+		return this.storage;
+	}
+
+	protected void upsert(Entry entry) {
+		this.storage.upsert(entry).block(TIMEOUT);
+	}
+
+	protected @Nullable Entry get(byte[] key) {
+		return this.storage.get(key).block(TIMEOUT);
+	}
+
+	protected @Nullable Entry get(String key) {
+		return get(bytes(key));
+	}
+
+	protected List<Entry> scan(byte[] from, byte @Nullable [] to) {
+		List<Entry> out = this.storage.scan(from, to).collectList().block(TIMEOUT);
+		assertThat(out).isNotNull();
+		return out;
+	}
+
+	protected static List<String> keysOf(List<Entry> entries) {
+		return entries.stream().map((e) -> new String(e.key(), java.nio.charset.StandardCharsets.UTF_8)).toList();
+	}
+
+	@Nested
+	class BasicOps {
+
+		@Test
+		void missingKeyIsEmpty() {
+			StepVerifier.create(StorageContractTest.this.storage.get(bytes("absent"))).expectComplete().verify(TIMEOUT);
+		}
+
+		@Test
+		void putThenGetReturnsTheEntry() {
+			Entry entry = put("k", "v", 10);
+			upsert(entry);
+			StepVerifier.create(StorageContractTest.this.storage.get(bytes("k")))
+				.expectNext(entry)
+				.expectComplete()
+				.verify(TIMEOUT);
+		}
+
+		@Test
+		void binaryValueWithEveryByteRoundTrips() {
+			byte[] value = allByteValues();
+			byte[] key = allByteValues();
+			upsert(Entry.value(key, value, 1));
+			Entry read = get(key);
+			assertThat(read).isNotNull();
+			assertThat(read.value()).containsExactly(value);
+			assertThat(read.key()).containsExactly(key);
+			assertThat(read.timestamp()).isEqualTo(1);
+		}
+
+		@Test
+		void emptyValueIsNotATombstone() {
+			upsert(Entry.value(bytes("empty"), new byte[0], 5));
+			Entry read = get("empty");
+			assertThat(read).isNotNull();
+			assertThat(read.isTombstone()).isFalse();
+			assertThat(read.value()).isEmpty();
+		}
+
+		@Test
+		void oneMebibyteValueRoundTrips() {
+			byte[] value = Entries.randomBytes(new Random(42), 1 << 20);
+			upsert(Entry.value(bytes("big"), value, 7));
+			Entry read = get("big");
+			assertThat(read).isNotNull();
+			assertThat(Arrays.equals(read.value(), value)).as("1 MiB value equal").isTrue();
+		}
+
+		@Test
+		void newerWriteOverwrites() {
+			upsert(put("k", "old", 10));
+			upsert(put("k", "new", 11));
+			assertThat(get("k")).isEqualTo(put("k", "new", 11));
+		}
+
+		@Test
+		void olderWriteIsIgnored() {
+			upsert(put("k", "new", 11));
+			upsert(put("k", "old", 10));
+			assertThat(get("k")).isEqualTo(put("k", "new", 11));
+		}
+
+		@Test
+		void keysThatArePrefixesOfEachOtherAreDistinct() {
+			upsert(put("a", "1", 1));
+			upsert(put("ab", "2", 1));
+			upsert(Entry.value(bytes(0x61, 0x00), bytes("3"), 1));
+			assertThat(get("a")).isEqualTo(put("a", "1", 1));
+			assertThat(get("ab")).isEqualTo(put("ab", "2", 1));
+			assertThat(get(bytes(0x61, 0x00))).isEqualTo(Entry.value(bytes(0x61, 0x00), bytes("3"), 1));
+			assertThat(get("abc")).isNull();
+		}
+
+		@Test
+		void nothingHappensBeforeSubscription() {
+			StorageContractTest.this.storage.upsert(put("lazy", "v", 1));
+			assertThat(get("lazy")).isNull();
+		}
+
+		@Test
+		void closedStorageRefusesWork() {
+			Storage closed = StorageContractTest.this.storage;
+			closed.close();
+			closed.close(); // idempotent
+			assertThatThrownBy(() -> closed.get(bytes("k")).block(TIMEOUT)).isInstanceOf(StorageClosedException.class);
+			assertThatThrownBy(() -> closed.upsert(put("k", "v", 1)).block(TIMEOUT))
+				.isInstanceOf(StorageClosedException.class);
+			StorageContractTest.this.storage = open(StorageContractTest.this.dir);
+		}
+
+	}
+
+	@Nested
+	class LastWriteWins {
+
+		@Test
+		void equalTimestampTombstoneBeatsValue() {
+			upsert(delete("k", 5));
+			upsert(put("k", "v", 5));
+			assertThat(get("k")).isEqualTo(delete("k", 5));
+
+			upsert(put("j", "v", 5));
+			upsert(delete("j", 5));
+			assertThat(get("j")).isEqualTo(delete("j", 5));
+		}
+
+		@Test
+		void equalTimestampGreaterUnsignedValueWins() {
+			// 0x80 is negative as a signed byte: a signed comparison would pick 0x7F.
+			Entry high = Entry.value(bytes("k"), bytes(0x80), 5);
+			Entry low = Entry.value(bytes("k"), bytes(0x7F, 0xFF), 5);
+			upsert(high);
+			upsert(low);
+			assertThat(get("k")).isEqualTo(high);
+
+			Entry longer = Entry.value(bytes("j"), bytes(0x01, 0x00), 5);
+			Entry prefix = Entry.value(bytes("j"), bytes(0x01), 5);
+			upsert(longer);
+			upsert(prefix);
+			assertThat(get("j")).isEqualTo(longer);
+		}
+
+		@Test
+		void rewritingTheSameEntryIsIdempotent() {
+			upsert(put("k", "v", 5));
+			upsert(put("k", "v", 5));
+			assertThat(get("k")).isEqualTo(put("k", "v", 5));
+		}
+
+		@Test
+		void anyArrivalOrderConvergesToTheGreatestVersion() {
+			Random random = new Random(20261121);
+			for (int round = 0; round < 40; round++) {
+				byte[] key = bytes("perm-" + round);
+				List<Entry> versions = new ArrayList<>();
+				for (int v = 0; v < 8; v++) {
+					// Few distinct timestamps, so that ties (value vs value, tombstone vs
+					// value) occur.
+					long ts = 100 + random.nextInt(4);
+					versions.add(random.nextInt(4) == 0 ? Entry.tombstone(key, ts)
+							: Entry.value(key, Entries.randomBytes(random, 1 + random.nextInt(3)), ts));
+				}
+				Entry expected = versions.stream().max(EntryOrder.INSTANCE).orElseThrow();
+				Collections.shuffle(versions, random);
+				versions.forEach(StorageContractTest.this::upsert);
+				assertThat(get(key)).as("round %d, arrival order %s", round, versions).isEqualTo(expected);
+			}
+		}
+
+		@Test
+		void negativeAndExtremeTimestampsOrderNumerically() {
+			upsert(put("k", "min", Long.MIN_VALUE));
+			upsert(put("k", "neg", -1));
+			assertThat(get("k")).isEqualTo(put("k", "neg", -1));
+			upsert(put("k", "max", Long.MAX_VALUE));
+			upsert(put("k", "zero", 0));
+			assertThat(get("k")).isEqualTo(put("k", "max", Long.MAX_VALUE));
+		}
+
+	}
+
+	@Nested
+	class Tombstones {
+
+		@Test
+		void deleteLeavesATombstone() {
+			upsert(put("k", "v", 1));
+			upsert(delete("k", 2));
+			Entry read = get("k");
+			assertThat(read).isNotNull();
+			assertThat(read.isTombstone()).isTrue();
+			assertThat(read.timestamp()).isEqualTo(2);
+		}
+
+		@Test
+		void olderValueDoesNotResurrectADeletedKey() {
+			upsert(delete("k", 5));
+			upsert(put("k", "late", 4));
+			assertThat(get("k")).isEqualTo(delete("k", 5));
+		}
+
+		@Test
+		void newerValueAfterDeleteWins() {
+			upsert(put("k", "v1", 1));
+			upsert(delete("k", 2));
+			upsert(put("k", "v2", 3));
+			assertThat(get("k")).isEqualTo(put("k", "v2", 3));
+		}
+
+		@Test
+		void tombstoneOfANeverWrittenKeyIsKept() {
+			upsert(delete("ghost", 9));
+			assertThat(get("ghost")).isEqualTo(delete("ghost", 9));
+			upsert(put("ghost", "old", 8));
+			assertThat(get("ghost")).isEqualTo(delete("ghost", 9));
+		}
+
+	}
+
+	@Nested
+	class Scans {
+
+		@BeforeEach
+		void fill() {
+			for (String k : List.of("a", "b", "c", "d", "e")) {
+				upsert(put(k, "v" + k, 1));
+			}
+		}
+
+		@Test
+		void startIsInclusiveAndEndExclusive() {
+			assertThat(keysOf(scan(bytes("b"), bytes("d")))).containsExactly("b", "c");
+		}
+
+		@Test
+		void openEndRunsToTheLastKey() {
+			assertThat(keysOf(scan(bytes("c"), null))).containsExactly("c", "d", "e");
+		}
+
+		@Test
+		void boundsBetweenKeys() {
+			assertThat(keysOf(scan(bytes("bb"), bytes("dd")))).containsExactly("c", "d");
+			assertThat(keysOf(scan(bytes("0"), bytes("b")))).containsExactly("a");
+			assertThat(keysOf(scan(bytes("f"), null))).isEmpty();
+		}
+
+		@Test
+		void emptyOrInvertedRangeIsEmpty() {
+			assertThat(scan(bytes("c"), bytes("c"))).isEmpty();
+			assertThat(scan(bytes("d"), bytes("b"))).isEmpty();
+		}
+
+		@Test
+		void entriesCarryTheirNewestVersion() {
+			upsert(put("c", "newer", 2));
+			List<Entry> range = scan(bytes("c"), bytes("d"));
+			assertThat(range).containsExactly(put("c", "newer", 2));
+		}
+
+		@Test
+		void tombstonesAreIncluded() {
+			upsert(delete("b", 2));
+			List<Entry> range = scan(bytes("a"), null);
+			assertThat(keysOf(range)).containsExactly("a", "b", "c", "d", "e");
+			assertThat(range.get(1)).isEqualTo(delete("b", 2));
+		}
+
+		@Test
+		void keysAreInUnsignedByteOrder() {
+			byte[][] keys = { bytes(0x7F), bytes(0x80), bytes(0xFF), bytes(0x00), bytes(0x7F, 0x00), bytes(0x80, 0x01),
+					bytes(0xFF, 0xFF) };
+			for (byte[] k : keys) {
+				upsert(Entry.value(k, bytes("x"), 1));
+			}
+			List<Entry> all = scan(bytes(0x00), null);
+			List<byte[]> scanned = all.stream().map(Entry::key).toList();
+			List<byte[]> expected = new ArrayList<>(List.of(keys));
+			for (String k : List.of("a", "b", "c", "d", "e")) {
+				expected.add(bytes(k));
+			}
+			expected.sort(Keys.ORDER);
+			assertThat(scanned).containsExactlyElementsOf(expected);
+			assertThat(scan(bytes(0x80), bytes(0xFF))).extracting(Entry::key)
+				.containsExactly(bytes(0x80), bytes(0x80, 0x01));
+		}
+
+		@Test
+		void largeRangeStreamsInOrderWithBackpressure() {
+			int count = 100_000;
+			Flux.range(0, count)
+				.flatMap((i) -> StorageContractTest.this.storage
+					.upsert(Entry.value(numberedKey(i), bytes("value-" + i), 1 + i)), 32)
+				.then()
+				.block(TIMEOUT);
+			AtomicLong seen = new AtomicLong();
+			byte[][] previous = { null };
+			StorageContractTest.this.storage.scan(numberedKey(0), null).limitRate(64).doOnNext((e) -> {
+				byte[] prev = previous[0];
+				assertThat(prev == null || Keys.compare(prev, e.key()) < 0).as("ascending at %s", e).isTrue();
+				previous[0] = e.key();
+				seen.incrementAndGet();
+			}).then().block(TIMEOUT);
+			assertThat(seen).hasValue(count);
+			assertThat(scan(numberedKey(49_990), numberedKey(50_000))).extracting(Entry::key)
+				.containsExactly(java.util.stream.IntStream.range(49_990, 50_000)
+					.mapToObj(Entries::numberedKey)
+					.toArray(byte[][]::new));
+		}
+
+		@Test
+		void cancelledScanReleasesItsResources() {
+			for (int i = 0; i < 2_000; i++) {
+				upsert(Entry.value(numberedKey(i), bytes("v"), 1));
+			}
+			for (int round = 0; round < 50; round++) {
+				StepVerifier.create(StorageContractTest.this.storage.scan(numberedKey(0), null).take(3))
+					.expectNextCount(3)
+					.expectComplete()
+					.verify(TIMEOUT);
+			}
+			StepVerifier.create(StorageContractTest.this.storage.scan(numberedKey(0), null), 5)
+				.expectNextCount(5)
+				.thenCancel()
+				.verify(TIMEOUT);
+			// The store still serves reads and writes after abandoned scans.
+			upsert(put("after", "v", 1));
+			assertThat(get("after")).isEqualTo(put("after", "v", 1));
+		}
+
+	}
+
+	@Nested
+	class Persistence {
+
+		@Test
+		void dataSurvivesCloseAndReopen() {
+			upsert(put("k1", "v1", 1));
+			upsert(delete("k2", 2));
+			upsert(Entry.value(allByteValues(), allByteValues(), 3));
+			reopen();
+			assertThat(get("k1")).isEqualTo(put("k1", "v1", 1));
+			assertThat(get("k2")).isEqualTo(delete("k2", 2));
+			assertThat(get(allByteValues())).isEqualTo(Entry.value(allByteValues(), allByteValues(), 3));
+			assertThat(get("never")).isNull();
+		}
+
+		@Test
+		void flushedAndUnflushedWritesSurviveReopen() {
+			for (int i = 0; i < 1_000; i++) {
+				upsert(Entry.value(numberedKey(i), bytes("a" + i), 10));
+			}
+			StepVerifier.create(StorageContractTest.this.storage.flush()).expectComplete().verify(TIMEOUT);
+			for (int i = 500; i < 1_500; i++) {
+				upsert(Entry.value(numberedKey(i), bytes("b" + i), 20));
+			}
+			reopen();
+			for (int i = 0; i < 1_500; i++) {
+				String expected = (i < 500) ? "a" + i : "b" + i;
+				assertThat(get(numberedKey(i))).as("key %d", i)
+					.isEqualTo(Entry.value(numberedKey(i), bytes(expected), (i < 500) ? 10 : 20));
+			}
+			assertThat(scan(numberedKey(0), null)).hasSize(1_500);
+		}
+
+		@Test
+		void orderingStillAppliesAfterReopen() {
+			upsert(put("k", "v", 10));
+			reopen();
+			upsert(put("k", "older", 9));
+			assertThat(get("k")).isEqualTo(put("k", "v", 10));
+			upsert(delete("k", 10));
+			reopen();
+			assertThat(get("k")).isEqualTo(delete("k", 10));
+		}
+
+		@Test
+		void largeValueSurvivesReopen() {
+			byte[] value = Entries.randomBytes(new Random(7), 1 << 20);
+			upsert(Entry.value(bytes("big"), value, 1));
+			reopen();
+			reopen();
+			Entry read = get("big");
+			assertThat(read).isNotNull();
+			assertThat(Arrays.equals(read.value(), value)).isTrue();
+		}
+
+	}
+
+	@Nested
+	class Concurrency {
+
+		@Test
+		void distinctKeysFromManyThreadsAreAllKept() throws Exception {
+			int threads = 8;
+			int perThread = 500;
+			runConcurrently(threads, (t) -> {
+				for (int i = 0; i < perThread; i++) {
+					upsert(Entry.value(numberedKey(t * perThread + i), bytes("t" + t), 1));
+				}
+			});
+			for (int i = 0; i < threads * perThread; i++) {
+				Entry read = get(numberedKey(i));
+				assertThat(read).as("key %d", i).isNotNull();
+				assertThat(read.value()).isEqualTo(bytes("t" + (i / perThread)));
+			}
+			assertThat(scan(numberedKey(0), null)).hasSize(threads * perThread);
+		}
+
+		@Test
+		void oneKeyFromManyThreadsConvergesToTheGreatestEntry() throws Exception {
+			int threads = 8;
+			int perThread = 300;
+			byte[] key = bytes("contended");
+			List<List<Entry>> plans = new ArrayList<>();
+			Random random = new Random(99);
+			for (int t = 0; t < threads; t++) {
+				List<Entry> plan = new ArrayList<>();
+				for (int i = 0; i < perThread; i++) {
+					long ts = random.nextInt(200);
+					plan.add(random.nextInt(5) == 0 ? Entry.tombstone(key, ts)
+							: Entry.value(key, Entries.randomBytes(random, 1 + random.nextInt(4)), ts));
+				}
+				plans.add(plan);
+			}
+			Entry expected = plans.stream().flatMap(List::stream).max(EntryOrder.INSTANCE).orElseThrow();
+			runConcurrently(threads, (t) -> plans.get(t).forEach(StorageContractTest.this::upsert));
+			assertThat(get(key)).isEqualTo(expected);
+			reopen();
+			assertThat(get(key)).isEqualTo(expected);
+		}
+
+		@Test
+		void simultaneousVersionsConvergeRoundByRound() throws Exception {
+			// Every round, all threads upsert their version of one fresh key at the same
+			// moment:
+			// the widest possible race between reading the kept entry and replacing it.
+			int threads = 8;
+			int rounds = 100;
+			Random random = new Random(1234);
+			Entry[][] versions = new Entry[rounds][threads];
+			for (int r = 0; r < rounds; r++) {
+				byte[] key = bytes("round-" + r);
+				for (int t = 0; t < threads; t++) {
+					versions[r][t] = Entry.value(key, bytes("t" + t), random.nextInt(1_000));
+				}
+			}
+			java.util.concurrent.CyclicBarrier barrier = new java.util.concurrent.CyclicBarrier(threads);
+			runConcurrently(threads, (t) -> {
+				for (int r = 0; r < rounds; r++) {
+					barrier.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+					upsert(versions[r][t]);
+				}
+			});
+			for (int r = 0; r < rounds; r++) {
+				Entry expected = java.util.Arrays.stream(versions[r]).max(EntryOrder.INSTANCE).orElseThrow();
+				assertThat(get(expected.key())).as("round %d", r).isEqualTo(expected);
+			}
+		}
+
+		@Test
+		void keptVersionNeverGoesBackwards() throws Exception {
+			// Writers race with ascending, interleaved timestamps; a read-then-write
+			// upsert
+			// lets an older write overwrite a newer one, which the readers see as a
+			// regression.
+			byte[] key = bytes("monotonic");
+			int writers = 6;
+			int perWriter = 2_000;
+			java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+			runConcurrently(writers + 2, (t) -> {
+				if (t < writers) {
+					for (int i = 0; i < perWriter; i++) {
+						upsert(Entry.value(key, bytes("w" + t), (long) i * writers + t));
+					}
+					return;
+				}
+				long last = Long.MIN_VALUE;
+				for (int reads = 0; reads < 1_000_000 && !done.get(); reads++) {
+					Entry read = get(key);
+					if (read != null) {
+						assertThat(read.timestamp()).as("kept timestamp after %d", last).isGreaterThanOrEqualTo(last);
+						last = read.timestamp();
+					}
+					if (reads > 100 && t == writers && last == (long) perWriter * writers - 1) {
+						done.set(true);
+					}
+				}
+			});
+			assertThat(get(key))
+				.isEqualTo(Entry.value(key, bytes("w" + (writers - 1)), (long) perWriter * writers - 1));
+		}
+
+		@Test
+		void readsDuringWritesSeeOnlyWrittenVersions() throws Exception {
+			byte[] key = bytes("rw");
+			runConcurrently(4, (t) -> {
+				for (int i = 1; i <= 400; i++) {
+					if (t % 2 == 0) {
+						upsert(Entry.value(key, bytes(t + ":" + i), i));
+					}
+					else {
+						Entry read = get(key);
+						if (read != null) {
+							String value = new String(read.value(), java.nio.charset.StandardCharsets.UTF_8);
+							assertThat(value).endsWith(":" + read.timestamp());
+						}
+					}
+				}
+			});
+			assertThat(get(key)).isEqualTo(Entry.value(key, bytes("2:400"), 400));
+		}
+
+		private void runConcurrently(int threads, ThreadBody body) throws Exception {
+			ExecutorService pool = Executors.newFixedThreadPool(threads);
+			try {
+				CountDownLatch start = new CountDownLatch(1);
+				List<Future<?>> futures = new ArrayList<>();
+				for (int t = 0; t < threads; t++) {
+					int id = t;
+					futures.add(pool.submit(() -> {
+						start.await();
+						body.run(id);
+						return null;
+					}));
+				}
+				start.countDown();
+				for (Future<?> f : futures) {
+					f.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+				}
+			}
+			finally {
+				pool.shutdownNow();
+			}
+		}
+
+	}
+
+	@FunctionalInterface
+	interface ThreadBody {
+
+		void run(int thread) throws Exception;
+
+	}
+
+}
