@@ -1,0 +1,4 @@
+@NullMarked
+package io.quorumkv.service.cluster;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.quorumkv.service.config;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,154 @@
+package io.quorumkv.service.http;
+
+import java.util.function.Function;
+
+import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.replication.ReplicationService;
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Storage;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferFactory;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.stereotype.Component;
+import org.springframework.web.reactive.function.BodyExtractors;
+import org.springframework.web.reactive.function.BodyInserters;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+
+/**
+ * The public API of DESIGN §2: {@code /v0/status}, {@code /v0/entity} and
+ * {@code /v0/entities}. Parses and checks the request, hands it to the
+ * {@link ReplicationService}, and answers with a status and a short body for every
+ * failure (see {@link ErrorResponses}).
+ */
+@Component
+public class EntityHandler {
+
+	private static final byte[] EMPTY = new byte[0];
+
+	private static final DataBufferFactory BUFFERS = DefaultDataBufferFactory.sharedInstance;
+
+	private final ReplicationService replication;
+
+	private final Storage storage;
+
+	private final RequestMetrics metrics;
+
+	private final int maxKeySize;
+
+	private final int maxBodySize;
+
+	public EntityHandler(ReplicationService replication, Storage storage, RequestMetrics metrics,
+			QuorumKvProperties properties) {
+		this.replication = replication;
+		this.storage = storage;
+		this.metrics = metrics;
+		this.maxKeySize = (int) properties.http().maxKeySize().toBytes();
+		this.maxBodySize = (int) properties.http().maxBodySize().toBytes();
+	}
+
+	Mono<ServerResponse> status(ServerRequest request) {
+		return handle("status", request, (query) -> {
+			String failure = this.storage.stats().failure();
+			return (failure == null) ? ErrorResponses.text(HttpStatus.OK, "OK")
+					: ErrorResponses.text(HttpStatus.SERVICE_UNAVAILABLE, "storage failed: " + failure);
+		});
+	}
+
+	Mono<ServerResponse> get(ServerRequest request) {
+		return handle("get", request, (query) -> {
+			byte[] key = query.key("id", this.maxKeySize);
+			Replicas replicas = replicas(query);
+			return this.replication.get(key, replicas)
+				.filter((entry) -> !entry.isTombstone())
+				.flatMap((entry) -> ServerResponse.ok()
+					.contentType(MediaType.APPLICATION_OCTET_STREAM)
+					.bodyValue(BUFFERS.wrap(entry.value())))
+				.switchIfEmpty(Mono.defer(() -> ErrorResponses.text(HttpStatus.NOT_FOUND, "not found")));
+		});
+	}
+
+	Mono<ServerResponse> put(ServerRequest request) {
+		return handle("put", request, (query) -> {
+			byte[] key = query.key("id", this.maxKeySize);
+			Replicas replicas = replicas(query);
+			if (request.headers().contentLength().orElse(0) > this.maxBodySize) {
+				throw new ApiException(HttpStatus.CONTENT_TOO_LARGE,
+						"request body too large: the limit is " + this.maxBodySize + " bytes");
+			}
+			return readBody(request).flatMap((value) -> this.replication.write(key, value, replicas))
+				.then(Mono.defer(() -> ServerResponse.status(HttpStatus.CREATED).build()));
+		});
+	}
+
+	Mono<ServerResponse> delete(ServerRequest request) {
+		return handle("delete", request, (query) -> {
+			byte[] key = query.key("id", this.maxKeySize);
+			Replicas replicas = replicas(query);
+			return this.replication.write(key, null, replicas)
+				.then(Mono.defer(() -> ServerResponse.status(HttpStatus.ACCEPTED).build()));
+		});
+	}
+
+	Mono<ServerResponse> range(ServerRequest request) {
+		return handle("range", request, (query) -> {
+			byte[] start = query.key("start", this.maxKeySize);
+			byte[] end = query.optionalKey("end", this.maxKeySize);
+			Flux<DataBuffer> records = this.replication.range(start, end).map(EntityHandler::record);
+			// One chunk per record; writeWith requests records as the socket drains.
+			return ServerResponse.ok()
+				.contentType(MediaType.APPLICATION_OCTET_STREAM)
+				.body(BodyInserters.fromDataBuffers(records));
+		});
+	}
+
+	Mono<ServerResponse> methodNotAllowed(ServerRequest request) {
+		String allow = request.path().equals("/v0/entity") ? "GET, PUT, DELETE" : "GET";
+		return ServerResponse.status(HttpStatus.METHOD_NOT_ALLOWED)
+			.header(HttpHeaders.ALLOW, allow)
+			.contentType(MediaType.TEXT_PLAIN)
+			.bodyValue("method " + request.method() + " is not allowed on " + request.path() + "; allowed: " + allow
+					+ "\n");
+	}
+
+	private Mono<ServerResponse> handle(String operation, ServerRequest request,
+			Function<QueryParameters, Mono<ServerResponse>> body) {
+		long start = System.nanoTime();
+		return Mono.defer(() -> body.apply(QueryParameters.parse(request.uri().getRawQuery())))
+			.onErrorResume(ErrorResponses::toResponse)
+			.doOnNext((response) -> this.metrics.record(operation, response.statusCode().value(), start));
+	}
+
+	private Replicas replicas(QueryParameters query) {
+		return Replicas.parse(query.text("replicas"), query.text("ack"), query.text("from"),
+				this.replication.clusterSize());
+	}
+
+	private Mono<byte[]> readBody(ServerRequest request) {
+		return DataBufferUtils.join(request.body(BodyExtractors.toDataBuffers()), this.maxBodySize).map((buffer) -> {
+			try {
+				byte[] bytes = new byte[buffer.readableByteCount()];
+				buffer.read(bytes);
+				return bytes;
+			}
+			finally {
+				DataBufferUtils.release(buffer);
+			}
+		}).defaultIfEmpty(EMPTY);
+	}
+
+	private static DataBuffer record(Entry entry) {
+		byte[] key = entry.key();
+		byte[] value = entry.value();
+		DataBuffer buffer = BUFFERS.allocateBuffer(key.length + 1 + value.length);
+		return buffer.write(key).write((byte) '\n').write(value);
+	}
+
+}

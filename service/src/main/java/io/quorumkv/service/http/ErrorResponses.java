@@ -1,0 +1,65 @@
+package io.quorumkv.service.http;
+
+import io.quorumkv.storage.CorruptedStorageException;
+import io.quorumkv.storage.StorageClosedException;
+import io.quorumkv.storage.StorageException;
+import io.quorumkv.storage.StorageOverloadedException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import reactor.core.publisher.Mono;
+
+import org.springframework.core.io.buffer.DataBufferLimitException;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.server.ResponseStatusException;
+
+/**
+ * Turns every failure of a public request into a status and a short plain-text body that
+ * says what was wrong. Bad input is a 4xx; what the client should retry is a 503 with
+ * {@code Retry-After} or a 504; only a fault of the node itself is a 500.
+ */
+final class ErrorResponses {
+
+	private static final Log logger = LogFactory.getLog(ErrorResponses.class);
+
+	private ErrorResponses() {
+	}
+
+	static Mono<ServerResponse> toResponse(Throwable error) {
+		return switch (error) {
+			case ApiException api -> text(api.status(), api.getMessage());
+			case DataBufferLimitException tooLarge -> text(HttpStatus.CONTENT_TOO_LARGE, "request body too large");
+			case ResponseStatusException status ->
+				text(status.getStatusCode(), (status.getReason() != null) ? status.getReason() : "request refused");
+			case StorageOverloadedException overloaded -> retryLater(overloaded.getMessage());
+			case StorageClosedException closed -> retryLater("node is shutting down");
+			case CorruptedStorageException corrupted -> {
+				logger.error("Storage corruption: " + corrupted.getMessage());
+				yield text(HttpStatus.INTERNAL_SERVER_ERROR, "storage corrupted: " + corrupted.getMessage());
+			}
+			case StorageException storage -> {
+				logger.warn("Storage failure: " + storage.getMessage(), storage.getCause());
+				yield text(HttpStatus.SERVICE_UNAVAILABLE, "storage failure: " + storage.getMessage());
+			}
+			default -> {
+				logger.error("Unexpected failure of a request", error);
+				yield text(HttpStatus.INTERNAL_SERVER_ERROR, "internal error");
+			}
+		};
+	}
+
+	static Mono<ServerResponse> text(HttpStatusCode status, String message) {
+		return ServerResponse.status(status).contentType(MediaType.TEXT_PLAIN).bodyValue(message + "\n");
+	}
+
+	static Mono<ServerResponse> retryLater(String message) {
+		return ServerResponse.status(HttpStatus.SERVICE_UNAVAILABLE)
+			.header(HttpHeaders.RETRY_AFTER, "1")
+			.contentType(MediaType.TEXT_PLAIN)
+			.bodyValue(message + "\n");
+	}
+
+}

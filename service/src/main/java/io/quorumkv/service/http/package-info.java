@@ -1,0 +1,4 @@
+@NullMarked
+package io.quorumkv.service.http;
+
+import org.jspecify.annotations.NullMarked;

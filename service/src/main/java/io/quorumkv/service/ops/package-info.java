@@ -1,0 +1,4 @@
+@NullMarked
+package io.quorumkv.service.ops;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.quorumkv.service.replication;
+
+import org.jspecify.annotations.NullMarked;
