@@ -43,6 +43,8 @@ class ConsistentHashPlacementTests extends PlacementContractTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> new ConsistentHashPlacement(nodes(3), 0))
 			.withMessage("virtual nodes per node must be between 1 and 65536, was 0");
 		assertThatIllegalArgumentException().isThrownBy(() -> new ConsistentHashPlacement(nodes(3), 65_537));
+		assertThatIllegalArgumentException().isThrownBy(() -> new ConsistentHashPlacement(nodes(17), 65_536))
+			.withMessageContaining("ring too large");
 	}
 
 }
