@@ -33,6 +33,8 @@ final class H2Metrics {
 
 	final LongAdder flushes = new LongAdder();
 
+	final LongAdder flushFailures = new LongAdder();
+
 	final LongAdder syncs = new LongAdder();
 
 	final LongAdder overloads = new LongAdder();
@@ -52,6 +54,7 @@ final class H2Metrics {
 		counters.put("scan.pages", this.scanPages.sum());
 		counters.put("scan.rows", this.scanRows.sum());
 		counters.put("flushes", this.flushes.sum());
+		counters.put("flush.failures", this.flushFailures.sum());
 		counters.put("syncs", this.syncs.sum());
 		counters.put("overloads", this.overloads.sum());
 		Map<String, Long> gauges = new LinkedHashMap<>();

@@ -139,7 +139,7 @@ public final class H2Storage implements Storage {
 
 	@Override
 	public Mono<Void> flush() {
-		return guard("flush", this.metrics.flushes, this.metrics.flushes, checkpointSync());
+		return guard("flush", this.metrics.flushes, this.metrics.flushFailures, checkpointSync());
 	}
 
 	@Override
