@@ -63,8 +63,7 @@ final class H2Connections {
 	 * database under it.
 	 */
 	private static H2ConnectionConfiguration configuration(H2StorageOptions options) {
-		int writeDelayMillis = (options.durability() == H2Durability.WRITE_DELAY)
-				? (int) options.syncInterval().toMillis() : 0;
+		int writeDelayMillis = options.durability().writeDelayMillis(options.syncInterval().toMillis());
 		return H2ConnectionConfiguration.builder()
 			.file(options.databasePath().toString())
 			.username("sa")

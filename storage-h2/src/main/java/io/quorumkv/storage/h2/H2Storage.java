@@ -20,7 +20,6 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
 import reactor.util.retry.Retry;
 
 import org.springframework.r2dbc.core.DatabaseClient;
@@ -65,7 +64,7 @@ public final class H2Storage implements Storage {
 		this.options = options;
 		this.connections = connections;
 		this.client = DatabaseClient.create(connections.pool());
-		this.periodicSync = (options.durability() == H2Durability.PERIODIC_SYNC) ? startPeriodicSync() : null;
+		this.periodicSync = options.durability().syncsPeriodically() ? startPeriodicSync() : null;
 	}
 
 	/** Opens (or creates) the database in {@code options.directory()}. */

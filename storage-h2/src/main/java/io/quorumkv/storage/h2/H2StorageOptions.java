@@ -22,8 +22,9 @@ import java.util.Objects;
  * @param acquireTimeout the longest wait for a connection before
  * {@code StorageOverloadedException}
  * @param durability when an acknowledged upsert reaches the disk
- * @param syncInterval the fsync period of {@link H2Durability#PERIODIC_SYNC} and the
- * write delay of {@link H2Durability#WRITE_DELAY}
+ * @param syncInterval the period of the background fsync ({@code WRITE_EACH_COMMIT},
+ * {@code PERIODIC_SYNC}) and H2's write delay ({@code PERIODIC_SYNC},
+ * {@code WRITE_DELAY})
  * @param scanPageSize rows fetched per query of a scan (keyset pagination); a scan holds
  * at most about two pages in memory
  * @param lockTimeout how long a statement waits for a row lock held by another one
