@@ -1,0 +1,13 @@
+package io.quorumkv.service.config;
+
+import java.nio.file.Path;
+
+import io.quorumkv.storage.Storage;
+
+/** Opens the configured backend on a folder: the node's data, and its hints apart. */
+@FunctionalInterface
+public interface StorageFactory {
+
+	Storage open(Path directory);
+
+}

@@ -1,0 +1,107 @@
+package io.quorumkv.service.http;
+
+import io.quorumkv.service.cluster.HybridLogicalClock;
+import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Storage;
+import reactor.core.publisher.Mono;
+
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.stereotype.Component;
+import org.springframework.web.reactive.function.BodyExtractors;
+import org.springframework.web.reactive.function.BodyInserters;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+
+/**
+ * The replica side of the internal API ({@link InternalApi}): reads and writes this node's
+ * storage with the coordinator's timestamps. The secret is checked before any of this
+ * runs ({@link InternalAuthFilter}).
+ */
+@Component
+public class InternalHandler {
+
+	private final Storage storage;
+
+	private final HybridLogicalClock clock;
+
+	private final int maxKeySize;
+
+	private final int maxBodySize;
+
+	public InternalHandler(Storage storage, HybridLogicalClock clock, QuorumKvProperties properties) {
+		this.storage = storage;
+		this.clock = clock;
+		this.maxKeySize = (int) properties.http().maxKeySize().toBytes();
+		this.maxBodySize = (int) properties.http().maxBodySize().toBytes();
+	}
+
+	Mono<ServerResponse> get(ServerRequest request) {
+		return Mono.defer(() -> {
+			byte[] key = QueryParameters.parse(request.uri().getRawQuery()).key("id", this.maxKeySize);
+			return this.storage.get(key)
+				.flatMap((entry) -> ServerResponse.ok()
+					.header(InternalApi.TIMESTAMP, Long.toString(entry.timestamp()))
+					.header(InternalApi.TOMBSTONE, Boolean.toString(entry.isTombstone()))
+					.contentType(MediaType.APPLICATION_OCTET_STREAM)
+					.bodyValue(entry.isTombstone() ? new byte[0] : entry.value()))
+				.switchIfEmpty(Mono.defer(() -> ServerResponse.status(HttpStatus.NOT_FOUND)
+					.header(InternalApi.ABSENT, "true")
+					.build()));
+		}).onErrorResume(ErrorResponses::toResponse);
+	}
+
+	Mono<ServerResponse> put(ServerRequest request) {
+		return Mono.defer(() -> {
+			byte[] key = QueryParameters.parse(request.uri().getRawQuery()).key("id", this.maxKeySize);
+			long timestamp = parseTimestamp(request.headers().firstHeader(InternalApi.TIMESTAMP));
+			boolean tombstone = Boolean.parseBoolean(request.headers().firstHeader(InternalApi.TOMBSTONE));
+			return DataBufferUtils.join(request.body(BodyExtractors.toDataBuffers()), this.maxBodySize)
+				.map((buffer) -> {
+					try {
+						byte[] bytes = new byte[buffer.readableByteCount()];
+						buffer.read(bytes);
+						return bytes;
+					}
+					finally {
+						DataBufferUtils.release(buffer);
+					}
+				})
+				.defaultIfEmpty(new byte[0])
+				.flatMap((value) -> {
+					this.clock.observe(timestamp);
+					return this.storage.upsert(new Entry(key, tombstone ? null : value, timestamp));
+				})
+				.then(Mono.defer(() -> ServerResponse.status(HttpStatus.CREATED).build()));
+		}).onErrorResume(ErrorResponses::toResponse);
+	}
+
+	Mono<ServerResponse> scan(ServerRequest request) {
+		return Mono.defer(() -> {
+			QueryParameters query = QueryParameters.parse(request.uri().getRawQuery());
+			byte[] start = query.key("start", this.maxKeySize);
+			byte[] end = query.optionalKey("end", this.maxKeySize);
+			return ServerResponse.ok()
+				.contentType(MediaType.APPLICATION_OCTET_STREAM)
+				.body(BodyInserters.fromDataBuffers(this.storage.scan(start, end)
+					.map((entry) -> DefaultDataBufferFactory.sharedInstance.wrap(InternalApi.encode(entry)))));
+		}).onErrorResume(ErrorResponses::toResponse);
+	}
+
+	private static long parseTimestamp(String header) {
+		if (header == null) {
+			throw ApiException.badRequest("missing " + InternalApi.TIMESTAMP);
+		}
+		try {
+			return Long.parseLong(header);
+		}
+		catch (NumberFormatException ex) {
+			throw ApiException.badRequest("malformed " + InternalApi.TIMESTAMP);
+		}
+	}
+
+}

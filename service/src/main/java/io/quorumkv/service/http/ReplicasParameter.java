@@ -1,0 +1,65 @@
+package io.quorumkv.service.http;
+
+import io.quorumkv.service.replication.Replicas;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads {@code replicas=ACK/FROM} or {@code ack=ACK&from=FROM} from a request; absent
+ * means {@link Replicas#quorum(int)}.
+ */
+final class ReplicasParameter {
+
+	private ReplicasParameter() {
+	}
+
+	/**
+	 * Reads the parameters of a request; absent means {@link #quorum(int)}.
+	 * @throws ApiException (400) when malformed or out of range
+	 */
+	static Replicas parse(@Nullable String replicas, @Nullable String ack, @Nullable String from, int clusterSize) {
+		if (replicas != null && (ack != null || from != null)) {
+			throw ApiException.badRequest("give either replicas=ACK/FROM or ack=ACK&from=FROM, not both");
+		}
+		if (replicas == null && ack == null && from == null) {
+			return Replicas.quorum(clusterSize);
+		}
+		int a;
+		int f;
+		if (replicas != null) {
+			int slash = replicas.indexOf('/');
+			if (slash < 0) {
+				throw ApiException.badRequest("replicas must be ACK/FROM, got '" + printable(replicas) + "'");
+			}
+			a = number(replicas.substring(0, slash), "ack");
+			f = number(replicas.substring(slash + 1), "from");
+		}
+		else {
+			f = (from != null) ? number(from, "from") : clusterSize;
+			a = (ack != null) ? number(ack, "ack") : f / 2 + 1;
+		}
+		if (a < 1) {
+			throw ApiException.badRequest("ack must be at least 1, got " + a);
+		}
+		if (a > f) {
+			throw ApiException.badRequest("ack (" + a + ") must not exceed from (" + f + ")");
+		}
+		if (f > clusterSize) {
+			throw ApiException.badRequest("from (" + f + ") exceeds the cluster size (" + clusterSize + ")");
+		}
+		return new Replicas(a, f);
+	}
+
+	private static int number(String text, String name) {
+		if (text.isEmpty() || text.length() > 9 || !text.chars().allMatch((c) -> c >= '0' && c <= '9')) {
+			throw ApiException
+				.badRequest(name + " must be a small non-negative integer, got '" + printable(text) + "'");
+		}
+		return Integer.parseInt(text);
+	}
+
+	private static String printable(String text) {
+		String cut = (text.length() > 32) ? text.substring(0, 32) + "..." : text;
+		return cut.replaceAll("\\p{Cntrl}", "?");
+	}
+
+}

@@ -1,0 +1,128 @@
+package io.quorumkv.service.replication;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quorumkv.service.cluster.HybridLogicalClock;
+import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.config.QuorumKvProperties.HintProperties;
+import io.quorumkv.storage.Entry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Delivers hints ({@link HintStore}) to peers that are reachable again: every
+ * {@code delivery-interval}, for each peer with hints and no backoff running, one pass
+ * pushes its hints (a few in parallel) and removes each one delivered. A failed pass
+ * doubles the peer's backoff up to {@code max-backoff}; hints older than {@code max-age}
+ * are dropped, not delivered.
+ */
+public final class HintedHandoff implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(HintedHandoff.class);
+
+	private static final int PARALLEL_DELIVERIES = 8;
+
+	private final HintStore hints;
+
+	private final PeerClient peers;
+
+	private final List<Node> targets;
+
+	private final HintProperties settings;
+
+	private final HybridLogicalClock clock;
+
+	private final Map<String, PeerState> states = new ConcurrentHashMap<>();
+
+	private final Counter delivered;
+
+	private final Scheduler scheduler = Schedulers.newSingle("quorumkv-hints", true);
+
+	private final Disposable ticker;
+
+	public HintedHandoff(HintStore hints, PeerClient peers, List<Node> targets, HintProperties settings,
+			HybridLogicalClock clock, MeterRegistry meters) {
+		this.hints = hints;
+		this.peers = peers;
+		this.targets = List.copyOf(targets);
+		this.settings = settings;
+		this.clock = clock;
+		this.delivered = Counter.builder("quorumkv.hints.delivered").description("Hints delivered").register(meters);
+		this.targets.forEach((peer) -> this.states.put(peer.id(), new PeerState()));
+		this.ticker = Flux.interval(settings.deliveryInterval(), this.scheduler).subscribe((tick) -> tick());
+	}
+
+	private void tick() {
+		long now = System.nanoTime();
+		for (Node peer : this.targets) {
+			PeerState state = this.states.get(peer.id());
+			if (this.hints.pending(peer) > 0 && !state.running && now >= state.notBefore) {
+				state.running = true;
+				deliver(peer).subscribe((count) -> {
+					state.backoff = 0;
+					state.running = false;
+					if (count > 0) {
+						logger.info("Delivered " + count + " hints to " + peer);
+					}
+				}, (error) -> {
+					state.backoff = (state.backoff == 0) ? this.settings.deliveryInterval().toNanos()
+							: Math.min(state.backoff * 2, this.settings.maxBackoff().toNanos());
+					state.notBefore = System.nanoTime() + state.backoff;
+					state.running = false;
+					logger.debug("Hint delivery to " + peer + " failed, next try in "
+							+ Duration.ofNanos(state.backoff) + ": " + error);
+				});
+			}
+		}
+	}
+
+	/** One pass over a peer's hints; the number delivered. */
+	Mono<Long> deliver(Node peer) {
+		long oldest = this.clock.now() - this.settings.maxAge().toNanos() / 1_000;
+		AtomicLong count = new AtomicLong();
+		return this.hints.hints(peer).flatMap((hint) -> {
+			if (hint.timestamp() < oldest) {
+				this.hints.dropped();
+				return this.hints.remove(peer, hint);
+			}
+			return this.peers.upsert(peer, hint).then(this.hints.remove(peer, hint)).doOnSuccess((ignored) -> {
+				this.delivered.increment();
+				count.incrementAndGet();
+			});
+		}, PARALLEL_DELIVERIES)
+			// Hints stored behind the pass stay pending: count what is left.
+			.then(this.hints.hints(peer).count())
+			.map((remaining) -> {
+				this.hints.recount(peer, remaining);
+				return count.get();
+			});
+	}
+
+	@Override
+	public void close() {
+		this.ticker.dispose();
+		this.scheduler.dispose();
+	}
+
+	private static final class PeerState {
+
+		volatile boolean running;
+
+		volatile long notBefore;
+
+		volatile long backoff;
+
+	}
+
+}

@@ -1,0 +1,71 @@
+package io.quorumkv.service.replication;
+
+import java.nio.ByteBuffer;
+
+import io.quorumkv.storage.Entry;
+
+/**
+ * The node-to-node protocol on {@code /internal/v0}: paths, headers and the binary frame
+ * of a replica scan. Only callers presenting the cluster secret are served.
+ *
+ * <ul>
+ * <li>{@code GET /internal/v0/entry?id=K}: 200 with the value and {@link #TIMESTAMP},
+ * {@link #TOMBSTONE} headers; 404 with {@link #ABSENT} when never written.</li>
+ * <li>{@code PUT /internal/v0/entry?id=K} with {@link #TIMESTAMP} and
+ * {@link #TOMBSTONE}, body = value: 201; the replica keeps the greater entry.</li>
+ * <li>{@code GET /internal/v0/entries?start=K[&end=K]}: a stream of {@link #encode
+ * frames}, tombstones included, in key order.</li>
+ * </ul>
+ */
+public final class InternalApi {
+
+	public static final String ENTRY_PATH = "/internal/v0/entry";
+
+	public static final String ENTRIES_PATH = "/internal/v0/entries";
+
+	public static final String SECRET = "X-QuorumKV-Secret";
+
+	public static final String TIMESTAMP = "X-QuorumKV-Timestamp";
+
+	public static final String TOMBSTONE = "X-QuorumKV-Tombstone";
+
+	public static final String ABSENT = "X-QuorumKV-Absent";
+
+	private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+	private InternalApi() {
+	}
+
+	/** Percent-encodes every byte but RFC 3986 unreserved characters. */
+	public static String encodeKey(byte[] key) {
+		StringBuilder out = new StringBuilder(key.length * 2);
+		for (byte b : key) {
+			int c = b & 0xFF;
+			if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.'
+					|| c == '_' || c == '~') {
+				out.append((char) c);
+			}
+			else {
+				out.append('%').append(HEX[c >> 4]).append(HEX[c & 0xF]);
+			}
+		}
+		return out.toString();
+	}
+
+	/**
+	 * One scan frame: {@code u32 keyLength, key, i64 timestamp, i32 valueLength (-1 for a
+	 * tombstone), value}, big-endian.
+	 */
+	public static byte[] encode(Entry entry) {
+		byte[] key = entry.key();
+		byte[] value = entry.value();
+		int valueLength = (value != null) ? value.length : 0;
+		ByteBuffer frame = ByteBuffer.allocate(4 + key.length + 8 + 4 + valueLength);
+		frame.putInt(key.length).put(key).putLong(entry.timestamp()).putInt((value != null) ? value.length : -1);
+		if (value != null) {
+			frame.put(value);
+		}
+		return frame.array();
+	}
+
+}

@@ -1,0 +1,240 @@
+package io.quorumkv.service.replication;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+import io.github.resilience4j.bulkhead.Bulkhead;
+import io.github.resilience4j.bulkhead.BulkheadConfig;
+import io.github.resilience4j.bulkhead.BulkheadFullException;
+import io.github.resilience4j.bulkhead.BulkheadRegistry;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.micrometer.tagged.TaggedBulkheadMetrics;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.github.resilience4j.micrometer.tagged.TaggedTimeLimiterMetrics;
+import io.github.resilience4j.reactor.bulkhead.operator.BulkheadOperator;
+import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
+import io.github.resilience4j.reactor.timelimiter.TimeLimiterOperator;
+import io.github.resilience4j.timelimiter.TimeLimiter;
+import io.github.resilience4j.timelimiter.TimeLimiterConfig;
+import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.netty.channel.ChannelOption;
+import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
+import io.quorumkv.storage.Entry;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.resources.ConnectionProvider;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.WebClient;
+
+/**
+ * Calls the internal API of the other nodes: one {@link WebClient} over one shared,
+ * bounded Reactor Netty connection pool for all peers, and per peer a circuit breaker
+ * (a dead peer fails fast), a bulkhead (bounded calls in flight) and a time limiter, all
+ * exported as metrics with a timer per peer, operation and outcome.
+ */
+public final class PeerClient implements AutoCloseable {
+
+	private final WebClient client;
+
+	private final ConnectionProvider connections;
+
+	private final String secret;
+
+	private final int maxFrameSize;
+
+	private final Duration replicaTimeout;
+
+	private final CircuitBreakerRegistry breakers;
+
+	private final BulkheadRegistry bulkheads;
+
+	private final TimeLimiterRegistry limiters;
+
+	private final MeterRegistry meters;
+
+	private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+
+	public PeerClient(ClusterProperties cluster, String secret, int maxBodySize, MeterRegistry meters) {
+		this.secret = secret;
+		this.maxFrameSize = maxBodySize + 65_536;
+		this.replicaTimeout = cluster.replicaTimeout();
+		this.meters = meters;
+		this.connections = ConnectionProvider.builder("quorumkv-peers")
+			.maxConnections(cluster.maxConnectionsPerPeer())
+			.pendingAcquireMaxCount(cluster.maxPendingPerPeer())
+			.pendingAcquireTimeout(cluster.replicaTimeout())
+			.maxIdleTime(Duration.ofSeconds(30))
+			.evictInBackground(Duration.ofSeconds(15))
+			.metrics(true)
+			.build();
+		HttpClient http = HttpClient.create(this.connections)
+			.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) cluster.connectTimeout().toMillis())
+			.keepAlive(true)
+			.responseTimeout(cluster.replicaTimeout());
+		this.client = WebClient.builder()
+			.clientConnector(new ReactorClientHttpConnector(http))
+			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(this.maxFrameSize))
+			.build();
+		this.breakers = CircuitBreakerRegistry.of(CircuitBreakerConfig.custom()
+			.slidingWindowSize(cluster.breaker().slidingWindow())
+			.minimumNumberOfCalls(cluster.breaker().minimumCalls())
+			.failureRateThreshold(cluster.breaker().failureRateThreshold())
+			.waitDurationInOpenState(cluster.breaker().waitInOpen())
+			.permittedNumberOfCallsInHalfOpenState(2)
+			.automaticTransitionFromOpenToHalfOpenEnabled(true)
+			.build());
+		this.bulkheads = BulkheadRegistry.of(BulkheadConfig.custom()
+			.maxConcurrentCalls(cluster.maxConcurrentCallsPerPeer())
+			.maxWaitDuration(Duration.ZERO)
+			.build());
+		this.limiters = TimeLimiterRegistry
+			.of(TimeLimiterConfig.custom().timeoutDuration(cluster.replicaTimeout()).cancelRunningFuture(true).build());
+		TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(this.breakers).bindTo(meters);
+		TaggedBulkheadMetrics.ofBulkheadRegistry(this.bulkheads).bindTo(meters);
+		TaggedTimeLimiterMetrics.ofTimeLimiterRegistry(this.limiters).bindTo(meters);
+	}
+
+	/** The peer's kept entry of {@code key}; empty optional when it never saw the key. */
+	public Mono<Optional<Entry>> get(Node peer, byte[] key) {
+		Mono<Optional<Entry>> call = this.client.get()
+			.uri(URI.create(peer.id() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key)))
+			.header(InternalApi.SECRET, this.secret)
+			.exchangeToMono((response) -> readEntry(key, response));
+		return guarded(peer, "get", call);
+	}
+
+	/** Sends an entry to the peer, which keeps the greater of it and its own. */
+	public Mono<Void> upsert(Node peer, Entry entry) {
+		byte[] value = entry.value();
+		Mono<Void> call = this.client.put()
+			.uri(URI.create(peer.id() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(entry.key())))
+			.header(InternalApi.SECRET, this.secret)
+			.header(InternalApi.TIMESTAMP, Long.toString(entry.timestamp()))
+			.header(InternalApi.TOMBSTONE, Boolean.toString(value == null))
+			.contentType(MediaType.APPLICATION_OCTET_STREAM)
+			.bodyValue((value != null) ? value : new byte[0])
+			.exchangeToMono((response) -> expect(response, HttpStatus.CREATED));
+		return guarded(peer, "upsert", call);
+	}
+
+	/**
+	 * The peer's local entries of a range, tombstones included, in key order; streamed
+	 * with backpressure. Only the call's start is guarded by the breaker.
+	 */
+	public Flux<Entry> scan(Node peer, byte[] fromInclusive, byte @Nullable [] toExclusive) {
+		String query = "?start=" + InternalApi.encodeKey(fromInclusive)
+				+ ((toExclusive != null) ? "&end=" + InternalApi.encodeKey(toExclusive) : "");
+		return Flux.defer(() -> {
+			FrameDecoder decoder = new FrameDecoder(this.maxFrameSize);
+			return this.client.get()
+				.uri(URI.create(peer.id() + InternalApi.ENTRIES_PATH + query))
+				.header(InternalApi.SECRET, this.secret)
+				.exchangeToFlux((response) -> response.statusCode().is2xxSuccessful()
+						? response.bodyToFlux(byte[].class)
+							.concatMapIterable(decoder::decode)
+							.concatWith(Mono.fromRunnable(() -> {
+								if (!decoder.isComplete()) {
+									throw new PeerException("replica scan of " + peer + " ended inside a frame");
+								}
+							}))
+						: response.createError().flux().cast(Entry.class));
+		});
+	}
+
+	/** The state of the peer's circuit breaker ({@code CLOSED}, {@code OPEN}, ...). */
+	public CircuitBreaker.State breakerState(Node peer) {
+		return this.breakers.circuitBreaker(peer.id()).getState();
+	}
+
+	private <T> Mono<T> guarded(Node peer, String operation, Mono<T> call) {
+		String id = peer.id();
+		CircuitBreaker breaker = this.breakers.circuitBreaker(id);
+		Bulkhead bulkhead = this.bulkheads.bulkhead(id);
+		TimeLimiter limiter = this.limiters.timeLimiter(id);
+		return Mono.defer(() -> {
+			long start = System.nanoTime();
+			return call.transformDeferred(TimeLimiterOperator.of(limiter))
+				.transformDeferred(BulkheadOperator.of(bulkhead))
+				.transformDeferred(CircuitBreakerOperator.of(breaker))
+				.doOnSuccess((ignored) -> time(id, operation, "success", start))
+				.doOnError((error) -> time(id, operation, outcome(error), start));
+		});
+	}
+
+	private void time(String peer, String operation, String outcome, long start) {
+		String key = peer + '|' + operation + '|' + outcome;
+		Timer timer = this.timers.computeIfAbsent(key, (k) -> Timer.builder("quorumkv.replica.requests")
+			.description("Calls to peers' internal API by peer, operation and outcome")
+			.tag("peer", peer)
+			.tag("op", operation)
+			.tag("outcome", outcome)
+			.publishPercentileHistogram()
+			.register(this.meters));
+		timer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+	}
+
+	private static String outcome(Throwable error) {
+		return switch (error) {
+			case CallNotPermittedException open -> "breaker-open";
+			case BulkheadFullException full -> "bulkhead-full";
+			case TimeoutException timeout -> "timeout";
+			default -> "error";
+		};
+	}
+
+	private static Mono<Optional<Entry>> readEntry(byte[] key, ClientResponse response) {
+		if (response.statusCode().value() == 404 && response.headers().header(InternalApi.ABSENT).contains("true")) {
+			return response.releaseBody().thenReturn(Optional.empty());
+		}
+		if (!response.statusCode().is2xxSuccessful()) {
+			return failure(response);
+		}
+		long timestamp = Long.parseLong(response.headers().header(InternalApi.TIMESTAMP).getFirst());
+		boolean tombstone = Boolean.parseBoolean(response.headers().header(InternalApi.TOMBSTONE).getFirst());
+		return response.bodyToMono(byte[].class)
+			.defaultIfEmpty(new byte[0])
+			.map((value) -> Optional.of(new Entry(key, tombstone ? null : value, timestamp)));
+	}
+
+	private static Mono<Void> expect(ClientResponse response, HttpStatus status) {
+		return (response.statusCode().value() == status.value()) ? response.releaseBody() : failure(response);
+	}
+
+	private static <T> Mono<T> failure(ClientResponse response) {
+		return response.bodyToMono(String.class)
+			.defaultIfEmpty("")
+			.flatMap((body) -> Mono.error(new PeerException(
+					"replica answered " + response.statusCode().value() + ": " + body.strip())));
+	}
+
+	Function<Node, CircuitBreaker> breakers() {
+		return (node) -> this.breakers.circuitBreaker(node.id());
+	}
+
+	Duration replicaTimeout() {
+		return this.replicaTimeout;
+	}
+
+	@Override
+	public void close() {
+		this.connections.dispose();
+	}
+
+}

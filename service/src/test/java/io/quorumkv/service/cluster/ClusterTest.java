@@ -1,0 +1,249 @@
+package io.quorumkv.service.cluster;
+
+import static io.quorumkv.service.support.Eventually.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.quorumkv.service.replication.HintStore;
+import io.quorumkv.service.support.TestCluster;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/**
+ * Three real nodes on loopback: quorum reads and writes through any node, nodes stopped
+ * and restarted, hinted handoff, read repair, convergence and the cluster-wide range.
+ */
+class ClusterTest {
+
+	@TempDir
+	Path root;
+
+	TestCluster cluster;
+
+	@BeforeEach
+	void start() {
+		this.cluster = new TestCluster(this.root, 3, Map.of()).startAll();
+	}
+
+	@AfterEach
+	void stop() {
+		this.cluster.close();
+	}
+
+	private WebTestClient.ResponseSpec put(int node, String key, String value, String replicas) {
+		return this.cluster.client(node)
+			.put()
+			.uri(this.cluster.uri(node, "/v0/entity?id=" + key + "&replicas=" + replicas))
+			.bodyValue(value.getBytes(StandardCharsets.UTF_8))
+			.exchange();
+	}
+
+	private WebTestClient.ResponseSpec get(int node, String key, String replicas) {
+		return this.cluster.client(node)
+			.get()
+			.uri(this.cluster.uri(node, "/v0/entity?id=" + key + "&replicas=" + replicas))
+			.exchange();
+	}
+
+	private WebTestClient.ResponseSpec delete(int node, String key, String replicas) {
+		return this.cluster.client(node)
+			.delete()
+			.uri(this.cluster.uri(node, "/v0/entity?id=" + key + "&replicas=" + replicas))
+			.exchange();
+	}
+
+	@Test
+	void everyAckFromCombinationWritesThroughOneNodeAndReadsThroughAnother() {
+		for (int from = 1; from <= 3; from++) {
+			for (int ack = 1; ack <= from; ack++) {
+				for (int writer = 0; writer < 3; writer++) {
+					String key = "combo-" + ack + "-" + from + "-" + writer;
+					int reader = (writer + 1) % 3;
+					put(writer, key, "v-" + key, ack + "/" + from).expectStatus().isCreated();
+					// A read quorum that intersects the write quorum sees the write at once.
+					int readAck = from - ack + 1;
+					get(reader, key, readAck + "/" + from).expectStatus()
+						.isOk()
+						.expectBody(String.class)
+						.isEqualTo("v-" + key);
+					// The write went to all `from` replicas, so the default read sees it too.
+					eventually(Duration.ofSeconds(5),
+							() -> get(reader, key, "2/3").expectStatus().isOk().expectBody(String.class).isEqualTo("v-" + key));
+				}
+			}
+		}
+		put(0, "too-many", "v", "1/4").expectStatus().isBadRequest();
+	}
+
+	@Test
+	void oneNodeDownQuorumStillServesAndAllReplicasFailFast() {
+		put(0, "k1", "before", "3/3").expectStatus().isCreated();
+		this.cluster.stop(2);
+		put(0, "k1", "after", "2/3").expectStatus().isCreated();
+		get(1, "k1", "2/3").expectStatus().isOk().expectBody(String.class).isEqualTo("after");
+		delete(1, "k1", "2/3").expectStatus().isAccepted();
+		get(0, "k1", "2/3").expectStatus().isNotFound();
+
+		put(0, "k2", "v", "3/3").expectStatus().isEqualTo(HttpStatus.GATEWAY_TIMEOUT);
+		// Once the breaker of the dead node is open, 3/3 fails fast, far under the timeout.
+		for (int i = 0; i < 10; i++) {
+			get(0, "k2", "3/3").expectStatus().isEqualTo(HttpStatus.GATEWAY_TIMEOUT);
+		}
+		long start = System.nanoTime();
+		for (int i = 0; i < 5; i++) {
+			put(1, "k3", "v", "3/3").expectStatus().isEqualTo(HttpStatus.GATEWAY_TIMEOUT);
+		}
+		long averageMillis = (System.nanoTime() - start) / 5 / 1_000_000;
+		assertThat(averageMillis).as("3/3 with a dead replica answers well under the 1 s replica timeout")
+			.isLessThan(300);
+	}
+
+	@Test
+	void twoNodesDownOnlyOneAckSucceeds() {
+		this.cluster.stop(1);
+		this.cluster.stop(2);
+		put(0, "lonely", "v", "2/3").expectStatus().isEqualTo(HttpStatus.GATEWAY_TIMEOUT);
+		put(0, "lonely", "v", "1/3").expectStatus().isCreated();
+		get(0, "lonely", "1/3").expectStatus().isOk().expectBody(String.class).isEqualTo("v");
+		get(0, "lonely", "2/3").expectStatus().isEqualTo(HttpStatus.GATEWAY_TIMEOUT);
+	}
+
+	@Test
+	void deleteMadeWhileAReplicaWasDownWinsAfterItReturns() {
+		put(0, "doomed", "alive", "3/3").expectStatus().isCreated();
+		this.cluster.stop(2);
+		delete(0, "doomed", "2/3").expectStatus().isAccepted();
+		this.cluster.start(2);
+		// Hinted handoff delivers the tombstone to the returning replica.
+		eventually(Duration.ofSeconds(15),
+				() -> assertThat(this.cluster.localValue(2, "doomed")).isEqualTo("<tombstone>"));
+		for (int node = 0; node < 3; node++) {
+			assertThat(this.cluster.localValue(node, "doomed")).as("node %d", node).isEqualTo("<tombstone>");
+			get(node, "doomed", "1/3").expectStatus().isNotFound();
+		}
+	}
+
+	@Test
+	void readRepairFixesAStaleReplica() {
+		put(0, "stale", "old", "3/3").expectStatus().isCreated();
+		this.cluster.stop(2);
+		put(0, "stale", "new", "2/3").expectStatus().isCreated();
+		// Drop the hint so that only read repair can fix node 2.
+		this.cluster.stop(0);
+		deleteFolder(this.root.resolve("node0").resolve("hints"));
+		this.cluster.start(0);
+		this.cluster.start(2);
+		assertThat(this.cluster.localValue(2, "stale")).isEqualTo("old");
+		get(1, "stale", "3/3").expectStatus().isOk().expectBody(String.class).isEqualTo("new");
+		eventually(Duration.ofSeconds(5), () -> assertThat(this.cluster.localValue(2, "stale")).isEqualTo("new"));
+	}
+
+	@Test
+	void concurrentWritersThroughDifferentNodesConverge() throws Exception {
+		ExecutorService pool = Executors.newFixedThreadPool(6);
+		try {
+			List<Future<?>> futures = new ArrayList<>();
+			for (int t = 0; t < 6; t++) {
+				int writer = t;
+				futures.add(pool.submit(() -> {
+					for (int i = 0; i < 30; i++) {
+						put(writer % 3, "contended", "w" + writer + "-" + i, "2/3").expectStatus().isCreated();
+					}
+				}));
+			}
+			for (Future<?> future : futures) {
+				future.get(60, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		eventually(Duration.ofSeconds(5), () -> {
+			String first = this.cluster.localValue(0, "contended");
+			Long timestamp = this.cluster.localTimestamp(0, "contended");
+			assertThat(first).isNotNull();
+			for (int node = 1; node < 3; node++) {
+				assertThat(this.cluster.localValue(node, "contended")).isEqualTo(first);
+				assertThat(this.cluster.localTimestamp(node, "contended")).isEqualTo(timestamp);
+			}
+		});
+	}
+
+	@Test
+	void hintsSurviveACoordinatorRestartAndAreDelivered() {
+		this.cluster.stop(2);
+		for (int i = 0; i < 20; i++) {
+			put(0, "hinted-" + i, "v" + i, "2/3").expectStatus().isCreated();
+		}
+		Node peer2 = Node.of(this.cluster.url(2));
+		eventually(Duration.ofSeconds(5),
+				() -> assertThat(this.cluster.bean(0, HintStore.class).pending(peer2)).isGreaterThanOrEqualTo(20));
+		this.cluster.stop(0);
+		this.cluster.start(0);
+		assertThat(this.cluster.bean(0, HintStore.class).pending(peer2)).isGreaterThanOrEqualTo(20);
+		this.cluster.start(2);
+		eventually(Duration.ofSeconds(15), () -> {
+			for (int i = 0; i < 20; i++) {
+				assertThat(this.cluster.localValue(2, "hinted-" + i)).isEqualTo("v" + i);
+			}
+		});
+		eventually(Duration.ofSeconds(5),
+				() -> assertThat(this.cluster.bean(0, HintStore.class).pending(peer2)).isZero());
+	}
+
+	@Test
+	void clusterRangeIsCompleteOrderedAndFreeOfDuplicatesAndDeletes() {
+		TreeMap<String, String> expected = new TreeMap<>();
+		for (int i = 0; i < 300; i++) {
+			String key = String.format("range-%04d", i);
+			// 1/1 writes: each key lives on one node only, chosen by placement.
+			put(i % 3, key, "v" + i, (i % 2 == 0) ? "1/1" : "2/3").expectStatus().isCreated();
+			expected.put(key, "v" + i);
+		}
+		for (int i = 0; i < 300; i += 7) {
+			String key = String.format("range-%04d", i);
+			delete(i % 3, key, "3/3").expectStatus().isAccepted();
+			expected.remove(key);
+		}
+		for (int node = 0; node < 3; node++) {
+			String body = this.cluster.client(node)
+				.get()
+				.uri(this.cluster.uri(node, "/v0/entities?start=range-&end=range."))
+				.exchange()
+				.expectStatus()
+				.isOk()
+				.expectBody(String.class)
+				.returnResult()
+				.getResponseBody();
+			StringBuilder expectedBody = new StringBuilder();
+			expected.forEach((k, v) -> expectedBody.append(k).append('\n').append(v));
+			assertThat(body).as("range through node %d", node).isEqualTo(expectedBody.toString());
+		}
+	}
+
+	private static void deleteFolder(Path folder) {
+		try (var paths = java.nio.file.Files.walk(folder)) {
+			paths.sorted(java.util.Comparator.reverseOrder()).forEach((p) -> p.toFile().delete());
+		}
+		catch (java.io.IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}

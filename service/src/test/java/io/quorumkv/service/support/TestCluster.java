@@ -1,0 +1,190 @@
+package io.quorumkv.service.support;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import io.quorumkv.service.QuorumKvApplication;
+import io.quorumkv.service.replication.InternalApi;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/**
+ * Real QuorumKV nodes in this JVM, each a full application context on its own loopback
+ * port and data folder, that tests stop and restart. Close it to stop every node.
+ */
+public final class TestCluster implements AutoCloseable {
+
+	public static final String SECRET = "test-cluster-secret";
+
+	private final Path root;
+
+	private final int[] ports;
+
+	private final ConfigurableApplicationContext[] nodes;
+
+	private final Map<String, String> extra;
+
+	public TestCluster(Path root, int size, Map<String, String> extraProperties) {
+		this.root = root;
+		this.ports = freePorts(size);
+		this.nodes = new ConfigurableApplicationContext[size];
+		this.extra = Map.copyOf(extraProperties);
+	}
+
+	public TestCluster startAll() {
+		for (int i = 0; i < this.nodes.length; i++) {
+			start(i);
+		}
+		return this;
+	}
+
+	public void start(int node) {
+		if (this.nodes[node] != null) {
+			throw new IllegalStateException("node " + node + " is running");
+		}
+		Map<String, Object> properties = new HashMap<>();
+		properties.put("server.port", this.ports[node]);
+		properties.put("quorumkv.cluster.nodes", nodesProperty());
+		properties.put("quorumkv.cluster.self", url(node));
+		properties.put("quorumkv.cluster.secret", SECRET);
+		properties.put("quorumkv.cluster.replica-timeout", "1s");
+		properties.put("quorumkv.cluster.connect-timeout", "250ms");
+		properties.put("quorumkv.cluster.hints.delivery-interval", "200ms");
+		properties.put("quorumkv.cluster.hints.max-backoff", "1s");
+		properties.put("quorumkv.cluster.breaker.wait-in-open", "1s");
+		properties.put("quorumkv.storage.path", this.root.resolve("node" + node).toString());
+		properties.put("spring.lifecycle.timeout-per-shutdown-phase", "5s");
+		properties.putAll(this.extra);
+		this.nodes[node] = new SpringApplicationBuilder(QuorumKvApplication.class).properties(properties).run();
+	}
+
+	public void stop(int node) {
+		ConfigurableApplicationContext context = this.nodes[node];
+		if (context != null) {
+			context.close();
+			this.nodes[node] = null;
+		}
+	}
+
+	public int size() {
+		return this.nodes.length;
+	}
+
+	public String url(int node) {
+		return "http://127.0.0.1:" + this.ports[node];
+	}
+
+	public int port(int node) {
+		return this.ports[node];
+	}
+
+	public <T> T bean(int node, Class<T> type) {
+		ConfigurableApplicationContext context = this.nodes[node];
+		if (context == null) {
+			throw new IllegalStateException("node " + node + " is stopped");
+		}
+		return context.getBean(type);
+	}
+
+	/** A client of one node's public API. */
+	public WebTestClient client(int node) {
+		return WebTestClient.bindToServer()
+			.baseUrl(url(node))
+			.responseTimeout(Duration.ofSeconds(30))
+			.codecs((c) -> c.defaultCodecs().maxInMemorySize(8 << 20))
+			.build();
+	}
+
+	/** A URI on one node, exactly as written (no further encoding). */
+	public URI uri(int node, String pathAndQuery) {
+		return URI.create(url(node) + pathAndQuery);
+	}
+
+	/**
+	 * What one node's own storage holds for a key, through the internal API: the value,
+	 * {@code "<tombstone>"}, or null when absent.
+	 */
+	public @Nullable String localValue(int node, String key) {
+		var result = client(node).get()
+			.uri(uri(node, InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key.getBytes())))
+			.header(InternalApi.SECRET, SECRET)
+			.exchange()
+			.returnResult(byte[].class);
+		int status = result.getStatus().value();
+		if (status == 404) {
+			return null;
+		}
+		if (status != 200) {
+			throw new IllegalStateException("internal GET answered " + status);
+		}
+		if ("true".equals(result.getResponseHeaders().getFirst(InternalApi.TOMBSTONE))) {
+			return "<tombstone>";
+		}
+		byte[] body = result.getResponseBodyContent();
+		return new String((body != null) ? body : new byte[0]);
+	}
+
+	/** The timestamp one node's own storage holds for a key, or null. */
+	public @Nullable Long localTimestamp(int node, String key) {
+		var result = client(node).get()
+			.uri(uri(node, InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key.getBytes())))
+			.header(InternalApi.SECRET, SECRET)
+			.exchange()
+			.returnResult(byte[].class);
+		String header = result.getResponseHeaders().getFirst(InternalApi.TIMESTAMP);
+		return (header != null) ? Long.valueOf(header) : null;
+	}
+
+	private String nodesProperty() {
+		List<String> urls = new ArrayList<>();
+		for (int i = 0; i < this.ports.length; i++) {
+			urls.add(url(i));
+		}
+		return urls.stream().collect(Collectors.joining(","));
+	}
+
+	private static int[] freePorts(int count) {
+		List<ServerSocket> sockets = new ArrayList<>();
+		try {
+			int[] ports = new int[count];
+			for (int i = 0; i < count; i++) {
+				ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+				sockets.add(socket);
+				ports[i] = socket.getLocalPort();
+			}
+			return ports;
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("no free port", ex);
+		}
+		finally {
+			for (ServerSocket socket : sockets) {
+				try {
+					socket.close();
+				}
+				catch (IOException ignored) {
+					// best effort
+				}
+			}
+		}
+	}
+
+	@Override
+	public void close() {
+		for (int i = 0; i < this.nodes.length; i++) {
+			stop(i);
+		}
+	}
+
+}

@@ -1,0 +1,122 @@
+package io.quorumkv.storage.h2;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.time.Duration;
+
+import io.quorumkv.storage.StorageException;
+import io.r2dbc.h2.H2ConnectionConfiguration;
+import io.r2dbc.h2.H2ConnectionFactory;
+import io.r2dbc.pool.ConnectionPool;
+import io.r2dbc.pool.ConnectionPoolConfiguration;
+import io.r2dbc.spi.Connection;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The H2 connection factory, the bounded pool over it, and the bounded scheduler all
+ * blocking H2 work runs on; and the clean shutdown of the three.
+ */
+final class H2Connections {
+
+	private final H2ConnectionFactory factory;
+
+	private final ConnectionPool pool;
+
+	private final Scheduler scheduler;
+
+	private H2Connections(H2ConnectionFactory factory, ConnectionPool pool, Scheduler scheduler) {
+		this.factory = factory;
+		this.pool = pool;
+		this.scheduler = scheduler;
+	}
+
+	static H2Connections open(H2StorageOptions options) {
+		try {
+			Files.createDirectories(options.directory());
+		}
+		catch (IOException ex) {
+			throw new StorageException("h2: cannot create data folder " + options.directory() + ": " + ex, ex);
+		}
+		H2ConnectionFactory factory = new H2ConnectionFactory(configuration(options));
+		// One thread per connection (plus one for the periodic sync); the queue bounds
+		// the work waiting for a thread, a full queue is an overload.
+		Scheduler scheduler = Schedulers.newBoundedElastic(options.poolMaxSize() + 1,
+				Math.max(16, options.maxPendingAcquires()), "quorumkv-h2", 60, true);
+		ConnectionPoolConfiguration poolConfiguration = ConnectionPoolConfiguration.builder(factory)
+			.name("quorumkv-h2")
+			.initialSize(options.poolInitialSize())
+			.maxSize(options.poolMaxSize())
+			.maxAcquireTime(options.acquireTimeout())
+			.maxIdleTime(Duration.ofMinutes(30))
+			.allocatorSubscribeOn(scheduler)
+			.customizer((builder) -> builder.maxPendingAcquire(options.maxPendingAcquires()))
+			.build();
+		return new H2Connections(factory, new ConnectionPool(poolConfiguration), scheduler);
+	}
+
+	/**
+	 * The file URL with its settings. {@code DB_CLOSE_ON_EXIT=FALSE}: the service closes
+	 * the storage after its own graceful shutdown, H2's shutdown hook must not close the
+	 * database under it.
+	 */
+	private static H2ConnectionConfiguration configuration(H2StorageOptions options) {
+		int writeDelayMillis = options.durability().writeDelayMillis(options.syncInterval().toMillis());
+		return H2ConnectionConfiguration.builder()
+			.file(options.databasePath().toString())
+			.username("sa")
+			.password("")
+			.property("WRITE_DELAY", Integer.toString(writeDelayMillis))
+			.property("LOCK_TIMEOUT", Long.toString(options.lockTimeout().toMillis()))
+			.property("CACHE_SIZE", Long.toString(options.cacheSizeMb() * 1024L))
+			.property("DB_CLOSE_ON_EXIT", "FALSE")
+			.build();
+	}
+
+	ConnectionPool pool() {
+		return this.pool;
+	}
+
+	Scheduler scheduler() {
+		return this.scheduler;
+	}
+
+	/**
+	 * {@code SHUTDOWN} on a connection of its own (so a full pool cannot delay it):
+	 * closes every session, syncs and releases the file. Then the pool and the scheduler
+	 * are disposed.
+	 */
+	void shutdownDatabase(Duration timeout) {
+		try {
+			Mono.usingWhen(this.factory.create(), H2Connections::shutdown,
+					(connection) -> Mono.from(connection.close()).onErrorComplete())
+				.subscribeOn(this.scheduler)
+				.block(timeout);
+		}
+		catch (RuntimeException ex) {
+			throw H2Errors.translate("shutdown", ex, false);
+		}
+		finally {
+			close();
+		}
+	}
+
+	/** Disposes the pool and the scheduler without shutting the database down first. */
+	void close() {
+		try {
+			this.pool.dispose();
+		}
+		finally {
+			this.scheduler.dispose();
+		}
+	}
+
+	private static Mono<Void> shutdown(Connection connection) {
+		return Flux.from(connection.createStatement(H2Schema.SHUTDOWN).execute())
+			.flatMap((result) -> result.getRowsUpdated())
+			.then();
+	}
+
+}

@@ -1,0 +1,66 @@
+package io.quorumkv.storage.h2;
+
+/**
+ * The one table and the statements on it. See docs/storage-h2.md for why these types.
+ *
+ * <p>
+ * Invariants: one row per key; {@code v IS NULL} is a tombstone; the row holds the
+ * greatest version ever upserted by {@code EntryOrder}. H2 compares {@code VARBINARY} as
+ * unsigned bytes ({@code ValueBytesBase.compareTypeSafe} uses
+ * {@code Arrays.compareUnsigned}), so the primary key index is in {@code Keys.ORDER} and
+ * {@code s.v > kv.v} is the unsigned tie-break of the order.
+ */
+final class H2Schema {
+
+	/** Longest key: 64 KiB. Longer keys fail with a {@code StorageException}. */
+	static final int MAX_KEY_BYTES = 64 * 1024;
+
+	/**
+	 * Longest value: 64 MiB, kept inline in the row (a {@code VARBINARY}, not a BLOB, so
+	 * that H2 compares it and r2dbc-h2 reads it as one {@code byte[]}).
+	 */
+	static final int MAX_VALUE_BYTES = 64 * 1024 * 1024;
+
+	static final String CREATE_TABLE = "CREATE TABLE IF NOT EXISTS kv (k VARBINARY(" + MAX_KEY_BYTES
+			+ ") NOT NULL PRIMARY KEY, v VARBINARY(" + MAX_VALUE_BYTES + "), ts BIGINT NOT NULL)";
+
+	static final String SELECT_ONE = "SELECT k, v, ts FROM kv WHERE k = $1";
+
+	/**
+	 * Keeps the greater version in one statement. The row is locked by the statement and
+	 * H2 re-checks the WHEN condition against the newest committed row after waiting for
+	 * the lock, so there is no read-then-write window; the only conflict left is two
+	 * concurrent inserts of a new key, which fails one with a duplicate key and is
+	 * retried (then as an update). The casts carry no length: a cast to
+	 * {@code VARBINARY(n)} truncates silently, while the column's length check fails a
+	 * too long key or value loudly.
+	 */
+	static final String UPSERT = "MERGE INTO kv USING (VALUES (CAST($1 AS VARBINARY), CAST($2 AS VARBINARY),"
+			+ " CAST($3 AS BIGINT))) AS s(k, v, ts)" + " ON kv.k = s.k" //
+			+ " WHEN MATCHED AND (s.ts > kv.ts OR (s.ts = kv.ts AND kv.v IS NOT NULL AND (s.v IS NULL OR s.v > kv.v)))"
+			+ " THEN UPDATE SET v = s.v, ts = s.ts" //
+			+ " WHEN NOT MATCHED THEN INSERT (k, v, ts) VALUES (s.k, s.v, s.ts)";
+
+	static final String SCAN_FIRST_PAGE = "SELECT k, v, ts FROM kv WHERE k >= $1 ORDER BY k LIMIT $2";
+
+	static final String SCAN_FIRST_PAGE_BOUNDED = "SELECT k, v, ts FROM kv WHERE k >= $1 AND k < $3 ORDER BY k LIMIT $2";
+
+	static final String SCAN_NEXT_PAGE = "SELECT k, v, ts FROM kv WHERE k > $1 ORDER BY k LIMIT $2";
+
+	static final String SCAN_NEXT_PAGE_BOUNDED = "SELECT k, v, ts FROM kv WHERE k > $1 AND k < $3 ORDER BY k LIMIT $2";
+
+	static final String CHECKPOINT_SYNC = "CHECKPOINT SYNC";
+
+	static final String SHUTDOWN = "SHUTDOWN";
+
+	private H2Schema() {
+	}
+
+	static String scanPage(boolean first, boolean bounded) {
+		if (first) {
+			return bounded ? SCAN_FIRST_PAGE_BOUNDED : SCAN_FIRST_PAGE;
+		}
+		return bounded ? SCAN_NEXT_PAGE_BOUNDED : SCAN_NEXT_PAGE;
+	}
+
+}

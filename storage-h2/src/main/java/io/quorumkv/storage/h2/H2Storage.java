@@ -1,0 +1,233 @@
+package io.quorumkv.storage.h2;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Keys;
+import io.quorumkv.storage.Storage;
+import io.quorumkv.storage.StorageClosedException;
+import io.quorumkv.storage.StorageException;
+import io.quorumkv.storage.StorageOverloadedException;
+import io.quorumkv.storage.StorageStats;
+import io.r2dbc.pool.ConnectionPool;
+import io.r2dbc.spi.Readable;
+import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
+
+import org.springframework.r2dbc.core.DatabaseClient;
+
+/**
+ * The H2 backend: one table in an H2 file database ({@code <directory>/quorumkv.mv.db}),
+ * reached through Spring's {@link DatabaseClient} over a bounded r2dbc-pool.
+ *
+ * <pre>{@code
+ * try (H2Storage storage = H2Storage.open(H2StorageOptions.defaults(dataDir))) {
+ *     storage.upsert(Entry.value(key, value, ts)).then(storage.get(key)).block();
+ * }
+ * }</pre>
+ *
+ * r2dbc-h2 runs H2 embedded, so every statement blocks the thread it runs on: all work is
+ * subscribed on a bounded scheduler of this storage, never on the caller's thread, and
+ * results are emitted there. Overload (pool and its waiters full, acquire timeout, the
+ * scheduler's queue full) fails fast with {@code StorageOverloadedException}.
+ */
+public final class H2Storage implements Storage {
+
+	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(60);
+
+	private final H2StorageOptions options;
+
+	private final H2Connections connections;
+
+	private final DatabaseClient client;
+
+	private final H2Metrics metrics = new H2Metrics();
+
+	private final AtomicBoolean closed = new AtomicBoolean();
+
+	/** Upserts completed; compared with {@link #syncedWrites} by the periodic sync. */
+	private final AtomicLong completedWrites = new AtomicLong();
+
+	private final AtomicLong syncedWrites = new AtomicLong();
+
+	private final @Nullable Disposable periodicSync;
+
+	private H2Storage(H2StorageOptions options, H2Connections connections) {
+		this.options = options;
+		this.connections = connections;
+		this.client = DatabaseClient.create(connections.pool());
+		this.periodicSync = options.durability().syncsPeriodically() ? startPeriodicSync() : null;
+	}
+
+	/** Opens (or creates) the database in {@code options.directory()}. */
+	public static H2Storage open(H2StorageOptions options) {
+		Objects.requireNonNull(options, "options");
+		H2Connections connections = H2Connections.open(options);
+		try {
+			DatabaseClient.create(connections.pool())
+				.sql(H2Schema.CREATE_TABLE)
+				.then()
+				.subscribeOn(connections.scheduler())
+				.block(CLOSE_TIMEOUT);
+		}
+		catch (RuntimeException ex) {
+			connections.close();
+			throw H2Errors.translate("open of " + options.databasePath(), ex, false);
+		}
+		return new H2Storage(options, connections);
+	}
+
+	@Override
+	public Mono<Entry> get(byte[] key) {
+		Objects.requireNonNull(key, "key");
+		byte[] k = key.clone();
+		return guard("get", this.metrics.gets, this.metrics.getFailures,
+				Mono.defer(() -> this.client.sql(H2Schema.SELECT_ONE).bind(0, k).map(H2Storage::toEntry).one()));
+	}
+
+	@Override
+	public Mono<Void> upsert(Entry entry) {
+		Objects.requireNonNull(entry, "entry");
+		Mono<Void> merge = Mono
+			.defer(() -> bindValue(this.client.sql(H2Schema.UPSERT).bind(0, entry.key()), entry)
+				.bind(2, entry.timestamp())
+				.fetch()
+				.rowsUpdated()
+				.then())
+			.retryWhen(Retry.max(this.options.maxUpsertRetries())
+				.filter(H2Errors::isRetryableConflict)
+				.doBeforeRetry((signal) -> this.metrics.upsertRetries.increment()))
+			.doOnSuccess((ignored) -> this.completedWrites.incrementAndGet());
+		if (this.options.durability() == H2Durability.SYNC_EACH_WRITE) {
+			merge = merge.then(checkpointSync());
+		}
+		return guard("upsert", this.metrics.upserts, this.metrics.upsertFailures, merge);
+	}
+
+	@Override
+	public Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive) {
+		Objects.requireNonNull(fromInclusive, "fromInclusive");
+		byte[] from = fromInclusive.clone();
+		byte[] to = (toExclusive != null) ? toExclusive.clone() : null;
+		return Flux.defer(() -> {
+			if (this.closed.get()) {
+				return Flux.error(new StorageClosedException(H2Errors.BACKEND));
+			}
+			this.metrics.scans.increment();
+			if (to != null && Keys.compare(from, to) >= 0) {
+				return Flux.<Entry>empty();
+			}
+			return new H2Scan(this::fetchPage, this.options.scanPageSize(), from, to).entries();
+		}).onErrorMap((ex) -> {
+			this.metrics.scanFailures.increment();
+			StorageException translated = H2Errors.translate("scan", ex, this.closed.get());
+			if (translated instanceof StorageOverloadedException) {
+				this.metrics.overloads.increment();
+			}
+			return translated;
+		});
+	}
+
+	@Override
+	public Mono<Void> flush() {
+		return guard("flush", this.metrics.flushes, this.metrics.flushFailures, checkpointSync());
+	}
+
+	@Override
+	public StorageStats stats() {
+		return this.metrics.snapshot(this.connections.pool());
+	}
+
+	/**
+	 * Stops the periodic sync, shuts the database down ({@code SHUTDOWN}: everything
+	 * written is synced and the file released), then disposes the pool. Idempotent.
+	 */
+	@Override
+	public void close() {
+		if (!this.closed.compareAndSet(false, true)) {
+			return;
+		}
+		if (this.periodicSync != null) {
+			this.periodicSync.dispose();
+		}
+		this.connections.shutdownDatabase(CLOSE_TIMEOUT);
+	}
+
+	/** The pool, for tests that hold connections. */
+	ConnectionPool pool() {
+		return this.connections.pool();
+	}
+
+	private Mono<List<Entry>> fetchPage(String sql, byte[] position, int pageSize, byte @Nullable [] end) {
+		DatabaseClient.GenericExecuteSpec spec = this.client.sql(sql).bind(0, position).bind(1, pageSize);
+		if (end != null) {
+			spec = spec.bind(2, end);
+		}
+		this.metrics.scanPages.increment();
+		return spec.map(H2Storage::toEntry)
+			.all()
+			.collectList()
+			.doOnNext((page) -> this.metrics.scanRows.add(page.size()))
+			.subscribeOn(this.connections.scheduler());
+	}
+
+	private Mono<Void> checkpointSync() {
+		return Mono.defer(() -> {
+			long writes = this.completedWrites.get();
+			return this.client.sql(H2Schema.CHECKPOINT_SYNC).then().doOnSuccess((ignored) -> {
+				this.syncedWrites.accumulateAndGet(writes, Math::max);
+				this.metrics.syncs.increment();
+			});
+		});
+	}
+
+	private Disposable startPeriodicSync() {
+		Duration interval = this.options.syncInterval();
+		return Flux.interval(interval, interval, this.connections.scheduler())
+			.onBackpressureDrop()
+			.concatMap((tick) -> (this.completedWrites.get() == this.syncedWrites.get()) ? Mono.empty()
+					: checkpointSync().onErrorResume((ex) -> {
+						this.metrics.backgroundFailure.compareAndSet(null,
+								H2Errors.translate("periodic sync", ex, this.closed.get()).getMessage());
+						return Mono.empty();
+					}), 1)
+			.subscribe();
+	}
+
+	private <T> Mono<T> guard(String operation, LongAdder calls, LongAdder failures, Mono<T> work) {
+		return Mono.defer(() -> {
+			if (this.closed.get()) {
+				return Mono.<T>error(new StorageClosedException(H2Errors.BACKEND));
+			}
+			calls.increment();
+			return work.subscribeOn(this.connections.scheduler());
+		}).onErrorMap((ex) -> {
+			failures.increment();
+			StorageException translated = H2Errors.translate(operation, ex, this.closed.get());
+			if (translated instanceof StorageOverloadedException) {
+				this.metrics.overloads.increment();
+			}
+			return translated;
+		});
+	}
+
+	private static DatabaseClient.GenericExecuteSpec bindValue(DatabaseClient.GenericExecuteSpec spec, Entry entry) {
+		byte[] value = entry.value();
+		return (value != null) ? spec.bind(1, value) : spec.bindNull(1, byte[].class);
+	}
+
+	private static Entry toEntry(Readable row) {
+		byte[] key = Objects.requireNonNull(row.get(0, byte[].class), "k");
+		Long timestamp = Objects.requireNonNull(row.get(2, Long.class), "ts");
+		return new Entry(key, row.get(1, byte[].class), timestamp);
+	}
+
+}
