@@ -6,6 +6,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 
+import io.quorumkv.service.cluster.PlacementStrategy;
+import io.quorumkv.storage.h2.H2Durability;
+import io.quorumkv.storage.h2.H2StorageOptions;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -28,13 +31,47 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * Storage settings.
 	 *
 	 * @param backend the storage engine: {@code lsm}, {@code h2} or {@code derby}
-	 * @param path the node's data folder (created when missing)
+	 * @param path the node's data folder (created when missing): data under
+	 * {@code data/}, hints under {@code hints/}
+	 * @param h2 settings of the {@code h2} backend
 	 */
-	public record StorageProperties(@DefaultValue("h2") Backend backend, @DefaultValue("./data/node") Path path) {
+	public record StorageProperties(@DefaultValue("h2") Backend backend, @DefaultValue("./data/node") Path path,
+			@DefaultValue H2Properties h2) {
 
 		public StorageProperties {
 			Objects.requireNonNull(backend, "quorumkv.storage.backend");
 			Objects.requireNonNull(path, "quorumkv.storage.path");
+		}
+
+	}
+
+	/**
+	 * The H2 backend (see docs/storage-h2.md); defaults equal
+	 * {@code H2StorageOptions.defaults}.
+	 *
+	 * @param poolInitialSize connections opened at start
+	 * @param poolMaxSize the most connections, and so statements running at once
+	 * @param maxPendingAcquires callers that may wait for a connection; more get 503
+	 * @param acquireTimeout longest wait for a connection before a 503
+	 * @param durability when an acknowledged write reaches the disk:
+	 * {@code sync-each-write}, {@code write-each-commit} or {@code periodic-sync}
+	 * @param syncInterval fsync period of {@code periodic-sync}
+	 * @param scanPageSize rows per query of a range scan
+	 * @param lockTimeout how long a statement waits for a row lock
+	 * @param cacheSizeMb H2's page cache in MiB
+	 * @param maxUpsertRetries retries of an upsert after a conflict with a concurrent one
+	 */
+	public record H2Properties(@DefaultValue("2") int poolInitialSize, @DefaultValue("8") int poolMaxSize,
+			@DefaultValue("256") int maxPendingAcquires, @DefaultValue("5s") Duration acquireTimeout,
+			@DefaultValue("periodic-sync") H2Durability durability, @DefaultValue("100ms") Duration syncInterval,
+			@DefaultValue("256") int scanPageSize, @DefaultValue("10s") Duration lockTimeout,
+			@DefaultValue("64") int cacheSizeMb, @DefaultValue("16") int maxUpsertRetries) {
+
+		/** The backend's options for a folder. */
+		public H2StorageOptions toOptions(Path directory) {
+			return new H2StorageOptions(directory, this.poolInitialSize, this.poolMaxSize, this.maxPendingAcquires,
+					this.acquireTimeout, this.durability, this.syncInterval, this.scanPageSize, this.lockTimeout,
+					this.cacheSizeMb, this.maxUpsertRetries);
 		}
 
 	}
@@ -60,17 +97,37 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * {@code http://127.0.0.1:<server.port>}
 	 * @param secret shared secret that nodes present to each other on the internal API;
 	 * required when there is more than one node
-	 * @param replicaTimeout how long the coordinator waits for replicas before answering
-	 * 504
+	 * @param replicaTimeout how long the coordinator waits for a replica before counting
+	 * it as failed (504 when too few answered)
+	 * @param connectTimeout TCP connect timeout to a peer
+	 * @param maxConnectionsPerPeer pooled keep-alive connections to each peer
+	 * @param maxPendingPerPeer requests waiting for a pooled connection, per peer; more
+	 * fail at once
+	 * @param maxConcurrentCallsPerPeer bulkhead: requests in flight to one peer; more
+	 * fail at once
+	 * @param breaker circuit breaker per peer
+	 * @param hints hinted handoff
+	 * @param maxConcurrentRepairs read repairs in flight; more are skipped and counted
+	 * @param placement how keys are placed on nodes: {@code rendezvous} or
+	 * {@code consistent-hash}
+	 * @param virtualNodes virtual nodes per node for {@code consistent-hash}
 	 */
 	public record ClusterProperties(@DefaultValue List<URI> nodes, @Nullable URI self, @Nullable String secret,
-			@DefaultValue("2s") Duration replicaTimeout) {
+			@DefaultValue("1s") Duration replicaTimeout, @DefaultValue("500ms") Duration connectTimeout,
+			@DefaultValue("64") int maxConnectionsPerPeer, @DefaultValue("1024") int maxPendingPerPeer,
+			@DefaultValue("512") int maxConcurrentCallsPerPeer, @DefaultValue BreakerProperties breaker,
+			@DefaultValue HintProperties hints, @DefaultValue("256") int maxConcurrentRepairs,
+			@DefaultValue("rendezvous") PlacementStrategy placement, @DefaultValue("128") int virtualNodes) {
 
 		public ClusterProperties {
 			nodes = List.copyOf(nodes);
-			if (replicaTimeout.isNegative() || replicaTimeout.isZero()) {
-				throw new IllegalArgumentException("quorumkv.cluster.replica-timeout must be positive");
-			}
+			positive(replicaTimeout, "replica-timeout");
+			positive(connectTimeout, "connect-timeout");
+			atLeastOne(maxConnectionsPerPeer, "max-connections-per-peer");
+			atLeastOne(maxPendingPerPeer, "max-pending-per-peer");
+			atLeastOne(maxConcurrentCallsPerPeer, "max-concurrent-calls-per-peer");
+			atLeastOne(maxConcurrentRepairs, "max-concurrent-repairs");
+			atLeastOne(virtualNodes, "virtual-nodes");
 		}
 
 		@Override
@@ -80,6 +137,65 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 					+ ((this.secret != null) ? "(set)" : "(none)") + ", replicaTimeout=" + this.replicaTimeout + "]";
 		}
 
+	}
+
+	/**
+	 * The circuit breaker of each peer: after enough failed calls it opens and calls to
+	 * the peer fail at once instead of costing a timeout each; after {@code waitInOpen} a
+	 * few trial calls decide whether it closes again.
+	 *
+	 * @param failureRateThreshold percentage of failed calls that opens the breaker
+	 * @param slidingWindow calls the failure rate is computed over
+	 * @param minimumCalls calls needed before the rate is computed
+	 * @param waitInOpen how long an open breaker refuses calls
+	 */
+	public record BreakerProperties(@DefaultValue("50") int failureRateThreshold, @DefaultValue("20") int slidingWindow,
+			@DefaultValue("5") int minimumCalls, @DefaultValue("2s") Duration waitInOpen) {
+
+		public BreakerProperties {
+			if (failureRateThreshold < 1 || failureRateThreshold > 100) {
+				throw new IllegalArgumentException("quorumkv.cluster.breaker.failure-rate-threshold must be 1..100");
+			}
+			atLeastOne(slidingWindow, "breaker.sliding-window");
+			atLeastOne(minimumCalls, "breaker.minimum-calls");
+			positive(waitInOpen, "breaker.wait-in-open");
+		}
+
+	}
+
+	/**
+	 * Hinted handoff: writes a replica missed are kept (durably, apart from the data) and
+	 * delivered when it is reachable again.
+	 *
+	 * @param maxPending hints kept per peer; more are dropped and counted
+	 * @param maxAge hints older than this are dropped instead of delivered
+	 * @param deliveryInterval how often pending hints are tried
+	 * @param maxBackoff longest pause after failed deliveries to a peer
+	 */
+	public record HintProperties(@DefaultValue("100000") long maxPending, @DefaultValue("3h") Duration maxAge,
+			@DefaultValue("1s") Duration deliveryInterval, @DefaultValue("30s") Duration maxBackoff) {
+
+		public HintProperties {
+			if (maxPending < 0) {
+				throw new IllegalArgumentException("quorumkv.cluster.hints.max-pending must not be negative");
+			}
+			positive(maxAge, "hints.max-age");
+			positive(deliveryInterval, "hints.delivery-interval");
+			positive(maxBackoff, "hints.max-backoff");
+		}
+
+	}
+
+	private static void positive(Duration value, String name) {
+		if (value.isNegative() || value.isZero()) {
+			throw new IllegalArgumentException("quorumkv.cluster." + name + " must be positive");
+		}
+	}
+
+	private static void atLeastOne(long value, String name) {
+		if (value < 1) {
+			throw new IllegalArgumentException("quorumkv.cluster." + name + " must be at least 1");
+		}
 	}
 
 	/**

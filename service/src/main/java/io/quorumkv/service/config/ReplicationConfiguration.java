@@ -1,24 +1,72 @@
 package io.quorumkv.service.config;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.HybridLogicalClock;
+import io.quorumkv.service.cluster.Placement;
+import io.quorumkv.service.cluster.PlacementStrategy;
+import io.quorumkv.service.cluster.Topology;
+import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
+import io.quorumkv.service.replication.HintStore;
+import io.quorumkv.service.replication.HintedHandoff;
+import io.quorumkv.service.replication.PeerClient;
 import io.quorumkv.service.replication.ReplicationService;
 import io.quorumkv.storage.Storage;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.client.ReactorResourceFactory;
 
-/** The coordinator and its clock. */
+/** The cluster as configured, and the coordinator with its peers, hints and clock. */
 @Configuration(proxyBeanMethods = false)
 public class ReplicationConfiguration {
+
+	@Bean
+	Topology topology(QuorumKvProperties properties, @Value("${server.port:8080}") int port) {
+		ClusterProperties cluster = properties.cluster();
+		return Topology.of(cluster.nodes(), cluster.self(), cluster.secret(), port);
+	}
+
+	@Bean
+	Placement placement(Topology topology, QuorumKvProperties properties) {
+		ClusterProperties cluster = properties.cluster();
+		return (cluster.placement() == PlacementStrategy.CONSISTENT_HASH)
+				? cluster.placement().create(topology.nodes(), cluster.virtualNodes())
+				: cluster.placement().create(topology.nodes());
+	}
 
 	@Bean
 	HybridLogicalClock hybridLogicalClock() {
 		return new HybridLogicalClock();
 	}
 
+	@Bean(destroyMethod = "close")
+	PeerClient peerClient(Topology topology, QuorumKvProperties properties, ReactorResourceFactory reactorResources,
+			MeterRegistry meters) {
+		String secret = (topology.secret() != null) ? topology.secret() : "";
+		return new PeerClient(properties.cluster(), secret, (int) properties.http().maxBodySize().toBytes(),
+				reactorResources.getLoopResources(), meters);
+	}
+
+	@Bean(destroyMethod = "close")
+	HintStore hintStore(StorageFactory storages, Topology topology, QuorumKvProperties properties,
+			MeterRegistry meters) {
+		return new HintStore(storages.open(properties.storage().path().resolve("hints")), topology.peers(),
+				properties.cluster().hints().maxPending(), meters);
+	}
+
+	@Bean(destroyMethod = "close")
+	HintedHandoff hintedHandoff(HintStore hints, PeerClient peers, Topology topology, QuorumKvProperties properties,
+			HybridLogicalClock clock, MeterRegistry meters) {
+		return new HintedHandoff(hints, peers, topology.peers(), properties.cluster().hints(), clock, meters);
+	}
+
 	@Bean
-	ReplicationService replicationService(Storage storage, HybridLogicalClock clock) {
-		return new ReplicationService(storage, clock);
+	ReplicationService replicationService(Topology topology, Placement placement, Storage storage,
+			HybridLogicalClock clock, PeerClient peers, HintStore hints, QuorumKvProperties properties,
+			MeterRegistry meters) {
+		return new ReplicationService(topology, placement, storage, clock, peers, hints,
+				properties.cluster().maxConcurrentRepairs(), properties.cluster().replicaTimeout(), meters);
 	}
 
 }

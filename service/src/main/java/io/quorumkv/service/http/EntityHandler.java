@@ -4,6 +4,7 @@ import java.util.function.Function;
 
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.replication.ReplicationService;
+import io.quorumkv.service.replication.Replicas;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
 import reactor.core.publisher.Flux;
@@ -127,7 +128,7 @@ public class EntityHandler {
 	}
 
 	private Replicas replicas(QueryParameters query) {
-		return Replicas.parse(query.text("replicas"), query.text("ack"), query.text("from"),
+		return ReplicasParameter.parse(query.text("replicas"), query.text("ack"), query.text("from"),
 				this.replication.clusterSize());
 	}
 

@@ -1,5 +1,6 @@
 package io.quorumkv.service.http;
 
+import io.quorumkv.service.replication.QuorumNotReachedException;
 import io.quorumkv.storage.CorruptedStorageException;
 import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageException;
@@ -34,6 +35,7 @@ final class ErrorResponses {
 			case DataBufferLimitException tooLarge -> text(HttpStatus.CONTENT_TOO_LARGE, "request body too large");
 			case ResponseStatusException status ->
 				text(status.getStatusCode(), (status.getReason() != null) ? status.getReason() : "request refused");
+			case QuorumNotReachedException quorum -> text(HttpStatus.GATEWAY_TIMEOUT, quorum.getMessage());
 			case StorageOverloadedException overloaded -> retryLater(overloaded.getMessage());
 			case StorageClosedException closed -> retryLater("node is shutting down");
 			case CorruptedStorageException corrupted -> {

@@ -18,9 +18,9 @@ import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 
 /**
- * The replica side of the internal API ({@link InternalApi}): reads and writes this node's
- * storage with the coordinator's timestamps. The secret is checked before any of this
- * runs ({@link InternalAuthFilter}).
+ * The replica side of the internal API ({@link InternalApi}): reads and writes this
+ * node's storage with the coordinator's timestamps. The secret is checked before any of
+ * this runs ({@link InternalAuthFilter}).
  */
 @Component
 public class InternalHandler {
@@ -49,9 +49,8 @@ public class InternalHandler {
 					.header(InternalApi.TOMBSTONE, Boolean.toString(entry.isTombstone()))
 					.contentType(MediaType.APPLICATION_OCTET_STREAM)
 					.bodyValue(entry.isTombstone() ? new byte[0] : entry.value()))
-				.switchIfEmpty(Mono.defer(() -> ServerResponse.status(HttpStatus.NOT_FOUND)
-					.header(InternalApi.ABSENT, "true")
-					.build()));
+				.switchIfEmpty(Mono.defer(
+						() -> ServerResponse.status(HttpStatus.NOT_FOUND).header(InternalApi.ABSENT, "true").build()));
 		}).onErrorResume(ErrorResponses::toResponse);
 	}
 

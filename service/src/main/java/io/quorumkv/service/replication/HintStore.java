@@ -18,8 +18,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * Writes that a replica missed, kept durably apart from the data until they are
- * delivered ({@link HintedHandoff}).
+ * Writes that a replica missed, kept durably apart from the data until they are delivered
+ * ({@link HintedHandoff}).
  *
  * <p>
  * Hints live in a storage of their own under the key {@code peer id, 0x00, key}, so the
@@ -53,8 +53,7 @@ public final class HintStore implements AutoCloseable {
 			.description("Hints not kept or not delivered: over the limit or too old")
 			.register(meters);
 		for (Node peer : peers) {
-			AtomicLong count = new AtomicLong(
-					hints(peer).count().blockOptional(Duration.ofMinutes(5)).orElse(0L));
+			AtomicLong count = new AtomicLong(hints(peer).count().blockOptional(Duration.ofMinutes(5)).orElse(0L));
 			this.pending.put(peer.id(), count);
 			Gauge.builder("quorumkv.hints.pending", count, AtomicLong::get)
 				.description("Hints waiting for delivery")
@@ -98,7 +97,9 @@ public final class HintStore implements AutoCloseable {
 		this.dropped.increment();
 	}
 
-	/** Hints waiting for {@code peer} (approximate: repeated hints of a key count twice). */
+	/**
+	 * Hints waiting for {@code peer} (approximate: repeated hints of a key count twice).
+	 */
 	public long pending(Node peer) {
 		AtomicLong count = this.pending.get(peer.id());
 		return (count != null) ? count.get() : 0;

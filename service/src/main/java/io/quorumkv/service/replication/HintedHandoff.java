@@ -80,8 +80,8 @@ public final class HintedHandoff implements AutoCloseable {
 							: Math.min(state.backoff * 2, this.settings.maxBackoff().toNanos());
 					state.notBefore = System.nanoTime() + state.backoff;
 					state.running = false;
-					logger.debug("Hint delivery to " + peer + " failed, next try in "
-							+ Duration.ofNanos(state.backoff) + ": " + error);
+					logger.debug("Hint delivery to " + peer + " failed, next try in " + Duration.ofNanos(state.backoff)
+							+ ": " + error);
 				});
 			}
 		}

@@ -11,8 +11,8 @@ import io.quorumkv.storage.Entry;
  * <ul>
  * <li>{@code GET /internal/v0/entry?id=K}: 200 with the value and {@link #TIMESTAMP},
  * {@link #TOMBSTONE} headers; 404 with {@link #ABSENT} when never written.</li>
- * <li>{@code PUT /internal/v0/entry?id=K} with {@link #TIMESTAMP} and
- * {@link #TOMBSTONE}, body = value: 201; the replica keeps the greater entry.</li>
+ * <li>{@code PUT /internal/v0/entry?id=K} with {@link #TIMESTAMP} and {@link #TOMBSTONE},
+ * body = value: 201; the replica keeps the greater entry.</li>
  * <li>{@code GET /internal/v0/entries?start=K[&end=K]}: a stream of {@link #encode
  * frames}, tombstones included, in key order.</li>
  * </ul>

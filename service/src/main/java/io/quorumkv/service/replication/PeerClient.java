@@ -36,6 +36,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
+import reactor.netty.resources.LoopResources;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -45,8 +46,8 @@ import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * Calls the internal API of the other nodes: one {@link WebClient} over one shared,
- * bounded Reactor Netty connection pool for all peers, and per peer a circuit breaker
- * (a dead peer fails fast), a bulkhead (bounded calls in flight) and a time limiter, all
+ * bounded Reactor Netty connection pool for all peers, and per peer a circuit breaker (a
+ * dead peer fails fast), a bulkhead (bounded calls in flight) and a time limiter, all
  * exported as metrics with a timer per peer, operation and outcome.
  */
 public final class PeerClient implements AutoCloseable {
@@ -71,7 +72,12 @@ public final class PeerClient implements AutoCloseable {
 
 	private final Map<String, Timer> timers = new ConcurrentHashMap<>();
 
-	public PeerClient(ClusterProperties cluster, String secret, int maxBodySize, MeterRegistry meters) {
+	/**
+	 * @param loops the event loops to run on: the server's own, so that a call to a peer
+	 * needs no thread hop
+	 */
+	public PeerClient(ClusterProperties cluster, String secret, int maxBodySize, LoopResources loops,
+			MeterRegistry meters) {
 		this.secret = secret;
 		this.maxFrameSize = maxBodySize + 65_536;
 		this.replicaTimeout = cluster.replicaTimeout();
@@ -85,6 +91,7 @@ public final class PeerClient implements AutoCloseable {
 			.metrics(true)
 			.build();
 		HttpClient http = HttpClient.create(this.connections)
+			.runOn(loops)
 			.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) cluster.connectTimeout().toMillis())
 			.keepAlive(true)
 			.responseTimeout(cluster.replicaTimeout());
@@ -146,15 +153,14 @@ public final class PeerClient implements AutoCloseable {
 			return this.client.get()
 				.uri(URI.create(peer.id() + InternalApi.ENTRIES_PATH + query))
 				.header(InternalApi.SECRET, this.secret)
-				.exchangeToFlux((response) -> response.statusCode().is2xxSuccessful()
-						? response.bodyToFlux(byte[].class)
+				.exchangeToFlux(
+						(response) -> response.statusCode().is2xxSuccessful() ? response.bodyToFlux(byte[].class)
 							.concatMapIterable(decoder::decode)
 							.concatWith(Mono.fromRunnable(() -> {
 								if (!decoder.isComplete()) {
 									throw new PeerException("replica scan of " + peer + " ended inside a frame");
 								}
-							}))
-						: response.createError().flux().cast(Entry.class));
+							})) : response.createError().flux().cast(Entry.class));
 		});
 	}
 
@@ -180,13 +186,14 @@ public final class PeerClient implements AutoCloseable {
 
 	private void time(String peer, String operation, String outcome, long start) {
 		String key = peer + '|' + operation + '|' + outcome;
-		Timer timer = this.timers.computeIfAbsent(key, (k) -> Timer.builder("quorumkv.replica.requests")
-			.description("Calls to peers' internal API by peer, operation and outcome")
-			.tag("peer", peer)
-			.tag("op", operation)
-			.tag("outcome", outcome)
-			.publishPercentileHistogram()
-			.register(this.meters));
+		Timer timer = this.timers.computeIfAbsent(key,
+				(k) -> Timer.builder("quorumkv.replica.requests")
+					.description("Calls to peers' internal API by peer, operation and outcome")
+					.tag("peer", peer)
+					.tag("op", operation)
+					.tag("outcome", outcome)
+					.publishPercentileHistogram()
+					.register(this.meters));
 		timer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
 	}
 
@@ -220,8 +227,8 @@ public final class PeerClient implements AutoCloseable {
 	private static <T> Mono<T> failure(ClientResponse response) {
 		return response.bodyToMono(String.class)
 			.defaultIfEmpty("")
-			.flatMap((body) -> Mono.error(new PeerException(
-					"replica answered " + response.statusCode().value() + ": " + body.strip())));
+			.flatMap((body) -> Mono
+				.error(new PeerException("replica answered " + response.statusCode().value() + ": " + body.strip())));
 	}
 
 	Function<Node, CircuitBreaker> breakers() {

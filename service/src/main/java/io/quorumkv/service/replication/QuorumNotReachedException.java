@@ -7,8 +7,8 @@ package io.quorumkv.service.replication;
 public class QuorumNotReachedException extends RuntimeException {
 
 	public QuorumNotReachedException(String operation, Replicas replicas, int successes) {
-		super(operation + " reached " + successes + " of the " + replicas.ack() + " replicas needed (" + replicas
-				+ ")", null, false, false);
+		super(operation + " reached " + successes + " of the " + replicas.ack() + " replicas needed (" + replicas + ")",
+				null, false, false);
 	}
 
 }

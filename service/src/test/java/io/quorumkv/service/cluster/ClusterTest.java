@@ -76,15 +76,20 @@ class ClusterTest {
 					String key = "combo-" + ack + "-" + from + "-" + writer;
 					int reader = (writer + 1) % 3;
 					put(writer, key, "v-" + key, ack + "/" + from).expectStatus().isCreated();
-					// A read quorum that intersects the write quorum sees the write at once.
+					// A read quorum that intersects the write quorum sees the write at
+					// once.
 					int readAck = from - ack + 1;
 					get(reader, key, readAck + "/" + from).expectStatus()
 						.isOk()
 						.expectBody(String.class)
 						.isEqualTo("v-" + key);
-					// The write went to all `from` replicas, so the default read sees it too.
+					// The write went to all `from` replicas, so the default read sees it
+					// too.
 					eventually(Duration.ofSeconds(5),
-							() -> get(reader, key, "2/3").expectStatus().isOk().expectBody(String.class).isEqualTo("v-" + key));
+							() -> get(reader, key, "2/3").expectStatus()
+								.isOk()
+								.expectBody(String.class)
+								.isEqualTo("v-" + key));
 				}
 			}
 		}
@@ -101,7 +106,8 @@ class ClusterTest {
 		get(0, "k1", "2/3").expectStatus().isNotFound();
 
 		put(0, "k2", "v", "3/3").expectStatus().isEqualTo(HttpStatus.GATEWAY_TIMEOUT);
-		// Once the breaker of the dead node is open, 3/3 fails fast, far under the timeout.
+		// Once the breaker of the dead node is open, 3/3 fails fast, far under the
+		// timeout.
 		for (int i = 0; i < 10; i++) {
 			get(0, "k2", "3/3").expectStatus().isEqualTo(HttpStatus.GATEWAY_TIMEOUT);
 		}

@@ -38,7 +38,6 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  */
 @SpringBootTest(classes = QuorumKvApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "quorumkv.http.max-body-size=2MB", "quorumkv.http.max-key-size=1KB" })
-@org.springframework.context.annotation.Import(EntityApiTest.TemporaryStorage.class)
 @AutoConfigureMetrics
 class EntityApiTest {
 
@@ -335,16 +334,6 @@ class EntityApiTest {
 			.value((body) -> assertThat(body).contains("quorumkv_requests"));
 		this.client.get().uri("/actuator/env").exchange().expectStatus().isNotFound();
 		this.client.get().uri("/actuator/beans").exchange().expectStatus().isNotFound();
-	}
-
-	@org.springframework.boot.test.context.TestConfiguration
-	static class TemporaryStorage {
-
-		@org.springframework.context.annotation.Bean(destroyMethod = "close")
-		io.quorumkv.storage.Storage storage() {
-			return io.quorumkv.storage.contract.ModelStorage.inMemory();
-		}
-
 	}
 
 	private static byte[] bytes(String s) {

@@ -2,7 +2,9 @@ package io.quorumkv.service.support;
 
 import java.time.Duration;
 
-/** Retries an assertion until it holds or the time is up (then throws its last failure). */
+/**
+ * Retries an assertion until it holds or the time is up (then throws its last failure).
+ */
 public final class Eventually {
 
 	private Eventually() {

@@ -17,6 +17,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.support.GenericApplicationContext;
+import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
@@ -66,7 +68,22 @@ public final class TestCluster implements AutoCloseable {
 		properties.put("quorumkv.storage.path", this.root.resolve("node" + node).toString());
 		properties.put("spring.lifecycle.timeout-per-shutdown-phase", "5s");
 		properties.putAll(this.extra);
-		this.nodes[node] = new SpringApplicationBuilder(QuorumKvApplication.class).properties(properties).run();
+		// As command-line arguments: they take precedence over application.yml.
+		String[] args = properties.entrySet()
+			.stream()
+			.map((property) -> "--" + property.getKey() + "=" + property.getValue())
+			.toArray(String[]::new);
+		// Each node gets event loops of its own: stopping one must not dispose the
+		// JVM-wide
+		// Reactor Netty resources the others serve on.
+		this.nodes[node] = new SpringApplicationBuilder(QuorumKvApplication.class).initializers(
+				(context) -> ((GenericApplicationContext) context).registerBean(ReactorResourceFactory.class, () -> {
+					ReactorResourceFactory factory = new ReactorResourceFactory();
+					factory.setUseGlobalResources(false);
+					factory.setShutdownQuietPeriod(Duration.ZERO);
+					return factory;
+				}))
+			.run(args);
 	}
 
 	public void stop(int node) {
