@@ -191,6 +191,26 @@ class EntityApiTest {
 	}
 
 	@Test
+	void internalApiWantsTheClusterSecret() {
+		this.client.get()
+			.uri(uri("/internal/v0/entry?id=k"))
+			.exchange()
+			.expectStatus()
+			.isUnauthorized()
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).contains("missing"));
+		// A single node has no secret: nothing can be presented that it accepts.
+		this.client.put()
+			.uri(uri("/internal/v0/entry?id=k"))
+			.header("X-QuorumKV-Secret", "guess")
+			.header("X-QuorumKV-Timestamp", "99999999999999999")
+			.exchange()
+			.expectStatus()
+			.isForbidden();
+		get("id=k").expectStatus().isNotFound();
+	}
+
+	@Test
 	void rejectedRequestsChangeNothing() {
 		put("id=keep", bytes("kept")).expectStatus().isCreated();
 		put("id=keep&replicas=2/1", bytes("changed")).expectStatus().isBadRequest();
