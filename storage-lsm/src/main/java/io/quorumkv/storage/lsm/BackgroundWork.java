@@ -197,6 +197,7 @@ final class BackgroundWork {
 				this.engine.manifestLock.unlock();
 			}
 			this.engine.stats.compactions.increment();
+			this.engine.signalFlushed();
 			return;
 		}
 		LsmState s = this.engine.state.get();
@@ -245,6 +246,7 @@ final class BackgroundWork {
 		stats.compactionBytesRead.add(result.bytesRead());
 		stats.compactionBytesWritten.add(result.bytesWritten());
 		stats.tombstonesPurged.add(result.tombstonesPurged());
+		this.engine.signalFlushed();
 	}
 
 	private static long saturatedMicros(java.time.Duration d) {

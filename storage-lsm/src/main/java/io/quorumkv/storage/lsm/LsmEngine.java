@@ -42,6 +42,9 @@ final class LsmEngine {
 
 	static final String BACKEND = "lsm";
 
+	/** Writers stall while level 0 holds this many times its compaction trigger. */
+	static final int LEVEL0_STOP_FACTOR = 2;
+
 	private static final System.Logger LOG = System.getLogger(LsmEngine.class.getName());
 
 	final LsmOptions options;
@@ -100,14 +103,14 @@ final class LsmEngine {
 
 	private Mono<Void> write(Entry entry, long firstAttempt) {
 		checkWritable();
-		if (this.state.get().immutables().size() >= this.options.maxImmutableMemtables()) {
+		if (mustStall(this.state.get())) {
 			CompletableFuture<Void> signal = this.flushed;
 			long left = this.options.maxStall().toNanos() - (System.nanoTime() - firstAttempt);
 			if (left <= 0) {
 				return Mono.error(new StorageOverloadedException(
 						"LSM writes stalled for " + this.options.maxStall() + ": memtable flushes are behind"));
 			}
-			if (this.state.get().immutables().size() >= this.options.maxImmutableMemtables()) {
+			if (mustStall(this.state.get())) {
 				long waitStart = System.nanoTime();
 				return Mono.fromFuture(signal, true)
 					.timeout(Duration.ofNanos(left), Mono.empty())
@@ -146,6 +149,16 @@ final class LsmEngine {
 			return Mono.fromFuture(this.syncer.request(List.of(wal)), true);
 		}
 		return Mono.empty();
+	}
+
+	/**
+	 * Writers wait while too many frozen memtables wait for their flush, or while level 0
+	 * holds {@link #LEVEL0_STOP_FACTOR} times its compaction trigger (compaction is
+	 * behind and every lookup would pay for it).
+	 */
+	private boolean mustStall(LsmState s) {
+		return s.immutables().size() >= this.options.maxImmutableMemtables()
+				|| s.levels().level(0).size() >= LEVEL0_STOP_FACTOR * this.options.level0CompactionTrigger();
 	}
 
 	/**
@@ -197,7 +210,7 @@ final class LsmEngine {
 		}
 	}
 
-	/** Wakes writers stalled on the number of frozen memtables. */
+	/** Wakes stalled writers: a flush or a compaction finished. */
 	void signalFlushed() {
 		CompletableFuture<Void> previous = this.flushed;
 		this.flushed = new CompletableFuture<>();
