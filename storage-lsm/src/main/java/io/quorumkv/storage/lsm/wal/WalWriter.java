@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Appends records to one WAL segment with group writes: concurrent appenders queue their
  * records and whoever holds the write lock writes every queued record in one gathering
@@ -70,8 +72,11 @@ public final class WalWriter implements AutoCloseable {
 		this.queue.add(mine);
 		this.writeLock.lock();
 		try {
-			if (!mine.written) {
+			if (!mine.written && mine.failure == null) {
 				writeQueued();
+			}
+			if (mine.failure != null) {
+				throw new IOException("WAL append to " + this.path + " failed", mine.failure);
 			}
 			return mine.endPosition;
 		}
@@ -97,8 +102,17 @@ public final class WalWriter implements AutoCloseable {
 			batch.get(i).endPosition = position;
 		}
 		long left = position - this.writtenPosition;
-		while (left > 0) {
-			left -= this.channel.write(buffers);
+		try {
+			while (left > 0) {
+				left -= this.channel.write(buffers);
+			}
+		}
+		catch (IOException ex) {
+			// The followers whose records were in this batch fail with the leader.
+			for (Pending p : batch) {
+				p.failure = ex;
+			}
+			throw ex;
 		}
 		this.writtenPosition = position;
 		for (Pending p : batch) {
@@ -147,6 +161,9 @@ public final class WalWriter implements AutoCloseable {
 
 		/** Guarded by the write lock. */
 		long endPosition;
+
+		/** Guarded by the write lock. */
+		@Nullable IOException failure;
 
 		Pending(byte[] record) {
 			this.record = record;
