@@ -88,7 +88,7 @@ final class LsmEngine {
 		this.nextFileNumber = new AtomicLong(nextFileNumber);
 		this.lockChannel = lockChannel;
 		this.lock = lock;
-		this.reads = new ReadPath(this.state, this.stats);
+		this.reads = new ReadPath(this.state, this.stats, this::checkOpen);
 		this.background = new BackgroundWork(this);
 		Duration period = (options.fsync() == FsyncPolicy.INTERVAL) ? options.fsyncInterval() : null;
 		this.syncer = new Syncer("lsm-wal-syncer-" + this.dir.getFileName(), () -> this.state.get().active().wal(),

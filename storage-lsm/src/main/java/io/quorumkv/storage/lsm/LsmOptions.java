@@ -17,7 +17,7 @@ import java.util.Objects;
  *
  * @param directory the data folder, created when missing
  * @param memtableSize bytes of entries a memtable holds before it is frozen and flushed
- * (default 64 MiB)
+ * (default 64 MiB, at most 1 GiB: a WAL segment is replayed in memory)
  * @param blockSize target size of an SSTable data block (default 4 KiB)
  * @param bloomBitsPerKey bloom filter bits per key; 10 gives about 1% false positives
  * @param fsync when the write-ahead log is forced to disk (default
@@ -49,7 +49,7 @@ public record LsmOptions(Path directory, long memtableSize, int blockSize, int b
 		Objects.requireNonNull(fsyncInterval, "fsyncInterval");
 		Objects.requireNonNull(tombstoneGracePeriod, "tombstoneGracePeriod");
 		Objects.requireNonNull(maxStall, "maxStall");
-		require(memtableSize >= 4096 && memtableSize <= (1L << 40), "memtableSize must be in [4 KiB, 1 TiB]");
+		require(memtableSize >= 4096 && memtableSize <= (1L << 30), "memtableSize must be in [4 KiB, 1 GiB]");
 		require(blockSize >= 256 && blockSize <= (1 << 24), "blockSize must be in [256 B, 16 MiB]");
 		require(bloomBitsPerKey >= 1 && bloomBitsPerKey <= 64, "bloomBitsPerKey must be in [1, 64]");
 		require(!fsyncInterval.isNegative() && !fsyncInterval.isZero(), "fsyncInterval must be positive");

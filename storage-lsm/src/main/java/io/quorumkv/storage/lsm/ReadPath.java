@@ -33,9 +33,16 @@ final class ReadPath {
 
 	private final EngineStats stats;
 
-	ReadPath(AtomicReference<LsmState> state, EngineStats stats) {
+	private final Runnable checkOpen;
+
+	/**
+	 * @param checkOpen throws once the engine is closed: a table that cannot be pinned
+	 * then will never be pinnable again, and a retry would spin
+	 */
+	ReadPath(AtomicReference<LsmState> state, EngineStats stats, Runnable checkOpen) {
 		this.state = state;
 		this.stats = stats;
+		this.checkOpen = checkOpen;
 	}
 
 	@Nullable Entry get(byte[] key) {
@@ -80,6 +87,7 @@ final class ReadPath {
 			if (!restart) {
 				return best;
 			}
+			this.checkOpen.run();
 		}
 	}
 
@@ -139,6 +147,7 @@ final class ReadPath {
 				return new Snapshot(s, pinned);
 			}
 			pinned.forEach(SsTable::release);
+			this.checkOpen.run();
 		}
 	}
 
