@@ -1,0 +1,309 @@
+package io.quorumkv.storage.lsm;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
+
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.lsm.compaction.CompactionTask;
+import io.quorumkv.storage.lsm.compaction.Compactor;
+import io.quorumkv.storage.lsm.compaction.LeveledPlanner;
+import io.quorumkv.storage.lsm.manifest.Manifest;
+import io.quorumkv.storage.lsm.memtable.MemTable;
+import io.quorumkv.storage.lsm.sstable.SsTable;
+import io.quorumkv.storage.lsm.sstable.SsTableBuilder;
+
+/**
+ * Memtable flushes (one thread, oldest frozen memtable first) and compactions (another
+ * thread, so that a long compaction never holds up flushes). Every change of the table
+ * set writes the manifest first and publishes the new state after, both under the
+ * manifest lock; files a published state no longer names are deleted only afterwards. Any
+ * failure is handed to {@link LsmEngine#fail} and stays.
+ */
+final class BackgroundWork {
+
+	private final LsmEngine engine;
+
+	private final ExecutorService flushExecutor = Executors
+		.newSingleThreadExecutor(Thread.ofPlatform().name("lsm-flush").daemon().factory());
+
+	private final ExecutorService compactionExecutor = Executors
+		.newSingleThreadExecutor(Thread.ofPlatform().name("lsm-compaction").daemon().factory());
+
+	private final LeveledPlanner planner;
+
+	private final Compactor compactor;
+
+	private final AtomicBoolean compactionQueued = new AtomicBoolean();
+
+	private volatile boolean stopping;
+
+	BackgroundWork(LsmEngine engine) {
+		this.engine = engine;
+		LsmOptions o = engine.options;
+		this.planner = new LeveledPlanner(o.maxLevels(), o.level0CompactionTrigger(), o::levelTargetSize);
+		this.compactor = new Compactor(o.blockSize(), o.bloomBitsPerKey(), o.targetTableSize(),
+				(n) -> DataFiles.table(engine.dir, n));
+	}
+
+	LeveledPlanner planner() {
+		return this.planner;
+	}
+
+	void scheduleFlush() {
+		try {
+			this.flushExecutor.execute(this::flushOldest);
+		}
+		catch (RejectedExecutionException ex) {
+			// Closing: close() flushes what is left.
+		}
+	}
+
+	void scheduleCompaction() {
+		if (this.compactionQueued.compareAndSet(false, true)) {
+			try {
+				this.compactionExecutor.execute(() -> {
+					this.compactionQueued.set(false);
+					compactWhileNeeded();
+				});
+			}
+			catch (RejectedExecutionException ex) {
+				this.compactionQueued.set(false);
+			}
+		}
+	}
+
+	/**
+	 * Freezes the active memtable and completes once every frozen memtable is flushed.
+	 */
+	CompletableFuture<Void> forceFlush() {
+		this.engine.rotate(true);
+		return CompletableFuture.runAsync(() -> {
+		}, this.flushExecutor);
+	}
+
+	/** Compacts every table into the deepest level, purging what may be purged. */
+	CompletableFuture<Void> forceFullCompaction() {
+		return CompletableFuture.runAsync(() -> {
+			try {
+				Optional<CompactionTask> task = this.planner.planFull(this.engine.state.get().levels());
+				if (task.isPresent()) {
+					run(task.get());
+				}
+			}
+			catch (IOException ex) {
+				this.engine.fail(ex);
+				throw new java.io.UncheckedIOException(ex);
+			}
+		}, this.compactionExecutor);
+	}
+
+	private void flushOldest() {
+		try {
+			LsmState s = this.engine.state.get();
+			if (s.immutables().isEmpty()) {
+				return;
+			}
+			MemTableSlot slot = s.immutables().getLast();
+			SsTable table = slot.memtable().isEmpty() ? null : writeTable(slot.memtable());
+			this.engine.manifestLock.lock();
+			try {
+				publish((st) -> st.withoutImmutable(slot)
+					.withLevels((table != null) ? st.levels().withFlushed(table) : st.levels()));
+			}
+			finally {
+				this.engine.manifestLock.unlock();
+			}
+			slot.wal().close();
+			Files.deleteIfExists(slot.wal().path());
+			this.engine.stats.flushes.increment();
+			this.engine.stats.flushBytes.add((table != null) ? table.fileSize() : 0);
+			this.engine.signalFlushed();
+			scheduleCompaction();
+		}
+		catch (IOException | RuntimeException ex) {
+			this.engine.fail(ex);
+		}
+	}
+
+	private SsTable writeTable(MemTable memtable) throws IOException {
+		long number = this.engine.nextFileNumber.getAndIncrement();
+		LsmOptions o = this.engine.options;
+		try (SsTableBuilder builder = SsTableBuilder.create(DataFiles.table(this.engine.dir, number), number,
+				o.blockSize(), o.bloomBitsPerKey())) {
+			for (Iterator<Entry> it = memtable.iterator(); it.hasNext();) {
+				builder.add(it.next());
+			}
+			return builder.finishAndOpen();
+		}
+	}
+
+	/** Writes the manifest of the edited state, then publishes it. */
+	private void publish(UnaryOperator<LsmState> edit) throws IOException {
+		assert this.engine.manifestLock.isHeldByCurrentThread();
+		LsmState next = edit.apply(this.engine.state.get());
+		manifestOf(next, next.minLiveWal()).write(this.engine.dir);
+		this.engine.update(edit);
+	}
+
+	private Manifest manifestOf(LsmState s, long minLiveWal) {
+		List<Manifest.TableRef> tables = new ArrayList<>();
+		for (int level = 0; level < s.levels().count(); level++) {
+			for (SsTable t : s.levels().level(level)) {
+				tables.add(new Manifest.TableRef(t.number(), level));
+			}
+		}
+		return new Manifest(this.engine.nextFileNumber.get(), minLiveWal, tables);
+	}
+
+	private void compactWhileNeeded() {
+		try {
+			while (!this.stopping && this.engine.failure() == null) {
+				Optional<CompactionTask> task = this.planner.plan(this.engine.state.get().levels());
+				if (task.isEmpty()) {
+					return;
+				}
+				run(task.get());
+			}
+		}
+		catch (CancellationException ex) {
+			// Closing.
+		}
+		catch (IOException | RuntimeException ex) {
+			this.engine.fail(ex);
+		}
+	}
+
+	private void run(CompactionTask task) throws IOException {
+		if (task.isTrivialMove()) {
+			this.engine.manifestLock.lock();
+			try {
+				publish((s) -> s.withLevels(s.levels().apply(task, task.inputs())));
+			}
+			finally {
+				this.engine.manifestLock.unlock();
+			}
+			this.engine.stats.compactions.increment();
+			this.engine.signalFlushed();
+			return;
+		}
+		LsmState s = this.engine.state.get();
+		Set<SsTable> inside = new HashSet<>(task.all());
+		List<SsTable> outside = s.levels().all().stream().filter((t) -> !inside.contains(t)).toList();
+		List<MemTableSlot> memtables = s.memtables();
+		Compactor.OlderVersionProbe probe = (key, ts) -> {
+			for (MemTableSlot slot : memtables) {
+				Entry e = slot.memtable().get(key);
+				if (e != null && e.timestamp() <= ts) {
+					return true;
+				}
+			}
+			for (SsTable t : outside) {
+				if (t.properties().minTimestamp() <= ts && t.properties().mayContainKey(key) && t.mayContain(key)) {
+					return true;
+				}
+			}
+			return false;
+		};
+		long nowMicros = System.currentTimeMillis() * 1000;
+		long graceMicros = saturatedMicros(this.engine.options.tombstoneGracePeriod());
+		long purgeBefore = (nowMicros - graceMicros > nowMicros) ? Long.MIN_VALUE : nowMicros - graceMicros;
+		Compactor.Result result = this.compactor.run(task, this.engine.nextFileNumber::getAndIncrement, purgeBefore,
+				probe, () -> this.stopping);
+		this.engine.manifestLock.lock();
+		try {
+			publish((st) -> st.withLevels(st.levels().apply(task, result.outputs())));
+		}
+		catch (IOException | RuntimeException ex) {
+			result.outputs().forEach((t) -> {
+				t.markObsolete();
+				t.release();
+			});
+			throw ex;
+		}
+		finally {
+			this.engine.manifestLock.unlock();
+		}
+		for (SsTable t : task.all()) {
+			t.markObsolete();
+			t.release();
+		}
+		EngineStats stats = this.engine.stats;
+		stats.compactions.increment();
+		stats.compactionBytesRead.add(result.bytesRead());
+		stats.compactionBytesWritten.add(result.bytesWritten());
+		stats.tombstonesPurged.add(result.tombstonesPurged());
+		this.engine.signalFlushed();
+	}
+
+	private static long saturatedMicros(java.time.Duration d) {
+		try {
+			return Math.multiplyExact(d.getSeconds(), 1_000_000L) + d.getNano() / 1000;
+		}
+		catch (ArithmeticException ex) {
+			return Long.MAX_VALUE;
+		}
+	}
+
+	/** Cancels a running compaction and lets queued flushes finish. */
+	void stop() {
+		this.stopping = true;
+		this.compactionExecutor.shutdown();
+		this.flushExecutor.shutdown();
+		try {
+			this.compactionExecutor.awaitTermination(60, TimeUnit.SECONDS);
+			this.flushExecutor.awaitTermination(60, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * On close (background stopped, writers locked out): writes the active and any still
+	 * frozen memtable to tables and retires every WAL segment.
+	 */
+	void flushActiveOnClose() throws IOException {
+		LsmState s = this.engine.state.get();
+		List<SsTable> written = new ArrayList<>();
+		for (MemTableSlot slot : s.memtables().reversed()) {
+			if (!slot.memtable().isEmpty()) {
+				written.add(writeTable(slot.memtable()));
+			}
+		}
+		long retireBelow = this.engine.nextFileNumber.getAndIncrement();
+		this.engine.manifestLock.lock();
+		try {
+			UnaryOperator<LsmState> edit = (st) -> {
+				LsmState next = st;
+				for (SsTable t : written) {
+					next = next.withLevels(next.levels().withFlushed(t));
+				}
+				return next;
+			};
+			manifestOf(edit.apply(this.engine.state.get()), retireBelow).write(this.engine.dir);
+			this.engine.update(edit);
+		}
+		finally {
+			this.engine.manifestLock.unlock();
+		}
+		for (MemTableSlot slot : s.memtables()) {
+			slot.wal().close();
+			Files.deleteIfExists(slot.wal().path());
+		}
+	}
+
+}

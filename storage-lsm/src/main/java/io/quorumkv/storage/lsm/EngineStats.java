@@ -1,0 +1,82 @@
+package io.quorumkv.storage.lsm;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.quorumkv.storage.StorageStats;
+import io.quorumkv.storage.lsm.compaction.LeveledPlanner;
+import io.quorumkv.storage.lsm.compaction.Levels;
+import org.jspecify.annotations.Nullable;
+
+/** The engine's counters, and the gauges read off a state for {@link StorageStats}. */
+final class EngineStats {
+
+	final LongAdder upserts = new LongAdder();
+
+	final LongAdder gets = new LongAdder();
+
+	final LongAdder scans = new LongAdder();
+
+	final LongAdder flushes = new LongAdder();
+
+	final LongAdder flushBytes = new LongAdder();
+
+	final LongAdder compactions = new LongAdder();
+
+	final LongAdder compactionBytesRead = new LongAdder();
+
+	final LongAdder compactionBytesWritten = new LongAdder();
+
+	final LongAdder tombstonesPurged = new LongAdder();
+
+	final LongAdder walBytes = new LongAdder();
+
+	final LongAdder bloomUseful = new LongAdder();
+
+	final LongAdder bloomFalsePositives = new LongAdder();
+
+	final LongAdder tablesConsulted = new LongAdder();
+
+	final LongAdder stallNanos = new LongAdder();
+
+	StorageStats snapshot(LsmState state, LeveledPlanner planner, @Nullable Throwable failure) {
+		Map<String, Long> counters = new LinkedHashMap<>();
+		counters.put("upserts", this.upserts.sum());
+		counters.put("gets", this.gets.sum());
+		counters.put("scans", this.scans.sum());
+		counters.put("flush.count", this.flushes.sum());
+		counters.put("flush.bytes", this.flushBytes.sum());
+		counters.put("compaction.count", this.compactions.sum());
+		counters.put("compaction.bytes.read", this.compactionBytesRead.sum());
+		counters.put("compaction.bytes.written", this.compactionBytesWritten.sum());
+		counters.put("compaction.tombstones.purged", this.tombstonesPurged.sum());
+		counters.put("wal.bytes", this.walBytes.sum());
+		counters.put("bloom.useful", this.bloomUseful.sum());
+		counters.put("bloom.false.positives", this.bloomFalsePositives.sum());
+		counters.put("get.tables.consulted", this.tablesConsulted.sum());
+		counters.put("stall.nanos", this.stallNanos.sum());
+		Map<String, Long> gauges = new LinkedHashMap<>();
+		long memtableBytes = 0;
+		long walBytesOnDisk = 0;
+		for (MemTableSlot slot : state.memtables()) {
+			memtableBytes += slot.memtable().sizeInBytes();
+			walBytesOnDisk += slot.wal().writtenPosition();
+		}
+		gauges.put("memtable.bytes", memtableBytes);
+		gauges.put("memtables.immutable", (long) state.immutables().size());
+		Levels levels = state.levels();
+		long tableBytes = 0;
+		long tables = 0;
+		for (int i = 0; i < levels.count(); i++) {
+			gauges.put("tables.level." + i, (long) levels.level(i).size());
+			tables += levels.level(i).size();
+			tableBytes += levels.bytes(i);
+		}
+		gauges.put("tables", tables);
+		gauges.put("disk.bytes", tableBytes + walBytesOnDisk);
+		gauges.put("compaction.pending.bytes", planner.pendingBytes(levels));
+		return new StorageStats(LsmEngine.BACKEND, counters, gauges, (failure != null) ? failure.toString() : null);
+	}
+
+}

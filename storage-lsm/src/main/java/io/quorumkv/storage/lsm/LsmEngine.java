@@ -1,0 +1,307 @@
+package io.quorumkv.storage.lsm;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.UnaryOperator;
+
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.StorageClosedException;
+import io.quorumkv.storage.StorageException;
+import io.quorumkv.storage.StorageOverloadedException;
+import io.quorumkv.storage.StorageStats;
+import io.quorumkv.storage.lsm.memtable.MemTable;
+import io.quorumkv.storage.lsm.wal.Syncer;
+import io.quorumkv.storage.lsm.wal.WalRecord;
+import io.quorumkv.storage.lsm.wal.WalWriter;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+
+/**
+ * The engine: owns the {@link LsmState} reference, the write path and the lifecycle;
+ * flushes and compactions run in {@link BackgroundWork}.
+ *
+ * <p>
+ * Locks, always taken in this order: the manifest lock (held by whoever changes the
+ * tables: it writes the manifest and then publishes), the rotation lock (read-held by
+ * every upsert around its WAL append and memtable insert, write-held while the active
+ * memtable is swapped, so a record always lands in the memtable of its WAL segment), and
+ * the state lock (held only to replace the state reference; no I/O under it).
+ */
+final class LsmEngine {
+
+	static final String BACKEND = "lsm";
+
+	/** Writers stall while level 0 holds this many times its compaction trigger. */
+	static final int LEVEL0_STOP_FACTOR = 2;
+
+	private static final System.Logger LOG = System.getLogger(LsmEngine.class.getName());
+
+	final LsmOptions options;
+
+	final Path dir;
+
+	final EngineStats stats = new EngineStats();
+
+	final AtomicReference<LsmState> state;
+
+	final AtomicLong nextFileNumber;
+
+	final ReentrantLock manifestLock = new ReentrantLock();
+
+	private final ReentrantLock stateLock = new ReentrantLock();
+
+	private final ReentrantReadWriteLock rotationLock = new ReentrantReadWriteLock();
+
+	private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
+
+	private final AtomicBoolean closed = new AtomicBoolean();
+
+	private final AtomicBoolean rotating = new AtomicBoolean();
+
+	private volatile CompletableFuture<Void> flushed = new CompletableFuture<>();
+
+	private final FileChannel lockChannel;
+
+	private final FileLock lock;
+
+	final ReadPath reads;
+
+	final BackgroundWork background;
+
+	private final Syncer syncer;
+
+	LsmEngine(LsmOptions options, LsmState initial, long nextFileNumber, FileChannel lockChannel, FileLock lock) {
+		this.options = options;
+		this.dir = options.directory();
+		this.state = new AtomicReference<>(initial);
+		this.nextFileNumber = new AtomicLong(nextFileNumber);
+		this.lockChannel = lockChannel;
+		this.lock = lock;
+		this.reads = new ReadPath(this.state, this.stats, this::checkOpen);
+		this.background = new BackgroundWork(this);
+		Duration period = (options.fsync() == FsyncPolicy.INTERVAL) ? options.fsyncInterval() : null;
+		this.syncer = new Syncer("lsm-wal-syncer-" + this.dir.getFileName(), () -> this.state.get().active().wal(),
+				period, this::fail);
+	}
+
+	// ---- write path
+
+	Mono<Void> upsert(Entry entry) {
+		return Mono.defer(() -> write(entry, System.nanoTime()));
+	}
+
+	private Mono<Void> write(Entry entry, long firstAttempt) {
+		checkWritable();
+		if (mustStall(this.state.get())) {
+			CompletableFuture<Void> signal = this.flushed;
+			long left = this.options.maxStall().toNanos() - (System.nanoTime() - firstAttempt);
+			if (left <= 0) {
+				return Mono.error(new StorageOverloadedException(
+						"LSM writes stalled for " + this.options.maxStall() + ": memtable flushes are behind"));
+			}
+			if (mustStall(this.state.get())) {
+				long waitStart = System.nanoTime();
+				return Mono.fromFuture(signal, true)
+					.timeout(Duration.ofNanos(left), Mono.empty())
+					.onErrorResume((ex) -> Mono.empty())
+					.then(Mono.defer(() -> {
+						this.stats.stallNanos.add(System.nanoTime() - waitStart);
+						return write(entry, firstAttempt);
+					}));
+			}
+		}
+		byte[] record = WalRecord.encode(entry);
+		WalWriter wal;
+		long memtableBytes;
+		this.rotationLock.readLock().lock();
+		try {
+			checkWritable();
+			MemTableSlot slot = this.state.get().active();
+			wal = slot.wal();
+			wal.append(record);
+			slot.memtable().put(entry);
+			memtableBytes = slot.memtable().sizeInBytes();
+		}
+		catch (IOException ex) {
+			fail(ex);
+			return Mono.error(new StorageException("WAL append failed", ex));
+		}
+		finally {
+			this.rotationLock.readLock().unlock();
+		}
+		this.stats.upserts.increment();
+		this.stats.walBytes.add(record.length);
+		if (memtableBytes >= this.options.memtableSize()) {
+			rotate(false);
+		}
+		if (this.options.fsync() == FsyncPolicy.ALWAYS) {
+			return Mono.fromFuture(this.syncer.request(List.of(wal)), true);
+		}
+		return Mono.empty();
+	}
+
+	/**
+	 * Writers wait while too many frozen memtables wait for their flush, or while level 0
+	 * holds {@link #LEVEL0_STOP_FACTOR} times its compaction trigger (compaction is
+	 * behind and every lookup would pay for it).
+	 */
+	private boolean mustStall(LsmState s) {
+		return s.immutables().size() >= this.options.maxImmutableMemtables()
+				|| s.levels().level(0).size() >= LEVEL0_STOP_FACTOR * this.options.level0CompactionTrigger();
+	}
+
+	/**
+	 * Freezes the active memtable (when full, or when {@code force} and not empty) and
+	 * queues its flush. Opening the new WAL segment is the only I/O; it happens before
+	 * the swap, outside the locks.
+	 * @return whether a memtable was frozen
+	 */
+	boolean rotate(boolean force) {
+		if (!this.rotating.compareAndSet(false, true)) {
+			return false;
+		}
+		try {
+			MemTableSlot current = this.state.get().active();
+			long size = current.memtable().sizeInBytes();
+			if ((force) ? current.memtable().isEmpty() : size < this.options.memtableSize()) {
+				return false;
+			}
+			long number = this.nextFileNumber.getAndIncrement();
+			MemTableSlot next = new MemTableSlot(new MemTable(),
+					WalWriter.create(DataFiles.wal(this.dir, number), number));
+			this.rotationLock.writeLock().lock();
+			try {
+				update((s) -> s.withActive(next));
+			}
+			finally {
+				this.rotationLock.writeLock().unlock();
+			}
+			this.background.scheduleFlush();
+			return true;
+		}
+		catch (IOException | RuntimeException ex) {
+			fail(ex);
+			return false;
+		}
+		finally {
+			this.rotating.set(false);
+		}
+	}
+
+	/** Replaces the state; the only writer of the reference. */
+	void update(UnaryOperator<LsmState> edit) {
+		this.stateLock.lock();
+		try {
+			this.state.set(edit.apply(this.state.get()));
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+	}
+
+	/** Wakes stalled writers: a flush or a compaction finished. */
+	void signalFlushed() {
+		CompletableFuture<Void> previous = this.flushed;
+		this.flushed = new CompletableFuture<>();
+		previous.complete(null);
+	}
+
+	Mono<Void> flush() {
+		return Mono.defer(() -> {
+			checkOpen();
+			List<WalWriter> wals = this.state.get().memtables().stream().map(MemTableSlot::wal).toList();
+			return Mono.fromFuture(this.syncer.request(wals), true);
+		});
+	}
+
+	// ---- failures and lifecycle
+
+	/** Keeps the first background failure; later writes fail with it. */
+	void fail(Throwable ex) {
+		if (this.failure.compareAndSet(null, ex)) {
+			LOG.log(Level.ERROR, "LSM storage in " + this.dir + " failed; writes are refused from now on", ex);
+			signalFlushed();
+		}
+	}
+
+	@Nullable Throwable failure() {
+		return this.failure.get();
+	}
+
+	boolean isClosed() {
+		return this.closed.get();
+	}
+
+	void checkOpen() {
+		if (this.closed.get()) {
+			throw new StorageClosedException(BACKEND);
+		}
+	}
+
+	private void checkWritable() {
+		checkOpen();
+		Throwable ex = this.failure.get();
+		if (ex != null) {
+			throw new StorageException("LSM storage failed in the background: " + ex, ex);
+		}
+	}
+
+	StorageStats stats() {
+		return this.stats.snapshot(this.state.get(), this.background.planner(), this.failure.get());
+	}
+
+	/**
+	 * Stops background work, writes the active memtable to a table (or, after a failure,
+	 * forces the WAL), unmaps every table and releases the folder lock. Idempotent.
+	 */
+	void close() {
+		if (!this.closed.compareAndSet(false, true)) {
+			return;
+		}
+		this.background.stop();
+		this.rotationLock.writeLock().lock();
+		try {
+			if (this.failure.get() == null) {
+				this.background.flushActiveOnClose();
+			}
+		}
+		catch (IOException | RuntimeException ex) {
+			fail(ex);
+		}
+		finally {
+			this.rotationLock.writeLock().unlock();
+		}
+		LsmState last = this.state.get();
+		try {
+			for (MemTableSlot slot : last.memtables()) {
+				slot.wal().sync();
+				slot.wal().close();
+			}
+		}
+		catch (IOException ex) {
+			LOG.log(Level.ERROR, "could not force the WAL of " + this.dir + " on close", ex);
+		}
+		this.syncer.close();
+		last.levels().all().forEach((t) -> t.release());
+		this.flushed.complete(null);
+		try {
+			this.lock.release();
+			this.lockChannel.close();
+		}
+		catch (IOException ex) {
+			LOG.log(Level.WARNING, "could not release the lock of " + this.dir, ex);
+		}
+	}
+
+}

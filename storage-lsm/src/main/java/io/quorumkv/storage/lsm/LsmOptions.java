@@ -1,0 +1,156 @@
+package io.quorumkv.storage.lsm;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The configuration of an {@link LsmStorage}: validated, immutable, made of scalar types
+ * so that the service can bind it from {@code quorumkv.storage.lsm.*} properties.
+ *
+ * <pre>{@code
+ * LsmOptions options = LsmOptions.defaults(Path.of("data/node1"))
+ *     .withMemtableSize(16 << 20)
+ *     .withFsync(FsyncPolicy.ALWAYS);
+ * try (LsmStorage storage = LsmStorage.open(options)) { ... }
+ * }</pre>
+ *
+ * @param directory the data folder, created when missing
+ * @param memtableSize bytes of entries a memtable holds before it is frozen and flushed
+ * (default 64 MiB, at most 1 GiB: a WAL segment is replayed in memory)
+ * @param blockSize target size of an SSTable data block (default 4 KiB)
+ * @param bloomBitsPerKey bloom filter bits per key; 10 gives about 1% false positives
+ * @param fsync when the write-ahead log is forced to disk (default
+ * {@link FsyncPolicy#INTERVAL}); see {@link FsyncPolicy} for the trade-off
+ * @param fsyncInterval the period of {@link FsyncPolicy#INTERVAL} (default 100 ms)
+ * @param level0CompactionTrigger number of level-0 tables that starts a compaction into
+ * level 1 (default 4)
+ * @param levelBaseSize target bytes of level 1 (default 256 MiB)
+ * @param levelSizeMultiplier each level's target is this times the previous (default 10)
+ * @param targetTableSize compaction output files are cut at about this size (default 64
+ * MiB)
+ * @param maxLevels number of levels including level 0 (default 7)
+ * @param tombstoneGracePeriod a tombstone is purged only once older than this (by its
+ * hybrid-logical-clock timestamp), so that late writes and repairs cannot resurrect a
+ * deleted key (default 10 days, as Cassandra's {@code gc_grace_seconds})
+ * @param maxImmutableMemtables frozen memtables waiting for their flush before writers
+ * are stalled (default 2)
+ * @param maxStall how long a stalled upsert waits before failing with
+ * {@link io.quorumkv.storage.StorageOverloadedException} (default 10 s)
+ */
+public record LsmOptions(Path directory, long memtableSize, int blockSize, int bloomBitsPerKey, FsyncPolicy fsync,
+		Duration fsyncInterval, int level0CompactionTrigger, long levelBaseSize, int levelSizeMultiplier,
+		long targetTableSize, int maxLevels, Duration tombstoneGracePeriod, int maxImmutableMemtables,
+		Duration maxStall) {
+
+	public LsmOptions {
+		Objects.requireNonNull(directory, "directory");
+		Objects.requireNonNull(fsync, "fsync");
+		Objects.requireNonNull(fsyncInterval, "fsyncInterval");
+		Objects.requireNonNull(tombstoneGracePeriod, "tombstoneGracePeriod");
+		Objects.requireNonNull(maxStall, "maxStall");
+		require(memtableSize >= 4096 && memtableSize <= (1L << 30), "memtableSize must be in [4 KiB, 1 GiB]");
+		require(blockSize >= 256 && blockSize <= (1 << 24), "blockSize must be in [256 B, 16 MiB]");
+		require(bloomBitsPerKey >= 1 && bloomBitsPerKey <= 64, "bloomBitsPerKey must be in [1, 64]");
+		require(!fsyncInterval.isNegative() && !fsyncInterval.isZero(), "fsyncInterval must be positive");
+		require(level0CompactionTrigger >= 2, "level0CompactionTrigger must be at least 2");
+		require(levelBaseSize >= 4096, "levelBaseSize must be at least 4 KiB");
+		require(levelSizeMultiplier >= 2, "levelSizeMultiplier must be at least 2");
+		require(targetTableSize >= 4096, "targetTableSize must be at least 4 KiB");
+		require(maxLevels >= 2 && maxLevels <= 16, "maxLevels must be in [2, 16]");
+		require(!tombstoneGracePeriod.isNegative(), "tombstoneGracePeriod must not be negative");
+		require(maxImmutableMemtables >= 1, "maxImmutableMemtables must be at least 1");
+		require(!maxStall.isNegative(), "maxStall must not be negative");
+	}
+
+	/** The defaults on {@code directory}. */
+	public static LsmOptions defaults(Path directory) {
+		return new LsmOptions(directory, 64L << 20, 4096, 10, FsyncPolicy.INTERVAL, Duration.ofMillis(100), 4,
+				256L << 20, 10, 64L << 20, 7, Duration.ofDays(10), 2, Duration.ofSeconds(10));
+	}
+
+	private static void require(boolean condition, String message) {
+		if (!condition) {
+			throw new IllegalArgumentException(message);
+		}
+	}
+
+	public LsmOptions withMemtableSize(long bytes) {
+		return new LsmOptions(this.directory, bytes, this.blockSize, this.bloomBitsPerKey, this.fsync,
+				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
+				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
+				this.maxStall);
+	}
+
+	public LsmOptions withBlockSize(int bytes) {
+		return new LsmOptions(this.directory, this.memtableSize, bytes, this.bloomBitsPerKey, this.fsync,
+				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
+				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
+				this.maxStall);
+	}
+
+	public LsmOptions withBloomBitsPerKey(int bits) {
+		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, bits, this.fsync, this.fsyncInterval,
+				this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier, this.targetTableSize,
+				this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall);
+	}
+
+	public LsmOptions withFsync(FsyncPolicy policy) {
+		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, policy,
+				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
+				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
+				this.maxStall);
+	}
+
+	public LsmOptions withFsyncInterval(Duration interval) {
+		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
+				interval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
+				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
+				this.maxStall);
+	}
+
+	/**
+	 * Compaction settings in one call: level-0 trigger, level-1 size, multiplier, file
+	 * size.
+	 */
+	public LsmOptions withCompaction(int level0Trigger, long levelBase, int multiplier, long tableSize) {
+		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
+				this.fsyncInterval, level0Trigger, levelBase, multiplier, tableSize, this.maxLevels,
+				this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall);
+	}
+
+	public LsmOptions withMaxLevels(int levels) {
+		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
+				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
+				this.targetTableSize, levels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall);
+	}
+
+	public LsmOptions withTombstoneGracePeriod(Duration grace) {
+		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
+				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
+				this.targetTableSize, this.maxLevels, grace, this.maxImmutableMemtables, this.maxStall);
+	}
+
+	public LsmOptions withMaxImmutableMemtables(int count) {
+		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
+				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
+				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, count, this.maxStall);
+	}
+
+	public LsmOptions withMaxStall(Duration stall) {
+		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
+				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
+				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, stall);
+	}
+
+	/** Target bytes of {@code level} (1-based; level 0 is bounded by table count). */
+	public long levelTargetSize(int level) {
+		long size = this.levelBaseSize;
+		for (int i = 1; i < level; i++) {
+			size = (size > Long.MAX_VALUE / this.levelSizeMultiplier) ? Long.MAX_VALUE
+					: size * this.levelSizeMultiplier;
+		}
+		return size;
+	}
+
+}

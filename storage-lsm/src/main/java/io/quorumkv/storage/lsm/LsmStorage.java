@@ -1,0 +1,110 @@
+package io.quorumkv.storage.lsm;
+
+import java.io.IOException;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Storage;
+import io.quorumkv.storage.StorageException;
+import io.quorumkv.storage.StorageStats;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The log-structured merge-tree backend: a write-ahead log with group commit, concurrent
+ * memtables, immutable memory-mapped SSTables with bloom filters, and leveled compaction
+ * in the background (see {@code docs/storage-lsm.md}).
+ *
+ * <pre>{@code
+ * try (LsmStorage storage = LsmStorage.open(LsmOptions.defaults(Path.of("data")))) {
+ *     storage.upsert(Entry.value(key, value, clock.now())).block();
+ *     Entry kept = storage.get(key).block();
+ * }
+ * }</pre>
+ *
+ * Upserts append to the WAL and insert into the memtable on the caller's thread (a write
+ * to the operating system's page cache); they never wait for {@code fsync} on the
+ * caller's thread: with {@link FsyncPolicy#ALWAYS} the returned {@code Mono} completes on
+ * the WAL syncer thread. Lookups and scans read memory-mapped tables on the subscriber's
+ * thread.
+ */
+public final class LsmStorage implements Storage {
+
+	private final LsmEngine engine;
+
+	private LsmStorage(LsmEngine engine) {
+		this.engine = engine;
+	}
+
+	/**
+	 * Opens (creating when empty) the store in {@code options.directory()}, replaying its
+	 * write-ahead log.
+	 * @throws io.quorumkv.storage.CorruptedStorageException when a file is damaged
+	 * @throws StorageException when the folder cannot be used or is open elsewhere
+	 */
+	public static LsmStorage open(LsmOptions options) {
+		Objects.requireNonNull(options, "options");
+		try {
+			return new LsmStorage(Recovery.open(options));
+		}
+		catch (IOException ex) {
+			throw new StorageException("could not open LSM storage in " + options.directory(), ex);
+		}
+	}
+
+	@Override
+	public Mono<Entry> get(byte[] key) {
+		Objects.requireNonNull(key, "key");
+		return Mono.defer(() -> {
+			this.engine.checkOpen();
+			this.engine.stats.gets.increment();
+			return Mono.justOrEmpty(this.engine.reads.get(key));
+		});
+	}
+
+	@Override
+	public Mono<Void> upsert(Entry entry) {
+		Objects.requireNonNull(entry, "entry");
+		return this.engine.upsert(entry);
+	}
+
+	@Override
+	public Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive) {
+		Objects.requireNonNull(fromInclusive, "fromInclusive");
+		return Flux.defer(() -> {
+			this.engine.checkOpen();
+			this.engine.stats.scans.increment();
+			return this.engine.reads.scan(fromInclusive, toExclusive);
+		});
+	}
+
+	@Override
+	public Mono<Void> flush() {
+		return this.engine.flush();
+	}
+
+	@Override
+	public StorageStats stats() {
+		return this.engine.stats();
+	}
+
+	@Override
+	public void close() {
+		this.engine.close();
+	}
+
+	/** Test hook: freezes the active memtable and waits for all flushes. */
+	CompletableFuture<Void> forceFlush() {
+		this.engine.checkOpen();
+		return this.engine.background.forceFlush();
+	}
+
+	/** Test hook: compacts every table into the deepest level. */
+	CompletableFuture<Void> forceCompaction() {
+		this.engine.checkOpen();
+		return this.engine.background.forceFullCompaction();
+	}
+
+}

@@ -1,0 +1,140 @@
+package io.quorumkv.storage.lsm;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
+
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.StorageException;
+import io.quorumkv.storage.lsm.compaction.Levels;
+import io.quorumkv.storage.lsm.manifest.Manifest;
+import io.quorumkv.storage.lsm.memtable.MemTable;
+import io.quorumkv.storage.lsm.sstable.SsTable;
+import io.quorumkv.storage.lsm.sstable.SsTableBuilder;
+import io.quorumkv.storage.lsm.wal.WalReader;
+import io.quorumkv.storage.lsm.wal.WalWriter;
+
+/**
+ * Opens a data folder: takes its lock, deletes {@code *.tmp} leftovers and table files
+ * the manifest does not name (a crash mid-flush or mid-compaction), opens the named
+ * tables, replays the WAL segments not yet flushed (dropping a torn last record), writes
+ * what they held to a level-0 table, and starts a fresh WAL segment.
+ */
+final class Recovery {
+
+	private static final System.Logger LOG = System.getLogger(Recovery.class.getName());
+
+	private Recovery() {
+	}
+
+	static LsmEngine open(LsmOptions options) throws IOException {
+		Path dir = options.directory();
+		Files.createDirectories(dir);
+		FileChannel lockChannel = FileChannel.open(dir.resolve(DataFiles.LOCK), StandardOpenOption.CREATE,
+				StandardOpenOption.WRITE);
+		FileLock lock;
+		try {
+			lock = lockChannel.tryLock();
+		}
+		catch (OverlappingFileLockException ex) {
+			lock = null;
+		}
+		if (lock == null) {
+			lockChannel.close();
+			throw new StorageException("LSM storage in " + dir + " is already open");
+		}
+		List<SsTable> opened = new ArrayList<>();
+		try {
+			Manifest manifest = Manifest.read(dir);
+			long next = (manifest != null) ? manifest.nextFileNumber() : 1;
+			long minLiveWal = (manifest != null) ? manifest.minLiveWal() : 0;
+			Levels levels = Levels.empty(options.maxLevels());
+			Set<Long> live = new HashSet<>();
+			for (Manifest.TableRef ref : (manifest != null) ? manifest.tables() : List.<Manifest.TableRef>of()) {
+				if (ref.level() >= options.maxLevels()) {
+					throw new StorageException("table " + ref.number() + " is at level " + ref.level()
+							+ " but maxLevels is " + options.maxLevels());
+				}
+				SsTable table = SsTable.open(DataFiles.table(dir, ref.number()), ref.number());
+				opened.add(table);
+				levels = levels.withTable(ref.level(), table);
+				live.add(ref.number());
+			}
+			TreeMap<Long, Path> wals = new TreeMap<>();
+			try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+				for (Path file : files) {
+					String name = file.getFileName().toString();
+					long table = DataFiles.tableNumber(name);
+					long wal = DataFiles.walNumber(name);
+					next = Math.max(next, Math.max(table, wal) + 1);
+					if (name.endsWith(".tmp") || (table >= 0 && !live.contains(table))
+							|| (wal >= 0 && wal < minLiveWal)) {
+						LOG.log(Level.INFO, "deleting leftover file {0}", file);
+						Files.delete(file);
+					}
+					else if (wal >= 0) {
+						wals.put(wal, file);
+					}
+				}
+			}
+			MemTable replayed = new MemTable();
+			for (Path wal : wals.values()) {
+				WalReader.Replay replay = WalReader.replay(wal, replayed::put);
+				LOG.log(Level.INFO, "replayed {0} records from {1}", replay.records(), wal);
+			}
+			long activeNumber = next++;
+			WalWriter active = WalWriter.create(DataFiles.wal(dir, activeNumber), activeNumber);
+			if (!replayed.isEmpty()) {
+				long number = next++;
+				SsTable table = writeTable(options, DataFiles.table(dir, number), number, replayed);
+				opened.add(table);
+				levels = levels.withTable(0, table);
+			}
+			List<Manifest.TableRef> refs = new ArrayList<>();
+			for (int level = 0; level < levels.count(); level++) {
+				for (SsTable t : levels.level(level)) {
+					refs.add(new Manifest.TableRef(t.number(), level));
+				}
+			}
+			new Manifest(next, activeNumber, refs).write(dir);
+			for (Path wal : wals.values()) {
+				Files.delete(wal);
+			}
+			SsTableBuilder.syncDirectory(dir);
+			LsmState state = new LsmState(new MemTableSlot(new MemTable(), active), List.of(), levels);
+			LsmEngine engine = new LsmEngine(options, state, next, lockChannel, lock);
+			engine.background.scheduleCompaction();
+			return engine;
+		}
+		catch (IOException | RuntimeException ex) {
+			opened.forEach(SsTable::release);
+			lock.release();
+			lockChannel.close();
+			throw ex;
+		}
+	}
+
+	private static SsTable writeTable(LsmOptions options, Path path, long number, MemTable memtable)
+			throws IOException {
+		try (SsTableBuilder builder = SsTableBuilder.create(path, number, options.blockSize(),
+				options.bloomBitsPerKey())) {
+			for (Iterator<Entry> it = memtable.iterator(); it.hasNext();) {
+				builder.add(it.next());
+			}
+			return builder.finishAndOpen();
+		}
+	}
+
+}

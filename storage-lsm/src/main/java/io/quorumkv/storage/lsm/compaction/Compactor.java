@@ -1,0 +1,124 @@
+package io.quorumkv.storage.lsm.compaction;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongFunction;
+
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.lsm.iterator.ConcatIterator;
+import io.quorumkv.storage.lsm.iterator.EntryIterator;
+import io.quorumkv.storage.lsm.iterator.MergingIterator;
+import io.quorumkv.storage.lsm.sstable.SsTable;
+import io.quorumkv.storage.lsm.sstable.SsTableBuilder;
+
+/**
+ * Runs one {@link CompactionTask}: merges its tables keeping the greatest version of each
+ * key (shadowed versions are dropped), purges tombstones that are older than the grace
+ * period and cannot shadow anything outside the compaction, and writes the result as
+ * tables of about the target size.
+ */
+public final class Compactor {
+
+	private static final byte[] FIRST_KEY = new byte[0];
+
+	private final int blockSize;
+
+	private final int bloomBitsPerKey;
+
+	private final long targetTableSize;
+
+	private final LongFunction<Path> tablePath;
+
+	/**
+	 * @param tablePath the path of a new table file from a fresh file number
+	 */
+	public Compactor(int blockSize, int bloomBitsPerKey, long targetTableSize, LongFunction<Path> tablePath) {
+		this.blockSize = blockSize;
+		this.bloomBitsPerKey = bloomBitsPerKey;
+		this.targetTableSize = targetTableSize;
+		this.tablePath = tablePath;
+	}
+
+	/**
+	 * Whether a source outside the compaction (another table, a memtable) may hold a
+	 * version of {@code key} that a tombstone with {@code timestamp} shadows.
+	 */
+	@FunctionalInterface
+	public interface OlderVersionProbe {
+
+		boolean mayHoldOlder(byte[] key, long timestamp);
+
+	}
+
+	/** The new tables (each with one reference, owned by the caller) and the I/O done. */
+	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, long tombstonesPurged) {
+	}
+
+	/**
+	 * @param numbers fresh file numbers
+	 * @param purgeBefore tombstones with a timestamp below this may be purged
+	 * @param cancelled checked per entry; a cancelled run throws
+	 * {@link CancellationException} and leaves no file behind
+	 */
+	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long purgeBefore,
+			OlderVersionProbe probe, BooleanSupplier cancelled) throws IOException {
+		List<EntryIterator> sources = new ArrayList<>();
+		for (SsTable t : task.inputs()) {
+			sources.add(t.iterator(FIRST_KEY));
+		}
+		if (!task.overlapping().isEmpty()) {
+			sources.add(new ConcatIterator<>(task.overlapping(), (t) -> t.iterator(FIRST_KEY)));
+		}
+		List<SsTable> outputs = new ArrayList<>();
+		SsTableBuilder builder = null;
+		long written = 0;
+		long purged = 0;
+		try (MergingIterator merged = new MergingIterator(sources)) {
+			for (Entry e = merged.current(); e != null; merged.next(), e = merged.current()) {
+				if (cancelled.getAsBoolean()) {
+					throw new CancellationException("compaction cancelled");
+				}
+				if (e.isTombstone() && e.timestamp() < purgeBefore && !probe.mayHoldOlder(e.key(), e.timestamp())) {
+					purged++;
+					continue;
+				}
+				if (builder == null) {
+					long number = numbers.getAsLong();
+					builder = SsTableBuilder.create(this.tablePath.apply(number), number, this.blockSize,
+							this.bloomBitsPerKey);
+				}
+				builder.add(e);
+				if (builder.estimatedSize() >= this.targetTableSize) {
+					written += finish(builder, outputs);
+					builder = null;
+				}
+			}
+			if (builder != null) {
+				written += finish(builder, outputs);
+				builder = null;
+			}
+			return new Result(outputs, task.inputBytes(), written, purged);
+		}
+		catch (IOException | RuntimeException ex) {
+			if (builder != null) {
+				builder.close();
+			}
+			for (SsTable t : outputs) {
+				t.markObsolete();
+				t.release();
+			}
+			throw ex;
+		}
+	}
+
+	private long finish(SsTableBuilder builder, List<SsTable> outputs) throws IOException {
+		SsTable table = builder.finishAndOpen();
+		outputs.add(table);
+		return table.fileSize();
+	}
+
+}

@@ -1,0 +1,41 @@
+package io.quorumkv.storage.lsm.iterator;
+
+import io.quorumkv.storage.Entry;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A cursor over entries in key order: {@link #current()} is the entry under the cursor,
+ * {@code null} once exhausted. Reading may throw
+ * {@link io.quorumkv.storage.CorruptedStorageException}.
+ */
+public interface EntryIterator extends AutoCloseable {
+
+	@Nullable Entry current();
+
+	/** Moves to the next entry. */
+	void next();
+
+	@Override
+	default void close() {
+	}
+
+	/** An iterator over a {@link java.util.Iterator} already in key order. */
+	static EntryIterator of(java.util.Iterator<Entry> entries) {
+		return new EntryIterator() {
+
+			private @Nullable Entry current = entries.hasNext() ? entries.next() : null;
+
+			@Override
+			public @Nullable Entry current() {
+				return this.current;
+			}
+
+			@Override
+			public void next() {
+				this.current = entries.hasNext() ? entries.next() : null;
+			}
+
+		};
+	}
+
+}

@@ -1,0 +1,112 @@
+package io.quorumkv.storage.lsm.manifest;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+import io.quorumkv.storage.CorruptedStorageException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The list of live tables and the oldest WAL segment still needed, as one snapshot file
+ * (see {@code docs/formats/manifest.md}).
+ *
+ * <pre>
+ * manifest = u32 magic "QKVM" | u32 version | u64 nextFileNumber | u64 minLiveWal
+ *            | u32 tableCount | (u64 fileNumber | u32 level) * tableCount | u32 crc32c
+ * </pre>
+ *
+ * Written to {@code MANIFEST.tmp}, forced, renamed atomically over {@code MANIFEST} and
+ * the folder forced: a crash leaves either the old or the new snapshot, never a mix.
+ * Invariants: every listed table file exists (tables are published before the manifest
+ * names them, and deleted only after a manifest stopped naming them); every WAL segment
+ * numbered {@code >= minLiveWal} holds writes not yet in a listed table; file numbers
+ * below {@code nextFileNumber} are never reused.
+ *
+ * @param nextFileNumber the next unused file number (tables and WAL segments share the
+ * sequence)
+ * @param minLiveWal WAL segments numbered below this are flushed and may be deleted
+ * @param tables the live tables
+ */
+public record Manifest(long nextFileNumber, long minLiveWal, List<TableRef> tables) {
+
+	public static final String FILE_NAME = "MANIFEST";
+
+	static final int MAGIC = 0x514b564d;
+
+	static final int VERSION = 1;
+
+	public Manifest {
+		tables = List.copyOf(tables);
+	}
+
+	/** One live table: its file number and level. */
+	public record TableRef(long number, int level) {
+	}
+
+	/** The manifest of {@code dir}, or {@code null} for a new store. */
+	public static @Nullable Manifest read(Path dir) throws IOException {
+		Path file = dir.resolve(FILE_NAME);
+		if (!Files.exists(file)) {
+			return null;
+		}
+		byte[] bytes = Files.readAllBytes(file);
+		if (bytes.length < 32) {
+			throw new CorruptedStorageException(file, 0, "manifest", "too short: " + bytes.length + " bytes");
+		}
+		CRC32C crc = new CRC32C();
+		crc.update(bytes, 0, bytes.length - 4);
+		ByteBuffer in = ByteBuffer.wrap(bytes);
+		if ((int) crc.getValue() != in.getInt(bytes.length - 4)) {
+			throw new CorruptedStorageException(file, bytes.length - 4, "manifest", "checksum mismatch");
+		}
+		if (in.getInt() != MAGIC || in.getInt() != VERSION) {
+			throw new CorruptedStorageException(file, 0, "manifest", "bad magic or unsupported version");
+		}
+		long next = in.getLong();
+		long minLiveWal = in.getLong();
+		int count = in.getInt();
+		if (count < 0 || (long) count * 12 != bytes.length - 32) {
+			throw new CorruptedStorageException(file, 24, "manifest", "bad table count " + count);
+		}
+		List<TableRef> tables = new ArrayList<>(count);
+		for (int i = 0; i < count; i++) {
+			tables.add(new TableRef(in.getLong(), in.getInt()));
+		}
+		return new Manifest(next, minLiveWal, tables);
+	}
+
+	/** Replaces the manifest of {@code dir} atomically and durably. */
+	public void write(Path dir) throws IOException {
+		ByteBuffer out = ByteBuffer.allocate(32 + 12 * this.tables.size());
+		out.putInt(MAGIC).putInt(VERSION).putLong(this.nextFileNumber).putLong(this.minLiveWal);
+		out.putInt(this.tables.size());
+		for (TableRef table : this.tables) {
+			out.putLong(table.number()).putInt(table.level());
+		}
+		CRC32C crc = new CRC32C();
+		crc.update(out.array(), 0, out.position());
+		out.putInt((int) crc.getValue());
+		Path temp = dir.resolve(FILE_NAME + ".tmp");
+		try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE,
+				StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+			out.flip();
+			while (out.hasRemaining()) {
+				channel.write(out);
+			}
+			channel.force(true);
+		}
+		Files.move(temp, dir.resolve(FILE_NAME), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+		try (FileChannel folder = FileChannel.open(dir, StandardOpenOption.READ)) {
+			folder.force(true);
+		}
+	}
+
+}

@@ -1,0 +1,165 @@
+package io.quorumkv.storage.lsm.sstable;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Keys;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A decoded data block (see {@code docs/formats/sstable.md}).
+ *
+ * <pre>
+ * block   = entry* | u32 restartOffset * n | u32 n     (then, in the file, u32 crc32c)
+ * entry   = varint shared | varint unshared | varint valueTag | i64 timestamp
+ *           | unshared key bytes | value bytes
+ * valueTag = 0 for a tombstone, valueLength + 1 for a value
+ * </pre>
+ *
+ * Invariants: keys strictly ascending; an entry at a restart offset has {@code shared ==
+ * 0}; every length is bound-checked on decode, a violation throws
+ * {@link BlockFormatException} (the table turns it into a corruption error with file and
+ * offset). The checksum was verified before a {@code Block} is built.
+ */
+final class Block {
+
+	private final byte[] data;
+
+	private final int[] restarts;
+
+	private final int entriesEnd;
+
+	private Block(byte[] data, int[] restarts, int entriesEnd) {
+		this.data = data;
+		this.restarts = restarts;
+		this.entriesEnd = entriesEnd;
+	}
+
+	static Block decode(byte[] data) {
+		if (data.length < 4) {
+			throw new BlockFormatException("block shorter than its trailer");
+		}
+		ByteBuffer buffer = ByteBuffer.wrap(data);
+		int n = buffer.getInt(data.length - 4);
+		if (n < 1 || (long) n * 4 + 4 > data.length) {
+			throw new BlockFormatException("bad restart count " + n);
+		}
+		int entriesEnd = data.length - 4 - 4 * n;
+		int[] restarts = new int[n];
+		for (int i = 0; i < n; i++) {
+			restarts[i] = buffer.getInt(entriesEnd + 4 * i);
+			if (restarts[i] < 0 || restarts[i] >= entriesEnd || (i > 0 && restarts[i] <= restarts[i - 1])) {
+				throw new BlockFormatException("bad restart offset " + restarts[i]);
+			}
+		}
+		if (restarts[0] != 0) {
+			throw new BlockFormatException("first restart is not at offset 0");
+		}
+		return new Block(data, restarts, entriesEnd);
+	}
+
+	/** The entry of {@code key} in this block, or {@code null}. */
+	@Nullable Entry find(byte[] key) {
+		for (Entry e : entriesFrom(key, RestartSearch.ONE_INTERVAL)) {
+			int cmp = Keys.compare(e.key(), key);
+			if (cmp >= 0) {
+				return (cmp == 0) ? e : null;
+			}
+		}
+		return null;
+	}
+
+	/** Entries with a key {@code >= from}, in order. */
+	List<Entry> entriesFrom(byte[] from) {
+		List<Entry> out = new ArrayList<>();
+		for (Entry e : entriesFrom(from, RestartSearch.TO_END)) {
+			if (Keys.compare(e.key(), from) >= 0) {
+				out.add(e);
+			}
+		}
+		return out;
+	}
+
+	private enum RestartSearch {
+
+		ONE_INTERVAL, TO_END
+
+	}
+
+	private List<Entry> entriesFrom(byte[] from, RestartSearch search) {
+		// The last restart whose key is <= from: the key, if present, is in its interval.
+		int lo = 0;
+		int hi = this.restarts.length - 1;
+		while (lo < hi) {
+			int mid = (lo + hi + 1) >>> 1;
+			if (Keys.compare(restartKey(mid), from) <= 0) {
+				lo = mid;
+			}
+			else {
+				hi = mid - 1;
+			}
+		}
+		int end = (search == RestartSearch.ONE_INTERVAL && lo + 1 < this.restarts.length) ? this.restarts[lo + 1]
+				: this.entriesEnd;
+		return decodeRange(this.restarts[lo], end);
+	}
+
+	private byte[] restartKey(int index) {
+		int[] pos = { this.restarts[index] };
+		int shared = Varints.read(this.data, pos, this.entriesEnd);
+		int unshared = Varints.read(this.data, pos, this.entriesEnd);
+		Varints.read(this.data, pos, this.entriesEnd);
+		int keyStart = pos[0] + 8;
+		if (shared != 0 || unshared <= 0 || keyStart + (long) unshared > this.entriesEnd) {
+			throw new BlockFormatException("bad restart entry at " + this.restarts[index]);
+		}
+		return java.util.Arrays.copyOfRange(this.data, keyStart, keyStart + unshared);
+	}
+
+	/** All entries, in order. */
+	List<Entry> entries() {
+		return decodeRange(0, this.entriesEnd);
+	}
+
+	private List<Entry> decodeRange(int start, int end) {
+		List<Entry> out = new ArrayList<>(BlockBuilder.RESTART_INTERVAL);
+		byte[] previous = new byte[0];
+		int[] pos = { start };
+		while (pos[0] < end) {
+			int entryStart = pos[0];
+			int shared = Varints.read(this.data, pos, end);
+			int unshared = Varints.read(this.data, pos, end);
+			int valueTag = Varints.read(this.data, pos, end);
+			if (shared < 0 || unshared < 0 || valueTag < 0 || shared > previous.length || shared + unshared == 0
+					|| (long) pos[0] + 8 + unshared + Math.max(0, valueTag - 1) > end) {
+				throw new BlockFormatException("bad entry at " + entryStart);
+			}
+			long timestamp = ByteBuffer.wrap(this.data, pos[0], 8).getLong();
+			pos[0] += 8;
+			byte[] key = new byte[shared + unshared];
+			System.arraycopy(previous, 0, key, 0, shared);
+			System.arraycopy(this.data, pos[0], key, shared, unshared);
+			pos[0] += unshared;
+			byte[] value = null;
+			if (valueTag > 0) {
+				value = java.util.Arrays.copyOfRange(this.data, pos[0], pos[0] + valueTag - 1);
+				pos[0] += valueTag - 1;
+			}
+			out.add(new Entry(key, value, timestamp));
+			previous = key;
+		}
+		return out;
+	}
+
+	/** A structural violation inside a block whose checksum matched. */
+	static final class BlockFormatException extends RuntimeException {
+
+		BlockFormatException(String message) {
+			super(message);
+		}
+
+	}
+
+}

@@ -1,0 +1,47 @@
+package io.quorumkv.storage.lsm.sstable;
+
+import java.util.List;
+
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.lsm.iterator.EntryIterator;
+import org.jspecify.annotations.Nullable;
+
+/** Walks a pinned table from a key on, decoding (and verifying) one block at a time. */
+final class SsTableIterator implements EntryIterator {
+
+	private final SsTable table;
+
+	private int blockIndex;
+
+	private List<Entry> entries;
+
+	private int position;
+
+	SsTableIterator(SsTable table, byte[] from) {
+		this.table = table;
+		this.blockIndex = table.blockIndexFor(from);
+		this.entries = (this.blockIndex < table.blockCount()) ? table.readBlock(this.blockIndex).entriesFrom(from)
+				: List.of();
+		skipEmpty();
+	}
+
+	private void skipEmpty() {
+		while (this.position >= this.entries.size() && this.blockIndex + 1 < this.table.blockCount()) {
+			this.blockIndex++;
+			this.entries = this.table.readBlock(this.blockIndex).entries();
+			this.position = 0;
+		}
+	}
+
+	@Override
+	public @Nullable Entry current() {
+		return (this.position < this.entries.size()) ? this.entries.get(this.position) : null;
+	}
+
+	@Override
+	public void next() {
+		this.position++;
+		skipEmpty();
+	}
+
+}

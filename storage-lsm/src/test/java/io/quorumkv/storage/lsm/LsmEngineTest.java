@@ -1,0 +1,153 @@
+package io.quorumkv.storage.lsm;
+
+import static io.quorumkv.storage.contract.Entries.bytes;
+import static io.quorumkv.storage.contract.Entries.delete;
+import static io.quorumkv.storage.contract.Entries.numberedKey;
+import static io.quorumkv.storage.contract.Entries.put;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.StorageException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Mono;
+
+/** Engine behaviour the contract kit cannot see. */
+class LsmEngineTest {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+	@TempDir
+	Path dir;
+
+	private LsmOptions small() {
+		return LsmOptions.defaults(this.dir).withMemtableSize(16 << 10).withFsync(FsyncPolicy.NEVER);
+	}
+
+	private static void await(java.util.concurrent.CompletableFuture<Void> future) throws Exception {
+		future.get(30, TimeUnit.SECONDS);
+	}
+
+	private List<String> tableFiles() throws IOException {
+		try (Stream<Path> files = Files.list(this.dir)) {
+			return files.map((p) -> p.getFileName().toString()).filter((n) -> n.endsWith(".sst")).sorted().toList();
+		}
+	}
+
+	@Test
+	void tombstoneOlderThanTheGracePeriodIsPurgedByAFullCompaction() throws Exception {
+		try (LsmStorage storage = LsmStorage.open(small().withTombstoneGracePeriod(Duration.ZERO))) {
+			storage.upsert(put("k", "v", 100)).block(TIMEOUT);
+			await(storage.forceFlush());
+			storage.upsert(delete("k", 200)).block(TIMEOUT);
+			storage.upsert(put("other", "v", 1)).block(TIMEOUT);
+			await(storage.forceFlush());
+			await(storage.forceCompaction());
+			assertThat(storage.get(bytes("k")).block(TIMEOUT)).isNull();
+			assertThat(storage.get(bytes("other")).block(TIMEOUT)).isEqualTo(put("other", "v", 1));
+			assertThat(storage.stats().counters().get("compaction.tombstones.purged")).isEqualTo(1);
+		}
+	}
+
+	@Test
+	void tombstoneWithinTheGracePeriodIsKept() throws Exception {
+		long now = System.currentTimeMillis() * 1000;
+		try (LsmStorage storage = LsmStorage.open(small())) {
+			storage.upsert(put("k", "v", now - 10)).block(TIMEOUT);
+			storage.upsert(delete("k", now)).block(TIMEOUT);
+			await(storage.forceFlush());
+			await(storage.forceCompaction());
+			assertThat(storage.get(bytes("k")).block(TIMEOUT)).isEqualTo(delete("k", now));
+		}
+	}
+
+	@Test
+	void tombstoneShadowingAVersionOutsideTheCompactionIsKept() throws Exception {
+		try (LsmStorage storage = LsmStorage.open(small().withTombstoneGracePeriod(Duration.ZERO))) {
+			storage.upsert(delete("k", 200)).block(TIMEOUT);
+			await(storage.forceFlush());
+			// A late, older version arrives: it sits in the memtable, outside the
+			// compaction.
+			storage.upsert(put("k", "late", 50)).block(TIMEOUT);
+			await(storage.forceCompaction());
+			assertThat(storage.get(bytes("k")).block(TIMEOUT)).isEqualTo(delete("k", 200));
+		}
+	}
+
+	@Test
+	void backgroundFailureIsStickyAndVisibleInStats() throws Exception {
+		LsmStorage storage = LsmStorage.open(small());
+		try {
+			storage.upsert(put("k", "v", 1)).block(TIMEOUT);
+			try (Stream<Path> files = Files.list(this.dir)) {
+				for (Path f : files.toList()) {
+					Files.delete(f);
+				}
+			}
+			Files.delete(this.dir);
+			await(storage.forceFlush()); // opening the next WAL segment fails
+			assertThat(storage.stats().failure()).isNotNull();
+			assertThat(storage.stats().healthy()).isFalse();
+			assertThatThrownBy(() -> storage.upsert(put("k2", "v", 1)).block(TIMEOUT))
+				.isInstanceOf(StorageException.class)
+				.hasMessageContaining("failed in the background");
+			assertThat(storage.get(bytes("k")).block(TIMEOUT)).isEqualTo(put("k", "v", 1));
+		}
+		finally {
+			storage.close();
+			Files.createDirectories(this.dir);
+		}
+	}
+
+	@Test
+	void alwaysPolicyCompletesUpsertsOnTheSyncerThread() {
+		try (LsmStorage storage = LsmStorage.open(LsmOptions.defaults(this.dir).withFsync(FsyncPolicy.ALWAYS))) {
+			// A sync that finished before the subscription completes on the caller's
+			// thread;
+			// any upsert that really waits for the disk completes on the syncer thread.
+			List<String> threads = reactor.core.publisher.Flux.range(0, 100)
+				.flatMap((i) -> storage.upsert(put("k" + i, "v", 1))
+					.then(Mono.fromCallable(() -> Thread.currentThread().getName())), 16)
+				.collectList()
+				.block(TIMEOUT);
+			assertThat(threads).hasSize(100).anyMatch((name) -> name.startsWith("lsm-wal-syncer"));
+			assertThat(storage.stats().counters().get("upserts")).isEqualTo(100);
+		}
+	}
+
+	@Test
+	void scanKeepsItsTablesAcrossACompactionThatDropsThem() throws Exception {
+		int count = 3_000;
+		try (LsmStorage storage = LsmStorage.open(small())) {
+			for (int i = 0; i < count; i++) {
+				storage.upsert(Entry.value(numberedKey(i), bytes("value-" + i), 1)).block(TIMEOUT);
+			}
+			await(storage.forceFlush());
+			List<String> before = tableFiles();
+			assertThat(before).hasSizeGreaterThan(1);
+			Iterator<Entry> scan = storage.scan(numberedKey(0), null).toIterable(8).iterator();
+			for (int i = 0; i < 10; i++) {
+				assertThat(scan.next().key()).isEqualTo(numberedKey(i));
+			}
+			await(storage.forceCompaction());
+			assertThat(tableFiles()).as("pinned inputs stay until the scan ends").containsAll(before);
+			int seen = 10;
+			while (scan.hasNext()) {
+				assertThat(scan.next().key()).isEqualTo(numberedKey(seen++));
+			}
+			assertThat(seen).isEqualTo(count);
+			assertThat(tableFiles()).as("released inputs are deleted").doesNotContainAnyElementsOf(before);
+		}
+	}
+
+}

@@ -1,0 +1,74 @@
+package io.quorumkv.storage.lsm.sstable;
+
+import static io.quorumkv.storage.contract.Entries.bytes;
+import static io.quorumkv.storage.contract.Entries.numberedKey;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.quorumkv.storage.Entry;
+import org.junit.jupiter.api.Test;
+
+class BlockTest {
+
+	private static List<Entry> sample(int count) {
+		List<Entry> entries = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			entries.add((i % 7 == 3) ? Entry.tombstone(numberedKey(i), -i)
+					: Entry.value(numberedKey(i), bytes("value-" + i), Long.MAX_VALUE - i));
+		}
+		return entries;
+	}
+
+	private static Block build(List<Entry> entries) {
+		BlockBuilder builder = new BlockBuilder();
+		entries.forEach(builder::add);
+		return Block.decode(builder.finish());
+	}
+
+	@Test
+	void roundTripsEntriesWithPrefixCompressionAndRestarts() {
+		List<Entry> entries = sample(100);
+		Block block = build(entries);
+		assertThat(block.entries()).containsExactlyElementsOf(entries);
+		for (Entry e : entries) {
+			assertThat(block.find(e.key())).isEqualTo(e);
+		}
+		assertThat(block.find(bytes("key-00000050x"))).isNull();
+		assertThat(block.find(bytes("a"))).isNull();
+		assertThat(block.find(bytes("z"))).isNull();
+	}
+
+	@Test
+	void entriesFromSeeksBetweenAndOnKeys() {
+		List<Entry> entries = sample(40);
+		Block block = build(entries);
+		assertThat(block.entriesFrom(numberedKey(17))).containsExactlyElementsOf(entries.subList(17, 40));
+		assertThat(block.entriesFrom(bytes("key-00000016x"))).containsExactlyElementsOf(entries.subList(17, 40));
+		assertThat(block.entriesFrom(bytes("a"))).containsExactlyElementsOf(entries);
+		assertThat(block.entriesFrom(bytes("z"))).isEmpty();
+	}
+
+	@Test
+	void keepsEmptyValuesApartFromTombstonesAndPrefixKeysApart() {
+		List<Entry> entries = List.of(Entry.value(bytes("a"), new byte[0], 1), Entry.tombstone(bytes("ab"), 2),
+				Entry.value(bytes(0x61, 0x62, 0x00), bytes(0xFF), 3));
+		assertThat(build(entries).entries()).containsExactlyElementsOf(entries);
+	}
+
+	@Test
+	void rejectsStructuralDamage() {
+		BlockBuilder builder = new BlockBuilder();
+		sample(20).forEach(builder::add);
+		byte[] data = builder.finish();
+		byte[] badCount = data.clone();
+		badCount[badCount.length - 1] = 99;
+		assertThatThrownBy(() -> Block.decode(badCount)).isInstanceOf(Block.BlockFormatException.class);
+		byte[] badEntry = data.clone();
+		badEntry[1] = (byte) 0x7F; // unshared length far past the block
+		assertThatThrownBy(() -> Block.decode(badEntry).entries()).isInstanceOf(Block.BlockFormatException.class);
+	}
+
+}

@@ -1,0 +1,94 @@
+package io.quorumkv.storage.lsm.wal;
+
+import static io.quorumkv.storage.contract.Entries.allByteValues;
+import static io.quorumkv.storage.contract.Entries.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.quorumkv.storage.CorruptedStorageException;
+import io.quorumkv.storage.Entry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WalRecordTest {
+
+	@TempDir
+	Path dir;
+
+	private final List<Entry> entries = List.of(Entry.value(bytes("k"), bytes("v"), 1), Entry.tombstone(bytes("t"), -5),
+			Entry.value(allByteValues(), allByteValues(), Long.MAX_VALUE), Entry.value(bytes("empty"), new byte[0], 0));
+
+	private Path write(List<Entry> entries) throws IOException {
+		Path file = this.dir.resolve("wal-000001.log");
+		try (WalWriter writer = WalWriter.create(file, 1)) {
+			for (Entry e : entries) {
+				writer.append(WalRecord.encode(e));
+			}
+			writer.sync();
+		}
+		return file;
+	}
+
+	@Test
+	void recordsRoundTrip() throws IOException {
+		Path file = write(this.entries);
+		List<Entry> replayed = new ArrayList<>();
+		WalReader.Replay replay = WalReader.replay(file, replayed::add);
+		assertThat(replayed).containsExactlyElementsOf(this.entries);
+		assertThat(replay.tornTail()).isFalse();
+		assertThat(replay.validLength()).isEqualTo(Files.size(file));
+	}
+
+	@Test
+	void truncatedTailAtEveryOffsetOfTheLastRecordIsDroppedAndCut() throws IOException {
+		Path file = write(this.entries);
+		byte[] full = Files.readAllBytes(file);
+		int lastLength = WalRecord.encode(this.entries.getLast()).length;
+		int lastStart = full.length - lastLength;
+		for (int cut = lastStart + 1; cut < full.length; cut++) {
+			Files.write(file, java.util.Arrays.copyOf(full, cut));
+			List<Entry> replayed = new ArrayList<>();
+			WalReader.Replay replay = WalReader.replay(file, replayed::add);
+			assertThat(replayed).as("cut at %d", cut).containsExactlyElementsOf(this.entries.subList(0, 3));
+			assertThat(replay.tornTail()).isTrue();
+			assertThat(Files.size(file)).isEqualTo(lastStart);
+		}
+	}
+
+	@Test
+	void zeroFilledTailIsTorn() throws IOException {
+		Path file = write(this.entries);
+		long size = Files.size(file);
+		Files.write(file, new byte[100], java.nio.file.StandardOpenOption.APPEND);
+		List<Entry> replayed = new ArrayList<>();
+		assertThat(WalReader.replay(file, replayed::add).tornTail()).isTrue();
+		assertThat(replayed).containsExactlyElementsOf(this.entries);
+		assertThat(Files.size(file)).isEqualTo(size);
+	}
+
+	@Test
+	void flippedByteBeforeValidRecordsIsCorruptionWithFileAndOffset() throws IOException {
+		Path file = write(this.entries);
+		byte[] bytes = Files.readAllBytes(file);
+		int secondStart = WalRecord.encode(this.entries.get(0)).length;
+		for (int offset : new int[] { 2, secondStart + 5, secondStart + WalRecord.HEADER_SIZE + 3 }) {
+			byte[] damaged = bytes.clone();
+			damaged[offset] ^= 0x10;
+			Files.write(file, damaged);
+			int recordStart = (offset < secondStart) ? 0 : secondStart;
+			assertThatThrownBy(() -> WalReader.replay(file, (e) -> {
+			})).isInstanceOfSatisfying(CorruptedStorageException.class, (ex) -> {
+				assertThat(ex.file()).isEqualTo(file);
+				assertThat(ex.offset()).isEqualTo(recordStart);
+			});
+			assertThat(Files.size(file)).as("corruption never truncates").isEqualTo(bytes.length);
+		}
+	}
+
+}
