@@ -1,0 +1,124 @@
+package io.quorumkv.storage.derby;
+
+import static io.quorumkv.storage.contract.Entries.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.StorageException;
+import io.quorumkv.storage.derby.DerbyStorageOptions.Durability;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What the contract kit does not cover: key limits, options, files, stats. */
+class DerbyStorageTest {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+	@TempDir
+	Path dir;
+
+	@Test
+	void longestKeyIsStoredAndLongerKeysAreRefusedOrAbsent() {
+		byte[] longest = filled(EntryTable.MAX_KEY_BYTES, 0xFF);
+		byte[] tooLong = filled(EntryTable.MAX_KEY_BYTES + 1, 0xFF);
+		try (DerbyStorage storage = DerbyStorage.open(DerbyStorageOptions.defaults(this.dir))) {
+			storage.upsert(Entry.value(longest, bytes("v"), 1)).block(TIMEOUT);
+			assertThat(storage.get(longest).block(TIMEOUT)).isEqualTo(Entry.value(longest, bytes("v"), 1));
+			assertThatThrownBy(() -> storage.upsert(Entry.value(tooLong, bytes("v"), 1)).block(TIMEOUT))
+				.isInstanceOf(IllegalArgumentException.class)
+				.hasMessageContaining("1024");
+			assertThat(storage.get(tooLong).block(TIMEOUT)).isNull();
+		}
+	}
+
+	@Test
+	void boundsLongerThanAKeyStillSelectTheRightKeys() {
+		byte[] a = filled(EntryTable.MAX_KEY_BYTES, 0x10);
+		byte[] b = filled(EntryTable.MAX_KEY_BYTES, 0x20);
+		try (DerbyStorage storage = DerbyStorage.open(DerbyStorageOptions.defaults(this.dir))) {
+			for (byte[] key : List.of(a, b, bytes(0x30))) {
+				storage.upsert(Entry.value(key, bytes("v"), 1)).block(TIMEOUT);
+			}
+			// a + 0x00 sorts after a and before b; b + 0x00 after b.
+			byte[] afterA = Arrays.copyOf(a, a.length + 1);
+			byte[] afterB = Arrays.copyOf(b, b.length + 1);
+			assertThat(storage.scan(afterA, afterB).map(Entry::key).collectList().block(TIMEOUT)).containsExactly(b);
+			assertThat(storage.scan(a, afterA).map(Entry::key).collectList().block(TIMEOUT)).containsExactly(a);
+			assertThat(storage.scan(afterB, null).map(Entry::key).collectList().block(TIMEOUT))
+				.containsExactly(bytes(0x30));
+		}
+	}
+
+	@Test
+	void noSyncFlushAndCloseKeepDataAndLeaveNoGlobalProperty() {
+		DerbyStorageOptions options = DerbyStorageOptions.defaults(this.dir).withDurability(Durability.NO_SYNC);
+		try (DerbyStorage storage = DerbyStorage.open(options)) {
+			assertThat(System.getProperty("derby.system.durability")).isNull();
+			storage.upsert(Entry.value(bytes("k"), bytes("v"), 1)).block(TIMEOUT);
+			storage.flush().block(TIMEOUT);
+			storage.upsert(Entry.value(bytes("j"), bytes("w"), 2)).block(TIMEOUT);
+		}
+		try (DerbyStorage storage = DerbyStorage.open(DerbyStorageOptions.defaults(this.dir))) {
+			assertThat(storage.get(bytes("k")).block(TIMEOUT)).isEqualTo(Entry.value(bytes("k"), bytes("v"), 1));
+			assertThat(storage.get(bytes("j")).block(TIMEOUT)).isEqualTo(Entry.value(bytes("j"), bytes("w"), 2));
+		}
+		assertThat(this.dir.resolve("derby")).isDirectory();
+	}
+
+	@Test
+	void aFolderCanBeOpenOnlyOnceAtATime() {
+		try (DerbyStorage storage = DerbyStorage.open(DerbyStorageOptions.defaults(this.dir))) {
+			assertThatThrownBy(() -> DerbyStorage.open(DerbyStorageOptions.defaults(this.dir)))
+				.isInstanceOf(StorageException.class)
+				.hasMessageContaining("already open");
+			assertThat(storage.get(bytes("k")).block(TIMEOUT)).isNull();
+		}
+	}
+
+	@Test
+	void statsCountOperationsAndShowThePool() {
+		try (DerbyStorage storage = DerbyStorage.open(DerbyStorageOptions.defaults(this.dir))) {
+			storage.upsert(Entry.value(bytes("k"), bytes("v"), 1)).block(TIMEOUT);
+			storage.get(bytes("k")).block(TIMEOUT);
+			storage.scan(bytes("a"), null).blockLast(TIMEOUT);
+			assertThat(storage.stats().backend()).isEqualTo("derby");
+			assertThat(storage.stats().counters()).containsEntry("gets", 1L)
+				.containsEntry("upserts", 1L)
+				.containsEntry("scans", 1L)
+				.containsEntry("retries", 0L);
+			// Hikari fills the pool in the background: at least one, at most poolSize.
+			assertThat(storage.stats().gauges()).containsEntry("pool.active", 0L)
+				.containsKeys("pool.pending", "executor.queued");
+			assertThat(storage.stats().gauges().get("pool.idle")).isBetween(1L, 8L);
+			assertThat(storage.stats().healthy()).isTrue();
+		}
+	}
+
+	@Test
+	void optionsAreValidated() {
+		DerbyStorageOptions defaults = DerbyStorageOptions.defaults(this.dir);
+		assertThat(defaults.dir()).isAbsolute();
+		assertThatThrownBy(() -> defaults.withPoolSize(0)).isInstanceOf(IllegalArgumentException.class)
+			.hasMessageContaining("poolSize");
+		assertThatThrownBy(() -> defaults.withMaxQueuedTasks(0)).isInstanceOf(IllegalArgumentException.class);
+		assertThatThrownBy(() -> DerbyStorageOptions.defaults(this.dir.resolve("a;b")))
+			.isInstanceOf(IllegalArgumentException.class);
+		assertThatThrownBy(() -> new DerbyStorageOptions(this.dir, 1, 1, Duration.ofMillis(10),
+				Durability.SYNC_ON_COMMIT, 1000, 500))
+			.isInstanceOf(IllegalArgumentException.class)
+			.hasMessageContaining("acquireTimeout");
+	}
+
+	private static byte[] filled(int length, int value) {
+		byte[] out = new byte[length];
+		Arrays.fill(out, (byte) value);
+		return out;
+	}
+
+}
