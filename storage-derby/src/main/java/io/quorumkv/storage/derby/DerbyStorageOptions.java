@@ -92,6 +92,11 @@ public record DerbyStorageOptions(Path dir, int poolSize, int maxQueuedTasks, Du
 				this.pageCacheSize, this.scanBatchSize);
 	}
 
+	public DerbyStorageOptions withScanBatchSize(int scanBatchSize) {
+		return new DerbyStorageOptions(this.dir, this.poolSize, this.maxQueuedTasks, this.acquireTimeout,
+				this.durability, this.pageCacheSize, scanBatchSize);
+	}
+
 	/** The database folder, {@code dir/derby}. */
 	Path databaseDir() {
 		return this.dir.resolve("derby");

@@ -7,6 +7,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageOverloadedException;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -50,6 +51,9 @@ final class JdbcExecutor {
 	 */
 	<T> Mono<T> call(Callable<@Nullable T> work) {
 		return Mono.defer(() -> {
+			if (this.executor.isShutdown()) {
+				return Mono.error(new StorageClosedException(DerbyStorage.BACKEND));
+			}
 			if (this.executor.getQueue().remainingCapacity() == 0) {
 				// Checked before scheduling: the executor's own rejection would still be
 				// mapped, but Reactor logs every rejected task as an error.

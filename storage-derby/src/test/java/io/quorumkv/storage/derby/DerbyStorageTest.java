@@ -8,9 +8,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.IntStream;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.StorageException;
+import io.quorumkv.storage.contract.Entries;
 import io.quorumkv.storage.derby.DerbyStorageOptions.Durability;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,6 +54,29 @@ class DerbyStorageTest {
 			assertThat(storage.scan(a, afterA).map(Entry::key).collectList().block(TIMEOUT)).containsExactly(a);
 			assertThat(storage.scan(afterB, null).map(Entry::key).collectList().block(TIMEOUT))
 				.containsExactly(bytes(0x30));
+		}
+	}
+
+	@Test
+	void pagesEndOnRowCountAndOnValueBytes() {
+		DerbyStorageOptions options = DerbyStorageOptions.defaults(this.dir).withScanBatchSize(3);
+		try (DerbyStorage storage = DerbyStorage.open(options)) {
+			for (int i = 0; i < 9; i++) {
+				storage.upsert(Entry.value(Entries.numberedKey(i), bytes("v" + i), 1)).block(TIMEOUT);
+			}
+			// 9 rows in pages of 3: the last page is full, the one after it empty.
+			assertThat(storage.scan(Entries.numberedKey(0), null).collectList().block(TIMEOUT)).hasSize(9);
+			assertThat(storage.scan(Entries.numberedKey(1), Entries.numberedKey(8)).collectList().block(TIMEOUT))
+				.extracting(Entry::key)
+				.containsExactly(IntStream.range(1, 8).mapToObj(Entries::numberedKey).toArray(byte[][]::new));
+			byte[] mebibyte = new byte[1 << 20];
+			for (int i = 0; i < 12; i++) {
+				mebibyte[0] = (byte) i;
+				storage.upsert(Entry.value(Entries.numberedKey(100 + i), mebibyte, 2)).block(TIMEOUT);
+			}
+			List<Entry> big = storage.scan(Entries.numberedKey(100), null).collectList().block(TIMEOUT);
+			assertThat(big).hasSize(12).allMatch((e) -> e.value().length == 1 << 20);
+			assertThat(big).extracting((e) -> (int) e.value()[0]).containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
 		}
 	}
 
