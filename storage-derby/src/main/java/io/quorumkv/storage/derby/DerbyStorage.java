@@ -156,7 +156,7 @@ public final class DerbyStorage implements Storage {
 				Map.of("pool.active", up ? (long) bean.getActiveConnections() : 0L, "pool.idle",
 						up ? (long) bean.getIdleConnections() : 0L, "pool.pending",
 						up ? (long) bean.getThreadsAwaitingConnection() : 0L, "executor.queued",
-						(long) this.jdbc.queued()),
+						(long) this.jdbc.queued(), "executor.active", (long) this.jdbc.active()),
 				null);
 	}
 
