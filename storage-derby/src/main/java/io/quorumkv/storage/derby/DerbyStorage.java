@@ -122,9 +122,9 @@ public final class DerbyStorage implements Storage {
 		Objects.requireNonNull(fromInclusive, "fromInclusive");
 		Bound from = Bound.lower(fromInclusive.clone());
 		Bound to = Bound.upper((toExclusive != null) ? toExclusive.clone() : null);
-		// One page at a time: expand subscribes the next page only once the previous one
-		// was emitted, and concatMapIterable asks for one page at a time, so at most two
-		// pages are in memory whatever the range.
+		// Demand-driven: concatMapIterable asks for one page at a time, and expand reads
+		// the next page only once the previous one was emitted, so the page being emitted
+		// and one read ahead are in memory whatever the range.
 		return Mono.fromRunnable(this.scans::increment)
 			.then(page(from, to))
 			.expand((page) -> (page.next() != null) ? page(page.next(), to) : Mono.empty())

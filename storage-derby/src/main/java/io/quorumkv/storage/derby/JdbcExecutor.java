@@ -23,9 +23,10 @@ import reactor.core.scheduler.Schedulers;
  * waits for a connection, and a bounded queue in front of them. When the queue is full a
  * call fails at once with {@link StorageOverloadedException} (the service answers 503)
  * instead of queueing without bound. The scheduler wraps the executor with
- * {@link Schedulers#fromExecutor}, which never interrupts a running task on cancel: Derby
- * treats an interrupt during I/O as an error on the connection, while a task left to
- * finish releases its connection in its own {@code try}-with-resources.
+ * {@link Schedulers#fromExecutor}, which never interrupts a running task on cancel: an
+ * interrupted Derby call can fail its statement or close its connection (SQLState 08000),
+ * while a task left to finish releases its connection in its own
+ * {@code try}-with-resources.
  */
 final class JdbcExecutor {
 
