@@ -75,12 +75,23 @@ final class DerbyDatabase {
 				}
 			}
 			catch (SQLException | IOException | RuntimeException ex) {
+				database.shutdownAfterFailedBoot();
 				OPEN.remove(options.databaseDir());
 				throw (ex instanceof StorageException se) ? se
 						: new StorageException("cannot open derby database " + options.databaseDir() + ": " + ex, ex);
 			}
 		}
 		return database;
+	}
+
+	/** Leaves no half-opened database booted in the engine (it may not be booted). */
+	private void shutdownAfterFailedBoot() {
+		try {
+			DriverManager.getConnection(this.url + ";shutdown=true").close();
+		}
+		catch (SQLException ex) {
+			// 08006 when it was booted; anything else: it was not, nothing to undo
+		}
 	}
 
 	/** The JDBC URL of the booted database (no attributes). */

@@ -107,6 +107,17 @@ class DerbyStorageTest {
 	}
 
 	@Test
+	void openOnAFileFailsClearlyAndLeavesNothingOpen() throws Exception {
+		Path file = java.nio.file.Files.writeString(this.dir.resolve("not-a-folder"), "x");
+		assertThatThrownBy(() -> DerbyStorage.open(DerbyStorageOptions.defaults(file)))
+			.isInstanceOf(StorageException.class)
+			.hasMessageContaining("cannot open derby database");
+		try (DerbyStorage storage = DerbyStorage.open(DerbyStorageOptions.defaults(this.dir))) {
+			assertThat(storage.get(bytes("k")).block(TIMEOUT)).isNull();
+		}
+	}
+
+	@Test
 	void statsCountOperationsAndShowThePool() {
 		try (DerbyStorage storage = DerbyStorage.open(DerbyStorageOptions.defaults(this.dir))) {
 			storage.upsert(Entry.value(bytes("k"), bytes("v"), 1)).block(TIMEOUT);
