@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
+import java.util.Arrays;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
@@ -16,15 +17,16 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>
  * CREATE TABLE QKV_ENTRY (
- *   K  VARCHAR(1024) FOR BIT DATA NOT NULL PRIMARY KEY, -- compared as unsigned bytes
+ *   K  VARCHAR(1025) FOR BIT DATA NOT NULL PRIMARY KEY, -- key bytes + 0x00
  *   TS BIGINT NOT NULL,                                 -- the version's timestamp
  *   V  BLOB                                             -- NULL is a tombstone
  * )
  * </pre>
  *
  * Invariants: one row per key, holding the greatest version by {@link EntryOrder} of all
- * upserts committed so far. Each method works on a connection it is given with
- * auto-commit off, and ends the transaction it started (commit or rollback).
+ * upserts committed so far; every stored {@code K} is the key followed by one 0x00 byte
+ * (see {@link #encode}). Each method works on a connection it is given with auto-commit
+ * off, and ends the transaction it started (commit or rollback).
  */
 final class EntryTable {
 
@@ -33,7 +35,7 @@ final class EntryTable {
 
 	static final String TABLE = "QKV_ENTRY";
 
-	private static final String CREATE = "CREATE TABLE " + TABLE + " (K VARCHAR(" + MAX_KEY_BYTES
+	private static final String CREATE = "CREATE TABLE " + TABLE + " (K VARCHAR(" + (MAX_KEY_BYTES + 1)
 			+ ") FOR BIT DATA NOT NULL PRIMARY KEY, TS BIGINT NOT NULL, V BLOB)";
 
 	private static final String GET = "SELECT TS, V FROM " + TABLE + " WHERE K = ?";
@@ -49,6 +51,25 @@ final class EntryTable {
 	private static final String INSERT = "INSERT INTO " + TABLE + " (K, TS, V) VALUES (?, ?, ?)";
 
 	private EntryTable() {
+	}
+
+	/**
+	 * The stored form of a key: the key and one 0x00 byte. Derby compares
+	 * {@code FOR BIT DATA} values in unsigned byte order, shorter first, except that its
+	 * primary-key index takes a longer value whose extra bytes are all 0x20 (spaces) for
+	 * the shorter one: keys {@code "a"} and {@code "a "} collide as a duplicate key
+	 * (found by {@code DerbyStorageTest.keysThatDifferOnlyByTrailingSpacesAreDistinct}).
+	 * A stored value always ends with 0x00, so no two differ only by trailing spaces, and
+	 * appending the same 0x00 keeps the unsigned order of keys (when {@code x} is a
+	 * proper prefix of {@code y}, {@code x+00} is smaller than {@code y+00}, or a proper
+	 * prefix of it).
+	 */
+	static byte[] encode(byte[] key) {
+		return Arrays.copyOf(key, key.length + 1);
+	}
+
+	static byte[] decode(byte[] stored) {
+		return Arrays.copyOf(stored, stored.length - 1);
 	}
 
 	static void createIfAbsent(Connection connection) throws SQLException {
@@ -71,7 +92,7 @@ final class EntryTable {
 			return null; // such a key could never be stored
 		}
 		try (PreparedStatement select = connection.prepareStatement(GET)) {
-			select.setBytes(1, key);
+			select.setBytes(1, encode(key));
 			try (ResultSet row = select.executeQuery()) {
 				Entry entry = row.next() ? new Entry(key, row.getBytes(2), row.getLong(1)) : null;
 				connection.commit();
@@ -90,7 +111,7 @@ final class EntryTable {
 	static boolean upsertOnce(Connection connection, Entry entry) throws SQLException {
 		try (PreparedStatement lock = connection.prepareStatement(LOCK_ROW, ResultSet.TYPE_FORWARD_ONLY,
 				ResultSet.CONCUR_UPDATABLE)) {
-			lock.setBytes(1, entry.key());
+			lock.setBytes(1, encode(entry.key()));
 			try (ResultSet row = lock.executeQuery()) {
 				if (row.next()) {
 					boolean wins = wins(entry, row);
@@ -111,7 +132,7 @@ final class EntryTable {
 			}
 		}
 		try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
-			insert.setBytes(1, entry.key());
+			insert.setBytes(1, encode(entry.key()));
 			insert.setLong(2, entry.timestamp());
 			if (entry.value() == null) {
 				insert.setNull(3, Types.BLOB);

@@ -26,10 +26,10 @@ record ScanPage(List<Entry> entries, @Nullable Bound next) {
 	static final long MAX_PAGE_BYTES = 8L << 20;
 
 	/**
-	 * A bound on the key column. A bound longer than the column cannot be bound as a
-	 * parameter, so it becomes its prefix with the comparison adjusted: for keys of at
-	 * most {@code MAX_KEY_BYTES}, {@code k >= from} equals {@code k > prefix(from)} and
-	 * {@code k < to} equals {@code k <= prefix(to)}.
+	 * A bound on the key (bound to SQL in its stored form). A bound longer than the
+	 * column cannot be bound as a parameter, so it becomes its prefix with the comparison
+	 * adjusted: for keys of at most {@code MAX_KEY_BYTES}, {@code k >= from} equals
+	 * {@code k > prefix(from)} and {@code k < to} equals {@code k <= prefix(to)}.
 	 */
 	record Bound(byte[] key, boolean inclusive) {
 
@@ -58,16 +58,16 @@ record ScanPage(List<Entry> entries, @Nullable Bound next) {
 		boolean more;
 		try (PreparedStatement select = connection.prepareStatement(sql)) {
 			int index = 1;
-			select.setBytes(index++, from.key());
+			select.setBytes(index++, EntryTable.encode(from.key()));
 			if (to != null) {
-				select.setBytes(index++, to.key());
+				select.setBytes(index++, EntryTable.encode(to.key()));
 			}
 			select.setInt(index, batchSize);
 			select.setFetchSize(batchSize);
 			long bytes = 0;
 			try (ResultSet rows = select.executeQuery()) {
 				while (entries.size() < batchSize && bytes < MAX_PAGE_BYTES && rows.next()) {
-					Entry entry = new Entry(rows.getBytes(1), rows.getBytes(3), rows.getLong(2));
+					Entry entry = new Entry(EntryTable.decode(rows.getBytes(1)), rows.getBytes(3), rows.getLong(2));
 					bytes += entry.sizeInBytes();
 					entries.add(entry);
 				}

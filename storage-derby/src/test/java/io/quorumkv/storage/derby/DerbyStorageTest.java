@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.stream.IntStream;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Keys;
 import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.contract.Entries;
 import io.quorumkv.storage.derby.DerbyStorageOptions.Durability;
@@ -36,6 +37,30 @@ class DerbyStorageTest {
 				.isInstanceOf(IllegalArgumentException.class)
 				.hasMessageContaining("1024");
 			assertThat(storage.get(tooLong).block(TIMEOUT)).isNull();
+		}
+	}
+
+	@Test
+	void keysThatDifferOnlyByTrailingSpacesAreDistinct() {
+		// Derby's FOR BIT DATA index takes trailing 0x20 bytes for padding: "a" and "a "
+		// collided before keys were stored with a 0x00 suffix.
+		List<byte[]> keys = List.of(bytes("a"), bytes("a "), bytes("a  "), bytes(0x61, 0x00), bytes(0x61, 0x1F),
+				bytes(0x61, 0x20, 0x00), bytes(0x61, 0x21), bytes(" "), bytes("  "), bytes(0x20, 0xFF));
+		try (DerbyStorage storage = DerbyStorage.open(DerbyStorageOptions.defaults(this.dir))) {
+			for (int i = 0; i < keys.size(); i++) {
+				storage.upsert(Entry.value(keys.get(i), bytes("v" + i), 1)).block(TIMEOUT);
+			}
+			for (int i = 0; i < keys.size(); i++) {
+				assertThat(storage.get(keys.get(i)).block(TIMEOUT))
+					.isEqualTo(Entry.value(keys.get(i), bytes("v" + i), 1));
+			}
+			List<byte[]> sorted = keys.stream().sorted(Keys.ORDER).toList();
+			assertThat(storage.scan(bytes(0x00), null).map(Entry::key).collectList().block(TIMEOUT))
+				.containsExactlyElementsOf(sorted);
+			assertThat(storage.scan(bytes("a"), bytes("a ")).map(Entry::key).collectList().block(TIMEOUT))
+				.containsExactly(bytes("a"), bytes(0x61, 0x00), bytes(0x61, 0x1F));
+			assertThat(storage.scan(bytes("a "), bytes(0x61, 0x21)).map(Entry::key).collectList().block(TIMEOUT))
+				.containsExactly(bytes("a "), bytes(0x61, 0x20, 0x00), bytes("a  "));
 		}
 	}
 
