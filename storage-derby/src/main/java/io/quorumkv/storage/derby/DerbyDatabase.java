@@ -125,27 +125,37 @@ final class DerbyDatabase {
 	}
 
 	/**
-	 * Forces every file of the database folder to disk. With {@link Durability#NO_SYNC}
-	 * Derby never does, so {@code flush()} and {@code close()} do it after a checkpoint.
-	 * On Linux an {@code fsync} through any descriptor flushes the file's dirty pages.
+	 * Forces every file and folder of the database folder to disk. With
+	 * {@link Durability#NO_SYNC} Derby never does, so {@code flush()} and {@code close()}
+	 * do it after a checkpoint. On Linux an {@code fsync} through any descriptor flushes
+	 * the file's dirty pages.
 	 */
 	void forceFiles() {
-		try (Stream<Path> files = Files.walk(this.options.databaseDir())) {
-			for (Path file : (Iterable<Path>) files::iterator) {
-				if (Files.isRegularFile(file)) {
-					try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-						channel.force(true);
-					}
-					catch (java.nio.file.NoSuchFileException ex) {
-						// a log file removed by the checkpoint meanwhile: nothing to
-						// force
-					}
-				}
+		try (Stream<Path> paths = Files.walk(this.options.databaseDir())) {
+			for (Path path : (Iterable<Path>) paths::iterator) {
+				force(path);
 			}
 		}
-		catch (IOException ex) {
+		catch (IOException | java.io.UncheckedIOException ex) {
 			throw new StorageException("cannot force derby files to disk in " + this.options.databaseDir() + ": " + ex,
 					ex);
+		}
+	}
+
+	private static void force(Path path) throws IOException {
+		try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+			channel.force(true);
+		}
+		catch (java.nio.file.NoSuchFileException ex) {
+			// a log file removed by a checkpoint meanwhile: nothing to force
+		}
+		catch (IOException ex) {
+			// Folders are forced too (they hold new log files' entries) where the
+			// platform
+			// can open them; only files must succeed.
+			if (!Files.isDirectory(path)) {
+				throw ex;
+			}
 		}
 	}
 
