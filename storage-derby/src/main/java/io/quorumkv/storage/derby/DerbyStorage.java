@@ -1,0 +1,210 @@
+package io.quorumkv.storage.derby;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Storage;
+import io.quorumkv.storage.StorageClosedException;
+import io.quorumkv.storage.StorageStats;
+import io.quorumkv.storage.derby.DerbyStorageOptions.Durability;
+import io.quorumkv.storage.derby.ScanPage.Bound;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The Derby backend: an embedded database in {@code
+ *
+<dir>
+ * /derby}, a bounded HikariCP pool, and a bounded executor of its own on which every JDBC
+ * call runs.
+ *
+ * <pre>{@code
+ * try (DerbyStorage storage = DerbyStorage.open(DerbyStorageOptions.defaults(dir))) {
+ *     storage.upsert(Entry.value(key, value, ts)).then(storage.get(key)).block();
+ * }
+ * }</pre>
+ *
+ * Calls fail with {@link io.quorumkv.storage.StorageOverloadedException} when the
+ * executor's queue or the pool is exhausted, with
+ * {@link io.quorumkv.storage.StorageException} on database errors, and with
+ * {@link IllegalArgumentException} for a key longer than 1024 bytes.
+ */
+public final class DerbyStorage implements Storage {
+
+	static final String BACKEND = "derby";
+
+	/** Upsert attempts before a lock conflict is reported (deadlock, timeout, race). */
+	static final int MAX_ATTEMPTS = 10;
+
+	private final DerbyStorageOptions options;
+
+	private final DerbyDatabase database;
+
+	private final HikariDataSource pool;
+
+	private final JdbcExecutor jdbc;
+
+	private final AtomicBoolean closed = new AtomicBoolean();
+
+	private final LongAdder gets = new LongAdder();
+
+	private final LongAdder upserts = new LongAdder();
+
+	private final LongAdder scans = new LongAdder();
+
+	private final LongAdder retries = new LongAdder();
+
+	private DerbyStorage(DerbyStorageOptions options, DerbyDatabase database, HikariDataSource pool) {
+		this.options = options;
+		this.database = database;
+		this.pool = pool;
+		this.jdbc = new JdbcExecutor(options.poolSize(), options.maxQueuedTasks());
+	}
+
+	/** Opens (creating when absent) the store in {@code options.dir()}. */
+	public static DerbyStorage open(DerbyStorageOptions options) {
+		Objects.requireNonNull(options, "options");
+		DerbyDatabase database = DerbyDatabase.boot(options);
+		try {
+			return new DerbyStorage(options, database, DerbyPool.create(options, database.url()));
+		}
+		catch (RuntimeException ex) {
+			database.shutdown();
+			throw ex;
+		}
+	}
+
+	@Override
+	public Mono<Entry> get(byte[] key) {
+		Objects.requireNonNull(key, "key");
+		byte[] copy = key.clone();
+		return work((connection) -> {
+			this.gets.increment();
+			return EntryTable.get(connection, copy);
+		});
+	}
+
+	@Override
+	public Mono<Void> upsert(Entry entry) {
+		Objects.requireNonNull(entry, "entry");
+		if (entry.key().length > EntryTable.MAX_KEY_BYTES) {
+			return Mono.error(new IllegalArgumentException(
+					"key is " + entry.key().length + " bytes, longer than " + EntryTable.MAX_KEY_BYTES));
+		}
+		return this.<Void>work((connection) -> {
+			this.upserts.increment();
+			for (int attempt = 1;; attempt++) {
+				try {
+					EntryTable.upsertOnce(connection, entry);
+					return null;
+				}
+				catch (SQLException ex) {
+					connection.rollback();
+					if (!SqlFailures.isRetryable(ex) || attempt == MAX_ATTEMPTS) {
+						throw SqlFailures.toStorageException("upsert after " + attempt + " attempts", ex);
+					}
+					this.retries.increment();
+				}
+			}
+		});
+	}
+
+	@Override
+	public Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive) {
+		Objects.requireNonNull(fromInclusive, "fromInclusive");
+		Bound from = Bound.lower(fromInclusive.clone());
+		Bound to = Bound.upper((toExclusive != null) ? toExclusive.clone() : null);
+		// Demand-driven: concatMapIterable asks for one page at a time, and expand reads
+		// the next page only once the previous one was emitted, so the page being emitted
+		// and one read ahead are in memory whatever the range.
+		return Mono.fromRunnable(this.scans::increment)
+			.then(page(from, to))
+			.expand((page) -> (page.next() != null) ? page(page.next(), to) : Mono.empty())
+			.concatMapIterable(ScanPage::entries, 1);
+	}
+
+	private Mono<ScanPage> page(Bound from, @Nullable Bound to) {
+		return work((connection) -> ScanPage.read(connection, from, to, this.options.scanBatchSize()));
+	}
+
+	@Override
+	public Mono<Void> flush() {
+		return this.<Void>work((connection) -> {
+			EntryTable.checkpoint(connection);
+			if (this.options.durability() == Durability.NO_SYNC) {
+				this.database.forceFiles();
+			}
+			return null;
+		});
+	}
+
+	@Override
+	public StorageStats stats() {
+		HikariPoolMXBean bean = this.pool.getHikariPoolMXBean();
+		boolean up = bean != null && !this.closed.get();
+		return new StorageStats(BACKEND,
+				Map.of("gets", this.gets.sum(), "upserts", this.upserts.sum(), "scans", this.scans.sum(), "retries",
+						this.retries.sum()),
+				Map.of("pool.active", up ? (long) bean.getActiveConnections() : 0L, "pool.idle",
+						up ? (long) bean.getIdleConnections() : 0L, "pool.pending",
+						up ? (long) bean.getThreadsAwaitingConnection() : 0L, "executor.queued",
+						(long) this.jdbc.queued(), "executor.active", (long) this.jdbc.active()),
+				null);
+	}
+
+	/**
+	 * Idempotent: stops taking work, lets running tasks finish, closes the pool and shuts
+	 * the database down (a checkpoint; with {@code NO_SYNC} the files are then forced).
+	 */
+	@Override
+	public void close() {
+		if (!this.closed.compareAndSet(false, true)) {
+			return;
+		}
+		try {
+			this.jdbc.shutdown();
+			this.pool.close();
+		}
+		finally {
+			this.database.shutdown();
+		}
+	}
+
+	/** Test hook: runs on the JDBC thread before each task. */
+	JdbcExecutor executor() {
+		return this.jdbc;
+	}
+
+	/**
+	 * Runs {@code work} with a pooled connection on the JDBC executor; the connection is
+	 * returned on every outcome, and a transaction left open is rolled back by the pool.
+	 */
+	private <T> Mono<T> work(SqlWork<T> work) {
+		return Mono.defer(() -> {
+			if (this.closed.get()) {
+				return Mono.error(new StorageClosedException(BACKEND));
+			}
+			return this.jdbc.call(() -> {
+				try (Connection connection = this.pool.getConnection()) {
+					return work.run(connection);
+				}
+			});
+		});
+	}
+
+	@FunctionalInterface
+	private interface SqlWork<T> {
+
+		@Nullable T run(Connection connection) throws SQLException;
+
+	}
+
+}
