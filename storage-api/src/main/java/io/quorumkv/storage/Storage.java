@@ -46,6 +46,15 @@ public interface Storage extends AutoCloseable {
 	/** Completes when every upsert that completed before the subscription is durable. */
 	Mono<Void> flush();
 
+	/**
+	 * The longest key this backend stores, in bytes; longer keys are refused with an
+	 * {@link IllegalArgumentException}. The service checks its own key limit against it
+	 * at start, so a client gets a 400, never this exception.
+	 */
+	default int maxKeySize() {
+		return Integer.MAX_VALUE;
+	}
+
 	/** A snapshot of counters and gauges; cheap, called by metrics polling. */
 	StorageStats stats();
 

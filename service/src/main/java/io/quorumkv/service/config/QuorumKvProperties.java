@@ -7,8 +7,11 @@ import java.util.List;
 import java.util.Objects;
 
 import io.quorumkv.service.cluster.PlacementStrategy;
+import io.quorumkv.storage.derby.DerbyStorageOptions;
 import io.quorumkv.storage.h2.H2Durability;
 import io.quorumkv.storage.h2.H2StorageOptions;
+import io.quorumkv.storage.lsm.FsyncPolicy;
+import io.quorumkv.storage.lsm.LsmOptions;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -33,14 +36,77 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param backend the storage engine: {@code lsm}, {@code h2} or {@code derby}
 	 * @param path the node's data folder (created when missing): data under
 	 * {@code data/}, hints under {@code hints/}
+	 * @param lsm settings of the {@code lsm} backend
 	 * @param h2 settings of the {@code h2} backend
+	 * @param derby settings of the {@code derby} backend
 	 */
-	public record StorageProperties(@DefaultValue("h2") Backend backend, @DefaultValue("./data/node") Path path,
-			@DefaultValue H2Properties h2) {
+	public record StorageProperties(@DefaultValue("lsm") Backend backend, @DefaultValue("./data/node") Path path,
+			@DefaultValue LsmProperties lsm, @DefaultValue H2Properties h2, @DefaultValue DerbyProperties derby) {
 
 		public StorageProperties {
 			Objects.requireNonNull(backend, "quorumkv.storage.backend");
 			Objects.requireNonNull(path, "quorumkv.storage.path");
+		}
+
+	}
+
+	/**
+	 * The LSM backend (see docs/storage-lsm.md); defaults equal
+	 * {@code LsmOptions.defaults}.
+	 *
+	 * @param memtableSize bytes a memtable holds before it is flushed to an SSTable
+	 * @param blockSize target size of an SSTable data block
+	 * @param bloomBitsPerKey bloom filter bits per key (10: about 1% false positives)
+	 * @param fsync when the write-ahead log is forced to disk: {@code always},
+	 * {@code interval} or {@code never}
+	 * @param fsyncInterval the period of {@code interval}
+	 * @param level0CompactionTrigger level-0 tables that start a compaction
+	 * @param levelBaseSize target size of level 1
+	 * @param levelSizeMultiplier growth of each level's target over the previous one
+	 * @param targetTableSize compaction output tables are cut at about this size
+	 * @param maxLevels levels including level 0
+	 * @param tombstoneGracePeriod a tombstone is purged only once older than this
+	 * @param maxImmutableMemtables memtables waiting for their flush before writers stall
+	 * @param maxStall longest stall of a write before it fails with a 503
+	 */
+	public record LsmProperties(@DefaultValue("64MB") DataSize memtableSize, @DefaultValue("4KB") DataSize blockSize,
+			@DefaultValue("10") int bloomBitsPerKey, @DefaultValue("interval") FsyncPolicy fsync,
+			@DefaultValue("100ms") Duration fsyncInterval, @DefaultValue("4") int level0CompactionTrigger,
+			@DefaultValue("256MB") DataSize levelBaseSize, @DefaultValue("10") int levelSizeMultiplier,
+			@DefaultValue("64MB") DataSize targetTableSize, @DefaultValue("7") int maxLevels,
+			@DefaultValue("10d") Duration tombstoneGracePeriod, @DefaultValue("2") int maxImmutableMemtables,
+			@DefaultValue("10s") Duration maxStall) {
+
+		/** The backend's options for a folder. */
+		public LsmOptions toOptions(Path directory) {
+			return new LsmOptions(directory, this.memtableSize.toBytes(), (int) this.blockSize.toBytes(),
+					this.bloomBitsPerKey, this.fsync, this.fsyncInterval, this.level0CompactionTrigger,
+					this.levelBaseSize.toBytes(), this.levelSizeMultiplier, this.targetTableSize.toBytes(),
+					this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall);
+		}
+
+	}
+
+	/**
+	 * The Derby backend (see docs/storage-derby.md); defaults equal
+	 * {@code DerbyStorageOptions.defaults}.
+	 *
+	 * @param poolSize JDBC connections, and threads running them
+	 * @param maxQueuedTasks JDBC tasks waiting for a thread; more get 503
+	 * @param acquireTimeout longest wait for a pooled connection
+	 * @param durability {@code sync-on-commit} (fsync per commit) or {@code no-sync}
+	 * @param pageCacheSize pages in Derby's page cache
+	 * @param scanBatchSize rows read per range-scan page
+	 */
+	public record DerbyProperties(@DefaultValue("8") int poolSize, @DefaultValue("1024") int maxQueuedTasks,
+			@DefaultValue("5s") Duration acquireTimeout,
+			@DefaultValue("sync-on-commit") DerbyStorageOptions.Durability durability,
+			@DefaultValue("1000") int pageCacheSize, @DefaultValue("500") int scanBatchSize) {
+
+		/** The backend's options for a folder. */
+		public DerbyStorageOptions toOptions(Path directory) {
+			return new DerbyStorageOptions(directory, this.poolSize, this.maxQueuedTasks, this.acquireTimeout,
+					this.durability, this.pageCacheSize, this.scanBatchSize);
 		}
 
 	}
@@ -206,7 +272,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param maxKeySize largest accepted key in bytes after decoding (400 above)
 	 * @param maxInFlight public requests served at once; more get 503 with Retry-After
 	 */
-	public record HttpProperties(@DefaultValue("4MB") DataSize maxBodySize, @DefaultValue("4KB") DataSize maxKeySize,
+	public record HttpProperties(@DefaultValue("4MB") DataSize maxBodySize, @DefaultValue("1KB") DataSize maxKeySize,
 			@DefaultValue("1024") int maxInFlight) {
 
 		public HttpProperties {

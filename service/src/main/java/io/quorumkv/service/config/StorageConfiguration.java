@@ -4,7 +4,9 @@ import java.nio.file.Path;
 
 import io.quorumkv.service.config.QuorumKvProperties.StorageProperties;
 import io.quorumkv.storage.Storage;
+import io.quorumkv.storage.derby.DerbyStorage;
 import io.quorumkv.storage.h2.H2Storage;
+import io.quorumkv.storage.lsm.LsmStorage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -25,9 +27,9 @@ public class StorageConfiguration {
 	StorageFactory storageFactory(QuorumKvProperties properties) {
 		StorageProperties storage = properties.storage();
 		return switch (storage.backend()) {
+			case LSM -> (directory) -> LsmStorage.open(storage.lsm().toOptions(directory));
 			case H2 -> (directory) -> H2Storage.open(storage.h2().toOptions(directory));
-			case LSM, DERBY -> throw new IllegalStateException(
-					"quorumkv.storage.backend=" + storage.backend().name().toLowerCase() + " is not available yet");
+			case DERBY -> (directory) -> DerbyStorage.open(storage.derby().toOptions(directory));
 		};
 	}
 
@@ -36,7 +38,15 @@ public class StorageConfiguration {
 		Path directory = properties.storage().path().resolve("data");
 		logger.info("Opening " + properties.storage().backend().name().toLowerCase() + " storage in "
 				+ directory.toAbsolutePath().normalize());
-		return storages.open(directory);
+		Storage storage = storages.open(directory);
+		long maxKeySize = properties.http().maxKeySize().toBytes();
+		if (maxKeySize > storage.maxKeySize()) {
+			storage.close();
+			throw new IllegalStateException("quorumkv.http.max-key-size (" + maxKeySize + " bytes) exceeds what the "
+					+ properties.storage().backend().name().toLowerCase() + " backend stores (" + storage.maxKeySize()
+					+ " bytes)");
+		}
+		return storage;
 	}
 
 }

@@ -178,6 +178,30 @@ public abstract class StorageContractTest {
 		}
 
 		@Test
+		void keysDifferingOnlyInTrailingSpacesOrZerosAreDistinct() {
+			// SQL engines may pad or trim fixed-width and binary keys: "a", "a " and
+			// "a\0" are three keys.
+			upsert(put("a", "plain", 1));
+			upsert(put("a ", "space", 1));
+			upsert(put("a  ", "spaces", 1));
+			upsert(Entry.value(bytes(0x61, 0x00), bytes("zero"), 1));
+			assertThat(get("a")).isEqualTo(put("a", "plain", 1));
+			assertThat(get("a ")).isEqualTo(put("a ", "space", 1));
+			assertThat(get("a  ")).isEqualTo(put("a  ", "spaces", 1));
+			assertThat(get(bytes(0x61, 0x00))).isEqualTo(Entry.value(bytes(0x61, 0x00), bytes("zero"), 1));
+			assertThat(scan(bytes("a"), bytes("b"))).hasSize(4);
+		}
+
+		@Test
+		void keysUpToTheBackendLimitWork() {
+			int length = Math.min(StorageContractTest.this.storage.maxKeySize(), 4096);
+			byte[] key = new byte[length];
+			java.util.Arrays.fill(key, (byte) 'k');
+			upsert(Entry.value(key, bytes("long"), 1));
+			assertThat(get(key)).isEqualTo(Entry.value(key, bytes("long"), 1));
+		}
+
+		@Test
 		void nothingHappensBeforeSubscription() {
 			StorageContractTest.this.storage.upsert(put("lazy", "v", 1));
 			assertThat(get("lazy")).isNull();

@@ -147,6 +147,11 @@ public final class DerbyStorage implements Storage {
 	}
 
 	@Override
+	public int maxKeySize() {
+		return EntryTable.MAX_KEY_BYTES;
+	}
+
+	@Override
 	public StorageStats stats() {
 		HikariPoolMXBean bean = this.pool.getHikariPoolMXBean();
 		boolean up = bean != null && !this.closed.get();

@@ -142,6 +142,11 @@ public final class H2Storage implements Storage {
 	}
 
 	@Override
+	public int maxKeySize() {
+		return H2Schema.MAX_KEY_BYTES;
+	}
+
+	@Override
 	public StorageStats stats() {
 		return this.metrics.snapshot(this.connections.pool());
 	}
