@@ -271,9 +271,11 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param maxBodySize largest accepted PUT body (413 above)
 	 * @param maxKeySize largest accepted key in bytes after decoding (400 above)
 	 * @param maxInFlight public requests served at once; more get 503 with Retry-After
+	 * @param maxBufferedBodies request body bytes held in memory at once, over all
+	 * requests; more get 503 with Retry-After
 	 */
 	public record HttpProperties(@DefaultValue("4MB") DataSize maxBodySize, @DefaultValue("1KB") DataSize maxKeySize,
-			@DefaultValue("1024") int maxInFlight) {
+			@DefaultValue("1024") int maxInFlight, @DefaultValue("256MB") DataSize maxBufferedBodies) {
 
 		public HttpProperties {
 			if (maxBodySize.toBytes() < 1 || maxBodySize.toBytes() > Integer.MAX_VALUE - 64) {
@@ -284,6 +286,10 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			}
 			if (maxInFlight < 1) {
 				throw new IllegalArgumentException("quorumkv.http.max-in-flight must be at least 1");
+			}
+			if (maxBufferedBodies.toBytes() < maxBodySize.toBytes()) {
+				throw new IllegalArgumentException(
+						"quorumkv.http.max-buffered-bodies must be at least quorumkv.http.max-body-size");
 			}
 		}
 

@@ -6,6 +6,7 @@ import io.quorumkv.service.cluster.Placement;
 import io.quorumkv.service.cluster.PlacementStrategy;
 import io.quorumkv.service.cluster.Topology;
 import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
+import io.quorumkv.service.http.BodyBudget;
 import io.quorumkv.service.replication.HintStore;
 import io.quorumkv.service.replication.HintedHandoff;
 import io.quorumkv.service.replication.PeerClient;
@@ -33,6 +34,11 @@ public class ReplicationConfiguration {
 		return (cluster.placement() == PlacementStrategy.CONSISTENT_HASH)
 				? cluster.placement().create(topology.nodes(), cluster.virtualNodes())
 				: cluster.placement().create(topology.nodes());
+	}
+
+	@Bean
+	BodyBudget bodyBudget(QuorumKvProperties properties, MeterRegistry meters) {
+		return new BodyBudget(properties.http().maxBufferedBodies().toBytes(), meters);
 	}
 
 	@Bean

@@ -12,7 +12,6 @@ import reactor.core.publisher.Mono;
 
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferFactory;
-import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -32,8 +31,6 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 @Component
 public class EntityHandler {
 
-	private static final byte[] EMPTY = new byte[0];
-
 	private static final DataBufferFactory BUFFERS = DefaultDataBufferFactory.sharedInstance;
 
 	private final ReplicationService replication;
@@ -46,8 +43,11 @@ public class EntityHandler {
 
 	private final int maxBodySize;
 
-	public EntityHandler(ReplicationService replication, Storage storage, RequestMetrics metrics,
+	private final BodyBudget bodies;
+
+	public EntityHandler(ReplicationService replication, Storage storage, RequestMetrics metrics, BodyBudget bodies,
 			QuorumKvProperties properties) {
+		this.bodies = bodies;
 		this.replication = replication;
 		this.storage = storage;
 		this.metrics = metrics;
@@ -84,7 +84,9 @@ public class EntityHandler {
 				throw new ApiException(HttpStatus.CONTENT_TOO_LARGE,
 						"request body too large: the limit is " + this.maxBodySize + " bytes");
 			}
-			return readBody(request).flatMap((value) -> this.replication.write(key, value, replicas))
+			return this.bodies
+				.read(request.body(BodyExtractors.toDataBuffers()), this.maxBodySize,
+						(value) -> this.replication.write(key, value, replicas))
 				.then(Mono.defer(() -> ServerResponse.status(HttpStatus.CREATED).build()));
 		});
 	}
@@ -130,19 +132,6 @@ public class EntityHandler {
 	private Replicas replicas(QueryParameters query) {
 		return ReplicasParameter.parse(query.text("replicas"), query.text("ack"), query.text("from"),
 				this.replication.clusterSize());
-	}
-
-	private Mono<byte[]> readBody(ServerRequest request) {
-		return DataBufferUtils.join(request.body(BodyExtractors.toDataBuffers()), this.maxBodySize).map((buffer) -> {
-			try {
-				byte[] bytes = new byte[buffer.readableByteCount()];
-				buffer.read(bytes);
-				return bytes;
-			}
-			finally {
-				DataBufferUtils.release(buffer);
-			}
-		}).defaultIfEmpty(EMPTY);
 	}
 
 	private static DataBuffer record(Entry entry) {

@@ -7,7 +7,6 @@ import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
 import reactor.core.publisher.Mono;
 
-import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -33,7 +32,11 @@ public class InternalHandler {
 
 	private final int maxBodySize;
 
-	public InternalHandler(Storage storage, HybridLogicalClock clock, QuorumKvProperties properties) {
+	private final BodyBudget bodies;
+
+	public InternalHandler(Storage storage, HybridLogicalClock clock, BodyBudget bodies,
+			QuorumKvProperties properties) {
+		this.bodies = bodies;
 		this.storage = storage;
 		this.clock = clock;
 		this.maxKeySize = (int) properties.http().maxKeySize().toBytes();
@@ -59,23 +62,10 @@ public class InternalHandler {
 			byte[] key = QueryParameters.parse(request.uri().getRawQuery()).key("id", this.maxKeySize);
 			long timestamp = parseTimestamp(request.headers().firstHeader(InternalApi.TIMESTAMP));
 			boolean tombstone = Boolean.parseBoolean(request.headers().firstHeader(InternalApi.TOMBSTONE));
-			return DataBufferUtils.join(request.body(BodyExtractors.toDataBuffers()), this.maxBodySize)
-				.map((buffer) -> {
-					try {
-						byte[] bytes = new byte[buffer.readableByteCount()];
-						buffer.read(bytes);
-						return bytes;
-					}
-					finally {
-						DataBufferUtils.release(buffer);
-					}
-				})
-				.defaultIfEmpty(new byte[0])
-				.flatMap((value) -> {
-					this.clock.observe(timestamp);
-					return this.storage.upsert(new Entry(key, tombstone ? null : value, timestamp));
-				})
-				.then(Mono.defer(() -> ServerResponse.status(HttpStatus.CREATED).build()));
+			return this.bodies.read(request.body(BodyExtractors.toDataBuffers()), this.maxBodySize, (value) -> {
+				this.clock.observe(timestamp);
+				return this.storage.upsert(new Entry(key, tombstone ? null : value, timestamp));
+			}).then(Mono.defer(() -> ServerResponse.status(HttpStatus.CREATED).build()));
 		}).onErrorResume(ErrorResponses::toResponse);
 	}
 
