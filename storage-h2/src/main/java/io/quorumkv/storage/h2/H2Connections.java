@@ -113,9 +113,15 @@ final class H2Connections {
 		}
 	}
 
+	/**
+	 * Stops H2's background writer ({@code WRITE_DELAY 0}) and syncs before
+	 * {@code SHUTDOWN}, so that closing the store never has to stop a writer thread that
+	 * is busy with a delayed write.
+	 */
 	private static Mono<Void> shutdown(Connection connection) {
-		return Flux.from(connection.createStatement(H2Schema.SHUTDOWN).execute())
-			.flatMap((result) -> result.getRowsUpdated())
+		return Flux.fromIterable(H2Schema.SHUTDOWN_SEQUENCE)
+			.concatMap((sql) -> Flux.from(connection.createStatement(sql).execute())
+				.concatMap((result) -> result.getRowsUpdated()))
 			.then();
 	}
 

@@ -3,9 +3,11 @@ package io.quorumkv.storage.h2;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Keys;
@@ -59,6 +61,9 @@ public final class H2Storage implements Storage {
 	private final AtomicLong syncedWrites = new AtomicLong();
 
 	private final @Nullable Disposable periodicSync;
+
+	/** Held by a running periodic sync and by {@link #close()}. */
+	private final ReentrantLock syncLock = new ReentrantLock();
 
 	private H2Storage(H2StorageOptions options, H2Connections connections) {
 		this.options = options;
@@ -147,8 +152,10 @@ public final class H2Storage implements Storage {
 	}
 
 	/**
-	 * Stops the periodic sync, shuts the database down ({@code SHUTDOWN}: everything
-	 * written is synced and the file released), then disposes the pool. Idempotent.
+	 * Stops the periodic sync and waits for a running one, shuts the database down (H2's
+	 * background writer stopped first, then {@code CHECKPOINT SYNC} and {@code SHUTDOWN}:
+	 * everything written is synced and the file released), then disposes the pool.
+	 * Idempotent.
 	 */
 	@Override
 	public void close() {
@@ -158,7 +165,13 @@ public final class H2Storage implements Storage {
 		if (this.periodicSync != null) {
 			this.periodicSync.dispose();
 		}
-		this.connections.shutdownDatabase(CLOSE_TIMEOUT);
+		this.syncLock.lock();
+		try {
+			this.connections.shutdownDatabase(CLOSE_TIMEOUT);
+		}
+		finally {
+			this.syncLock.unlock();
+		}
 	}
 
 	/** The pool, for tests that hold connections. */
@@ -190,16 +203,33 @@ public final class H2Storage implements Storage {
 	}
 
 	private Disposable startPeriodicSync() {
-		Duration interval = this.options.syncInterval();
-		return Flux.interval(interval, interval, this.connections.scheduler())
-			.onBackpressureDrop()
-			.concatMap((tick) -> (this.completedWrites.get() == this.syncedWrites.get()) ? Mono.empty()
-					: checkpointSync().onErrorResume((ex) -> {
-						this.metrics.backgroundFailure.compareAndSet(null,
-								H2Errors.translate("periodic sync", ex, this.closed.get()).getMessage());
-						return Mono.empty();
-					}), 1)
-			.subscribe();
+		long millis = this.options.syncInterval().toMillis();
+		return this.connections.scheduler()
+			.schedulePeriodically(this::syncIfDirty, millis, millis, TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * One periodic {@code CHECKPOINT SYNC}, run blocking on a storage thread while
+	 * holding {@link #syncLock}: {@link #close()} takes the lock, so {@code SHUTDOWN}
+	 * never runs concurrently with a sync (a cancelled subscription would not stop the
+	 * blocking statement).
+	 */
+	private void syncIfDirty() {
+		if (this.closed.get() || this.completedWrites.get() == this.syncedWrites.get() || !this.syncLock.tryLock()) {
+			return;
+		}
+		try {
+			checkpointSync().block(CLOSE_TIMEOUT);
+		}
+		catch (RuntimeException ex) {
+			if (!this.closed.get()) {
+				this.metrics.backgroundFailure.compareAndSet(null,
+						H2Errors.translate("periodic sync", ex, false).getMessage());
+			}
+		}
+		finally {
+			this.syncLock.unlock();
+		}
 	}
 
 	private <T> Mono<T> guard(String operation, LongAdder calls, LongAdder failures, Mono<T> work) {
