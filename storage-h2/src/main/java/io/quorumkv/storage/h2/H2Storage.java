@@ -3,7 +3,6 @@ package io.quorumkv.storage.h2;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -19,7 +18,6 @@ import io.quorumkv.storage.StorageStats;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.spi.Readable;
 import org.jspecify.annotations.Nullable;
-import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
@@ -37,9 +35,10 @@ import org.springframework.r2dbc.core.DatabaseClient;
  * }</pre>
  *
  * r2dbc-h2 runs H2 embedded, so every statement blocks the thread it runs on: all work is
- * subscribed on a bounded scheduler of this storage, never on the caller's thread, and
- * results are emitted there. Overload (pool and its waiters full, acquire timeout, the
- * scheduler's queue full) fails fast with {@code StorageOverloadedException}.
+ * subscribed on a bounded, never-interrupting thread pool of this storage, never on the
+ * caller's thread, and results are emitted there. Overload (pool and its waiters full,
+ * acquire timeout, the scheduler's queue full) fails fast with
+ * {@code StorageOverloadedException}.
  */
 public final class H2Storage implements Storage {
 
@@ -60,8 +59,6 @@ public final class H2Storage implements Storage {
 
 	private final AtomicLong syncedWrites = new AtomicLong();
 
-	private final @Nullable Disposable periodicSync;
-
 	/** Held by a running periodic sync and by {@link #close()}. */
 	private final ReentrantLock syncLock = new ReentrantLock();
 
@@ -69,7 +66,9 @@ public final class H2Storage implements Storage {
 		this.options = options;
 		this.connections = connections;
 		this.client = DatabaseClient.create(connections.pool());
-		this.periodicSync = options.durability().syncsPeriodically() ? startPeriodicSync() : null;
+		if (options.durability().syncsPeriodically()) {
+			startPeriodicSync();
+		}
 	}
 
 	/** Opens (or creates) the database in {@code options.directory()}. */
@@ -162,9 +161,7 @@ public final class H2Storage implements Storage {
 		if (!this.closed.compareAndSet(false, true)) {
 			return;
 		}
-		if (this.periodicSync != null) {
-			this.periodicSync.dispose();
-		}
+		this.connections.threads().stopTimer();
 		this.syncLock.lock();
 		try {
 			this.connections.shutdownDatabase(CLOSE_TIMEOUT);
@@ -202,10 +199,8 @@ public final class H2Storage implements Storage {
 		});
 	}
 
-	private Disposable startPeriodicSync() {
-		long millis = this.options.syncInterval().toMillis();
-		return this.connections.scheduler()
-			.schedulePeriodically(this::syncIfDirty, millis, millis, TimeUnit.MILLISECONDS);
+	private void startPeriodicSync() {
+		this.connections.threads().schedulePeriodically(this::syncIfDirty, this.options.syncInterval().toMillis());
 	}
 
 	/**
