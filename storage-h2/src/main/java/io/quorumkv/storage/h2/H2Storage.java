@@ -217,9 +217,10 @@ public final class H2Storage implements Storage {
 			checkpointSync().block(CLOSE_TIMEOUT);
 		}
 		catch (RuntimeException ex) {
-			if (!this.closed.get()) {
-				this.metrics.backgroundFailure.compareAndSet(null,
-						H2Errors.translate("periodic sync", ex, false).getMessage());
+			StorageException failure = H2Errors.translate("periodic sync", ex, this.closed.get());
+			// A busy pool only delays the sync to the next tick; anything else is sticky.
+			if (!(failure instanceof StorageOverloadedException) && !this.closed.get()) {
+				this.metrics.backgroundFailure.compareAndSet(null, failure.getMessage());
 			}
 		}
 		finally {
