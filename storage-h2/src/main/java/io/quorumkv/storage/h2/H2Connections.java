@@ -13,11 +13,10 @@ import io.r2dbc.spi.Connection;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 /**
- * The H2 connection factory, the bounded pool over it, and the bounded scheduler all
- * blocking H2 work runs on; and the clean shutdown of the three.
+ * The H2 connection factory, the bounded pool over it, and the threads all blocking H2
+ * work runs on; and the clean shutdown of the three.
  */
 final class H2Connections {
 
@@ -25,12 +24,12 @@ final class H2Connections {
 
 	private final ConnectionPool pool;
 
-	private final Scheduler scheduler;
+	private final H2Threads threads;
 
-	private H2Connections(H2ConnectionFactory factory, ConnectionPool pool, Scheduler scheduler) {
+	private H2Connections(H2ConnectionFactory factory, ConnectionPool pool, H2Threads threads) {
 		this.factory = factory;
 		this.pool = pool;
-		this.scheduler = scheduler;
+		this.threads = threads;
 	}
 
 	static H2Connections open(H2StorageOptions options) {
@@ -41,26 +40,25 @@ final class H2Connections {
 			throw new StorageException("h2: cannot create data folder " + options.directory() + ": " + ex, ex);
 		}
 		H2ConnectionFactory factory = new H2ConnectionFactory(configuration(options));
-		// One thread per connection (plus one for the periodic sync); the queue bounds
-		// the work waiting for a thread, a full queue is an overload.
-		Scheduler scheduler = Schedulers.newBoundedElastic(options.poolMaxSize() + 1,
-				Math.max(16, options.maxPendingAcquires()), "quorumkv-h2", 60, true);
+		// One thread per connection; the queue bounds the work waiting for a thread.
+		H2Threads threads = new H2Threads(options.poolMaxSize(), Math.max(16, options.maxPendingAcquires()));
 		ConnectionPoolConfiguration poolConfiguration = ConnectionPoolConfiguration.builder(factory)
 			.name("quorumkv-h2")
 			.initialSize(options.poolInitialSize())
 			.maxSize(options.poolMaxSize())
 			.maxAcquireTime(options.acquireTimeout())
 			.maxIdleTime(Duration.ofMinutes(30))
-			.allocatorSubscribeOn(scheduler)
+			.allocatorSubscribeOn(threads.scheduler())
 			.customizer((builder) -> builder.maxPendingAcquire(options.maxPendingAcquires()))
 			.build();
-		return new H2Connections(factory, new ConnectionPool(poolConfiguration), scheduler);
+		return new H2Connections(factory, new ConnectionPool(poolConfiguration), threads);
 	}
 
 	/**
 	 * The file URL with its settings. {@code DB_CLOSE_ON_EXIT=FALSE}: the service closes
 	 * the storage after its own graceful shutdown, H2's shutdown hook must not close the
-	 * database under it.
+	 * database under it. {@code DB_CLOSE_DELAY=-1}: the database stays open until
+	 * {@code SHUTDOWN}, even while the pool holds no connection.
 	 */
 	private static H2ConnectionConfiguration configuration(H2StorageOptions options) {
 		int writeDelayMillis = options.durability().writeDelayMillis(options.syncInterval().toMillis());
@@ -72,6 +70,7 @@ final class H2Connections {
 			.property("LOCK_TIMEOUT", Long.toString(options.lockTimeout().toMillis()))
 			.property("CACHE_SIZE", Long.toString(options.cacheSizeMb() * 1024L))
 			.property("DB_CLOSE_ON_EXIT", "FALSE")
+			.property("DB_CLOSE_DELAY", "-1")
 			.build();
 	}
 
@@ -80,7 +79,11 @@ final class H2Connections {
 	}
 
 	Scheduler scheduler() {
-		return this.scheduler;
+		return this.threads.scheduler();
+	}
+
+	H2Threads threads() {
+		return this.threads;
 	}
 
 	/**
@@ -92,7 +95,7 @@ final class H2Connections {
 		try {
 			Mono.usingWhen(this.factory.create(), H2Connections::shutdown,
 					(connection) -> Mono.from(connection.close()).onErrorComplete())
-				.subscribeOn(this.scheduler)
+				.subscribeOn(this.threads.scheduler())
 				.block(timeout);
 		}
 		catch (RuntimeException ex) {
@@ -109,13 +112,19 @@ final class H2Connections {
 			this.pool.dispose();
 		}
 		finally {
-			this.scheduler.dispose();
+			this.threads.shutdown();
 		}
 	}
 
+	/**
+	 * Stops H2's background writer ({@code WRITE_DELAY 0}) and syncs before
+	 * {@code SHUTDOWN}, so that closing the store never has to stop a writer thread that
+	 * is busy with a delayed write.
+	 */
 	private static Mono<Void> shutdown(Connection connection) {
-		return Flux.from(connection.createStatement(H2Schema.SHUTDOWN).execute())
-			.flatMap((result) -> result.getRowsUpdated())
+		return Flux.fromIterable(H2Schema.SHUTDOWN_SEQUENCE)
+			.concatMap((sql) -> Flux.from(connection.createStatement(sql).execute())
+				.concatMap((result) -> result.getRowsUpdated()))
 			.then();
 	}
 

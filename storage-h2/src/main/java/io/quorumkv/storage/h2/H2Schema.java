@@ -1,5 +1,7 @@
 package io.quorumkv.storage.h2;
 
+import java.util.List;
+
 /**
  * The one table and the statements on it. See docs/storage-h2.md for why these types.
  *
@@ -51,7 +53,8 @@ final class H2Schema {
 
 	static final String CHECKPOINT_SYNC = "CHECKPOINT SYNC";
 
-	static final String SHUTDOWN = "SHUTDOWN";
+	/** What {@code close()} runs, in order, on a connection of its own. */
+	static final List<String> SHUTDOWN_SEQUENCE = List.of("SET WRITE_DELAY 0", CHECKPOINT_SYNC, "SHUTDOWN");
 
 	private H2Schema() {
 	}

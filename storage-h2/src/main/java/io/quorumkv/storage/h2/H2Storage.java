@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Keys;
@@ -17,7 +18,6 @@ import io.quorumkv.storage.StorageStats;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.spi.Readable;
 import org.jspecify.annotations.Nullable;
-import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
@@ -35,9 +35,10 @@ import org.springframework.r2dbc.core.DatabaseClient;
  * }</pre>
  *
  * r2dbc-h2 runs H2 embedded, so every statement blocks the thread it runs on: all work is
- * subscribed on a bounded scheduler of this storage, never on the caller's thread, and
- * results are emitted there. Overload (pool and its waiters full, acquire timeout, the
- * scheduler's queue full) fails fast with {@code StorageOverloadedException}.
+ * subscribed on a bounded, never-interrupting thread pool of this storage, never on the
+ * caller's thread, and results are emitted there. Overload (pool and its waiters full,
+ * acquire timeout, the scheduler's queue full) fails fast with
+ * {@code StorageOverloadedException}.
  */
 public final class H2Storage implements Storage {
 
@@ -58,13 +59,16 @@ public final class H2Storage implements Storage {
 
 	private final AtomicLong syncedWrites = new AtomicLong();
 
-	private final @Nullable Disposable periodicSync;
+	/** Held by a running periodic sync and by {@link #close()}. */
+	private final ReentrantLock syncLock = new ReentrantLock();
 
 	private H2Storage(H2StorageOptions options, H2Connections connections) {
 		this.options = options;
 		this.connections = connections;
 		this.client = DatabaseClient.create(connections.pool());
-		this.periodicSync = options.durability().syncsPeriodically() ? startPeriodicSync() : null;
+		if (options.durability().syncsPeriodically()) {
+			startPeriodicSync();
+		}
 	}
 
 	/** Opens (or creates) the database in {@code options.directory()}. */
@@ -152,18 +156,24 @@ public final class H2Storage implements Storage {
 	}
 
 	/**
-	 * Stops the periodic sync, shuts the database down ({@code SHUTDOWN}: everything
-	 * written is synced and the file released), then disposes the pool. Idempotent.
+	 * Stops the periodic sync and waits for a running one, shuts the database down (H2's
+	 * background writer stopped first, then {@code CHECKPOINT SYNC} and {@code SHUTDOWN}:
+	 * everything written is synced and the file released), then disposes the pool.
+	 * Idempotent.
 	 */
 	@Override
 	public void close() {
 		if (!this.closed.compareAndSet(false, true)) {
 			return;
 		}
-		if (this.periodicSync != null) {
-			this.periodicSync.dispose();
+		this.connections.threads().stopTimer();
+		this.syncLock.lock();
+		try {
+			this.connections.shutdownDatabase(CLOSE_TIMEOUT);
 		}
-		this.connections.shutdownDatabase(CLOSE_TIMEOUT);
+		finally {
+			this.syncLock.unlock();
+		}
 	}
 
 	/** The pool, for tests that hold connections. */
@@ -194,17 +204,33 @@ public final class H2Storage implements Storage {
 		});
 	}
 
-	private Disposable startPeriodicSync() {
-		Duration interval = this.options.syncInterval();
-		return Flux.interval(interval, interval, this.connections.scheduler())
-			.onBackpressureDrop()
-			.concatMap((tick) -> (this.completedWrites.get() == this.syncedWrites.get()) ? Mono.empty()
-					: checkpointSync().onErrorResume((ex) -> {
-						this.metrics.backgroundFailure.compareAndSet(null,
-								H2Errors.translate("periodic sync", ex, this.closed.get()).getMessage());
-						return Mono.empty();
-					}), 1)
-			.subscribe();
+	private void startPeriodicSync() {
+		this.connections.threads().schedulePeriodically(this::syncIfDirty, this.options.syncInterval().toMillis());
+	}
+
+	/**
+	 * One periodic {@code CHECKPOINT SYNC}, run blocking on a storage thread while
+	 * holding {@link #syncLock}: {@link #close()} takes the lock, so {@code SHUTDOWN}
+	 * never runs concurrently with a sync (a cancelled subscription would not stop the
+	 * blocking statement).
+	 */
+	private void syncIfDirty() {
+		if (this.closed.get() || this.completedWrites.get() == this.syncedWrites.get() || !this.syncLock.tryLock()) {
+			return;
+		}
+		try {
+			checkpointSync().block(CLOSE_TIMEOUT);
+		}
+		catch (RuntimeException ex) {
+			StorageException failure = H2Errors.translate("periodic sync", ex, this.closed.get());
+			// A busy pool only delays the sync to the next tick; anything else is sticky.
+			if (!(failure instanceof StorageOverloadedException) && !this.closed.get()) {
+				this.metrics.backgroundFailure.compareAndSet(null, failure.getMessage());
+			}
+		}
+		finally {
+			this.syncLock.unlock();
+		}
 	}
 
 	private <T> Mono<T> guard(String operation, LongAdder calls, LongAdder failures, Mono<T> work) {

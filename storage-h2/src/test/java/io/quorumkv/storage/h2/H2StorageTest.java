@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
@@ -136,6 +137,60 @@ class H2StorageTest {
 			}
 			assertThat(storage.stats().counters().get("syncs")).isPositive();
 			assertThat(storage.stats().healthy()).isTrue();
+		}
+	}
+
+	@Test
+	void closeDuringBusyPeriodicSyncsAlwaysReleasesTheDatabase() {
+		// Syncs every millisecond, so close() nearly always meets a running sync and
+		// H2's background writer; a close that left the database "closing" would make
+		// the next open wait for a minute.
+		H2StorageOptions options = H2StorageOptions.defaults(this.dir)
+			.withDurability(H2Durability.PERIODIC_SYNC, Duration.ofMillis(1));
+		for (int round = 0; round < 30; round++) {
+			long started = System.nanoTime();
+			try (H2Storage storage = H2Storage.open(options)) {
+				int r = round;
+				Flux.range(0, 50)
+					.flatMap((i) -> storage.upsert(Entry.value(numberedKey(i), bytes("r" + r), r)), 4)
+					.then()
+					.block(TIMEOUT);
+			}
+			assertThat(Duration.ofNanos(System.nanoTime() - started)).as("round %d", round)
+				.isLessThan(Duration.ofSeconds(20));
+		}
+		try (H2Storage storage = H2Storage.open(options)) {
+			assertThat(storage.get(numberedKey(49)).block(TIMEOUT))
+				.isEqualTo(Entry.value(numberedKey(49), bytes("r29"), 29));
+		}
+	}
+
+	@Test
+	void cancellingFromAnotherThreadNeverBreaksTheDatabase() {
+		// A cancel that interrupted the thread running H2 would close its FileChannel
+		// (ClosedByInterruptException) and break the database for every later call.
+		byte[] big = new byte[1 << 20];
+		java.util.Random random = new java.util.Random(5);
+		H2StorageOptions options = H2StorageOptions.defaults(this.dir)
+			.withScanPageSize(10)
+			.withDurability(H2Durability.SYNC_EACH_WRITE, Duration.ofMillis(100));
+		try (H2Storage storage = H2Storage.open(options)) {
+			for (int i = 0; i < 100; i++) {
+				Disposable write = storage.upsert(Entry.value(numberedKey(i % 20), big, i)).subscribe();
+				Disposable scan = storage.scan(numberedKey(0), null).subscribe();
+				Disposable flush = storage.flush().subscribe();
+				java.util.concurrent.locks.LockSupport.parkNanos(random.nextInt(3_000_000));
+				write.dispose();
+				scan.dispose();
+				flush.dispose();
+			}
+			storage.upsert(Entry.value(bytes("after"), bytes("v"), 1)).block(TIMEOUT);
+			assertThat(storage.get(bytes("after")).block(TIMEOUT))
+				.isEqualTo(Entry.value(bytes("after"), bytes("v"), 1));
+			storage.flush().block(TIMEOUT);
+		}
+		try (H2Storage storage = H2Storage.open(H2StorageOptions.defaults(this.dir))) {
+			assertThat(storage.get(bytes("after")).block(TIMEOUT)).isNotNull();
 		}
 	}
 
