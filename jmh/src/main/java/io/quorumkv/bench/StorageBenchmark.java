@@ -127,7 +127,8 @@ public class StorageBenchmark {
 		return (count != null) ? count : 0;
 	}
 
-	private Storage storage() {
+	/** The trial's open store. */
+	Storage storage() {
 		Storage open = this.storage;
 		if (open == null) {
 			throw new IllegalStateException("trial not set up");
