@@ -1,0 +1,139 @@
+package io.quorumkv.bench;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Storage;
+import org.jspecify.annotations.Nullable;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
+
+/**
+ * The storage SPI as a caller pays for it ({@code .block()} on the returned publisher),
+ * per backend, on a store prefilled with {@code keys} keys of 16 bytes and values of 100
+ * bytes.
+ *
+ * <ul>
+ * <li>{@link #put}: upsert of a random existing key with a random value and a newer
+ * timestamp (an overwrite that wins last-write-wins);</li>
+ * <li>{@link #getPresent}: get of a random existing key;</li>
+ * <li>{@link #getAbsent}: get of a key never written that sorts between existing ones
+ * (bloom filter or index work, no key-range shortcut);</li>
+ * <li>{@link #scan1000}: a range scan from a random existing key, consuming 1000
+ * entries.</li>
+ * </ul>
+ *
+ * Each trial opens a fresh copy of a store prefilled once per backend and key count (see
+ * {@link Dataset}); four threads share it. Run it as described in
+ * {@code docs/benchmarks.md}.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Threads(4)
+@Fork(value = 1, jvmArgsAppend = { "--enable-native-access=ALL-UNNAMED" })
+@Warmup(iterations = 3, time = 5)
+@Measurement(iterations = 5, time = 5)
+public class StorageBenchmark {
+
+	/** Entries {@link #scan1000} consumes. */
+	static final int SCAN_LENGTH = 1000;
+
+	@Param({ "lsm", "rocksdb", "h2", "derby" })
+	public String backend = "lsm";
+
+	@Param("1000000")
+	public int keys = 1_000_000;
+
+	private @Nullable Storage storage;
+
+	private @Nullable Path data;
+
+	private KeySpace keySpace = new KeySpace(1);
+
+	/** Write timestamps: microseconds of the wall clock, far above the prefill's. */
+	private final AtomicLong clock = new AtomicLong();
+
+	@Setup(Level.Trial)
+	public void open() throws IOException {
+		this.keySpace = new KeySpace(this.keys);
+		Backend chosen = Backend.of(this.backend);
+		this.data = Dataset.checkout(chosen, this.keySpace);
+		this.storage = chosen.open(this.data);
+		this.clock.set(TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis()));
+	}
+
+	@TearDown(Level.Trial)
+	public void close() throws IOException {
+		Storage open = this.storage;
+		this.storage = null;
+		if (open != null) {
+			open.close();
+		}
+		Path copy = this.data;
+		this.data = null;
+		if (copy != null) {
+			Dataset.delete(copy);
+		}
+	}
+
+	@Benchmark
+	public Entry put() {
+		ThreadLocalRandom random = ThreadLocalRandom.current();
+		Entry entry = Entry.value(this.keySpace.present(random.nextInt(this.keys)),
+				this.keySpace.value(random.nextInt()), this.clock.incrementAndGet());
+		storage().upsert(entry).block();
+		return entry;
+	}
+
+	@Benchmark
+	public @Nullable Entry getPresent() {
+		return storage().get(this.keySpace.present(ThreadLocalRandom.current().nextInt(this.keys))).block();
+	}
+
+	@Benchmark
+	public @Nullable Entry getAbsent() {
+		return storage().get(this.keySpace.absent(ThreadLocalRandom.current().nextInt(this.keys))).block();
+	}
+
+	/** Consumes every entry in the blackhole; answers how many there were. */
+	@Benchmark
+	public long scan1000(Blackhole blackhole) {
+		int last = Math.max(0, this.keys - SCAN_LENGTH);
+		int start = ThreadLocalRandom.current().nextInt(last + 1);
+		byte[] to = (start + SCAN_LENGTH < this.keys) ? this.keySpace.present(start + SCAN_LENGTH) : null;
+		Long count = storage().scan(this.keySpace.present(start), to)
+			.take(SCAN_LENGTH)
+			.doOnNext(blackhole::consume)
+			.count()
+			.block();
+		return (count != null) ? count : 0;
+	}
+
+	/** The trial's open store. */
+	Storage storage() {
+		Storage open = this.storage;
+		if (open == null) {
+			throw new IllegalStateException("trial not set up");
+		}
+		return open;
+	}
+
+}
