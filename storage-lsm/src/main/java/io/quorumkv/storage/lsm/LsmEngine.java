@@ -32,11 +32,12 @@ import reactor.core.publisher.Mono;
  * flushes and compactions run in {@link BackgroundWork}.
  *
  * <p>
- * Locks, always taken in this order: the manifest lock (held by whoever changes the
- * tables: it writes the manifest and then publishes), the rotation lock (read-held by
- * every upsert around its WAL append and memtable insert, write-held while the active
- * memtable is swapped, so a record always lands in the memtable of its WAL segment), and
- * the state lock (held only to replace the state reference; no I/O under it).
+ * Locks, always taken in this order (never the other way round): the rotation lock
+ * (read-held by every upsert around its WAL append and memtable insert, write-held while
+ * the active memtable is swapped and while close writes it out, so a record always lands
+ * in the memtable of its WAL segment), the manifest lock (held by whoever changes the set
+ * of tables: it writes the manifest, then publishes; see {@link ManifestEditor}), and the
+ * state lock (held only to replace the state reference; no I/O under it).
  */
 final class LsmEngine {
 
