@@ -110,6 +110,23 @@ class LsmEngineTest {
 	}
 
 	@Test
+	void anInterruptedCallerThreadDoesNotBreakTheLog() {
+		try (LsmStorage storage = LsmStorage.open(small())) {
+			Thread.currentThread().interrupt();
+			try {
+				storage.upsert(put("interrupted", "v", 1)).subscribe();
+			}
+			finally {
+				Thread.interrupted();
+			}
+			storage.upsert(put("after", "v", 1)).block(TIMEOUT);
+			storage.flush().block(TIMEOUT);
+			assertThat(storage.get(bytes("interrupted")).block(TIMEOUT)).isEqualTo(put("interrupted", "v", 1));
+			assertThat(storage.stats().healthy()).isTrue();
+		}
+	}
+
+	@Test
 	void alwaysPolicyCompletesUpsertsOnTheSyncerThread() {
 		try (LsmStorage storage = LsmStorage.open(LsmOptions.defaults(this.dir).withFsync(FsyncPolicy.ALWAYS))) {
 			// A sync that finished before the subscription completes on the caller's
