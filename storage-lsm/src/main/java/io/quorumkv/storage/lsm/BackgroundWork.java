@@ -95,6 +95,11 @@ final class BackgroundWork {
 		}, this.flushExecutor);
 	}
 
+	/** Test hook: runs {@code task} on the compaction thread (e.g. to hold it up). */
+	void onCompactionThread(Runnable task) {
+		this.compactionExecutor.execute(task);
+	}
+
 	/** Compacts every table into the deepest level, purging what may be purged. */
 	CompletableFuture<Void> forceFullCompaction() {
 		return CompletableFuture.runAsync(() -> {

@@ -284,14 +284,13 @@ final class LsmEngine {
 			this.rotationLock.writeLock().unlock();
 		}
 		LsmState last = this.state.get();
-		try {
-			for (MemTableSlot slot : last.memtables()) {
-				slot.wal().sync();
-				slot.wal().close();
+		for (MemTableSlot slot : last.memtables()) {
+			try (WalWriter wal = slot.wal()) {
+				wal.sync();
 			}
-		}
-		catch (IOException ex) {
-			LOG.log(Level.ERROR, "could not force the WAL of " + this.dir + " on close", ex);
+			catch (IOException ex) {
+				LOG.log(Level.ERROR, "could not force WAL segment " + slot.wal().path() + " on close", ex);
+			}
 		}
 		this.syncer.close();
 		last.levels().all().forEach((t) -> t.release());

@@ -127,6 +127,41 @@ class LsmEngineTest {
 	}
 
 	@Test
+	void writersStallWhileCompactionIsBehindThenResume() throws Exception {
+		java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+		LsmOptions options = small().withCompaction(2, 256 << 20, 10, 64 << 20).withMaxStall(Duration.ofMillis(200));
+		try (LsmStorage storage = LsmStorage.open(options)) {
+			storage.onCompactionThread(() -> {
+				try {
+					release.await(30, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			});
+			// Level 0 reaches twice its trigger (4 tables) while compaction is held up.
+			for (int t = 0; t < 2 * LsmEngine.LEVEL0_STOP_FACTOR; t++) {
+				storage.upsert(put("k" + t, "v", 1)).block(TIMEOUT);
+				await(storage.forceFlush());
+			}
+			assertThat(storage.stats().gauges().get("tables.level.0")).isEqualTo(4);
+			assertThatThrownBy(() -> storage.upsert(put("stalled", "v", 1)).block(TIMEOUT))
+				.isInstanceOf(io.quorumkv.storage.StorageOverloadedException.class);
+			assertThat(storage.stats().counters().get("stall.nanos")).isGreaterThanOrEqualTo(100_000_000L);
+			// A stalled writer resumes as soon as compaction catches up.
+			Mono<Void> waiting = storage.upsert(put("resumed", "v", 1)).cache();
+			waiting.subscribe();
+			release.countDown();
+			waiting.block(TIMEOUT);
+			assertThat(storage.get(bytes("resumed")).block(TIMEOUT)).isEqualTo(put("resumed", "v", 1));
+			assertThat(storage.get(bytes("stalled")).block(TIMEOUT)).isNull();
+		}
+		finally {
+			release.countDown();
+		}
+	}
+
+	@Test
 	void alwaysPolicyCompletesUpsertsOnTheSyncerThread() {
 		try (LsmStorage storage = LsmStorage.open(LsmOptions.defaults(this.dir).withFsync(FsyncPolicy.ALWAYS))) {
 			// A sync that finished before the subscription completes on the caller's
