@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
 import io.quorumkv.storage.Entry;
@@ -22,6 +23,8 @@ import io.quorumkv.storage.lsm.compaction.LeveledPlanner;
 import io.quorumkv.storage.lsm.memtable.MemTable;
 import io.quorumkv.storage.lsm.sstable.SsTable;
 import io.quorumkv.storage.lsm.sstable.SsTableBuilder;
+import io.quorumkv.storage.lsm.wal.WalWriter;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Memtable flushes (one thread, oldest frozen memtable first) and compactions (another
@@ -48,6 +51,8 @@ final class BackgroundWork {
 
 	private final AtomicBoolean compactionQueued = new AtomicBoolean();
 
+	private final AtomicReference<@Nullable WalWriter> spareWal = new AtomicReference<>();
+
 	private volatile boolean stopping;
 
 	BackgroundWork(LsmEngine engine) {
@@ -70,6 +75,43 @@ final class BackgroundWork {
 		catch (RejectedExecutionException ex) {
 			// Closing: close() flushes what is left.
 		}
+	}
+
+	/** The WAL segment created ahead for the next memtable, if one is ready. */
+	@Nullable WalWriter takeSpareWal() {
+		return this.spareWal.getAndSet(null);
+	}
+
+	/**
+	 * Creates the next memtable's WAL segment on the flush thread, so that a writer that
+	 * fills the memtable does not open a file.
+	 */
+	void prepareSpareWal() {
+		try {
+			this.flushExecutor.execute(() -> {
+				if (this.stopping || this.spareWal.get() != null) {
+					return;
+				}
+				long number = this.engine.nextFileNumber.getAndIncrement();
+				try {
+					WalWriter wal = WalWriter.create(DataFiles.wal(this.engine.dir, number), number);
+					if (!this.spareWal.compareAndSet(null, wal)) {
+						discard(wal);
+					}
+				}
+				catch (IOException ex) {
+					this.engine.fail(ex);
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			// Closing.
+		}
+	}
+
+	private static void discard(WalWriter wal) throws IOException {
+		wal.close();
+		Files.deleteIfExists(wal.path());
 	}
 
 	void scheduleCompaction() {
@@ -174,7 +216,10 @@ final class BackgroundWork {
 		}
 	}
 
-	/** Cancels a running compaction and lets queued flushes finish. */
+	/**
+	 * Cancels a running compaction, lets queued flushes finish and deletes the spare WAL
+	 * segment.
+	 */
 	void stop() {
 		this.stopping = true;
 		this.compactionExecutor.shutdown();
@@ -185,6 +230,15 @@ final class BackgroundWork {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
+		}
+		WalWriter spare = this.spareWal.getAndSet(null);
+		if (spare != null) {
+			try {
+				discard(spare);
+			}
+			catch (IOException ex) {
+				// An empty segment left behind is replayed as empty and deleted on open.
+			}
 		}
 	}
 

@@ -108,8 +108,8 @@ final class LsmEngine {
 			CompletableFuture<Void> signal = this.flushed;
 			long left = this.options.maxStall().toNanos() - (System.nanoTime() - firstAttempt);
 			if (left <= 0) {
-				return Mono.error(new StorageOverloadedException(
-						"LSM writes stalled for " + this.options.maxStall() + ": memtable flushes are behind"));
+				return Mono.error(new StorageOverloadedException("LSM writes stalled for " + this.options.maxStall()
+						+ ": flushes or level-0 compaction are behind"));
 			}
 			if (mustStall(this.state.get())) {
 				long waitStart = System.nanoTime();
@@ -164,8 +164,9 @@ final class LsmEngine {
 
 	/**
 	 * Freezes the active memtable (when full, or when {@code force} and not empty) and
-	 * queues its flush. Opening the new WAL segment is the only I/O; it happens before
-	 * the swap, outside the locks.
+	 * queues its flush. The next WAL segment is normally created ahead of time by the
+	 * flush thread; only when none is ready is it opened here, before the swap and
+	 * outside the locks.
 	 * @return whether a memtable was frozen
 	 */
 	boolean rotate(boolean force) {
@@ -178,9 +179,12 @@ final class LsmEngine {
 			if ((force) ? current.memtable().isEmpty() : size < this.options.memtableSize()) {
 				return false;
 			}
-			long number = this.nextFileNumber.getAndIncrement();
-			MemTableSlot next = new MemTableSlot(new MemTable(),
-					WalWriter.create(DataFiles.wal(this.dir, number), number));
+			WalWriter wal = this.background.takeSpareWal();
+			if (wal == null) {
+				long number = this.nextFileNumber.getAndIncrement();
+				wal = WalWriter.create(DataFiles.wal(this.dir, number), number);
+			}
+			MemTableSlot next = new MemTableSlot(new MemTable(), wal);
 			this.rotationLock.writeLock().lock();
 			try {
 				update((s) -> s.withActive(next));
@@ -189,6 +193,7 @@ final class LsmEngine {
 				this.rotationLock.writeLock().unlock();
 			}
 			this.background.scheduleFlush();
+			this.background.prepareSpareWal();
 			return true;
 		}
 		catch (IOException | RuntimeException ex) {
