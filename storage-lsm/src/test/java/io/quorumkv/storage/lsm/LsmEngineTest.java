@@ -168,6 +168,29 @@ class LsmEngineTest {
 	}
 
 	@Test
+	void statsExposeEveryDocumentedCounterAndGauge() throws Exception {
+		try (LsmStorage storage = LsmStorage.open(small())) {
+			storage.upsert(put("k", "v", 1)).block(TIMEOUT);
+			storage.get(bytes("k")).block(TIMEOUT);
+			storage.scan(bytes("a"), null).collectList().block(TIMEOUT);
+			await(storage.forceFlush());
+			io.quorumkv.storage.StorageStats stats = storage.stats();
+			assertThat(stats.backend()).isEqualTo("lsm");
+			assertThat(stats.counters()).containsKeys("upserts", "gets", "scans", "flush.count", "flush.bytes",
+					"compaction.count", "compaction.bytes.read", "compaction.bytes.written", "wal.bytes",
+					"bloom.useful", "bloom.false.positives", "stall.nanos");
+			assertThat(stats.gauges()).containsKeys("memtable.bytes", "memtables.immutable", "tables", "tables.level.0",
+					"tables.level.6", "disk.bytes", "compaction.pending.bytes");
+			assertThat(stats.counters()).containsEntry("upserts", 1L)
+				.containsEntry("gets", 1L)
+				.containsEntry("scans", 1L)
+				.containsEntry("flush.count", 1L);
+			assertThat(stats.gauges()).containsEntry("tables", 1L);
+			assertThat(stats.healthy()).isTrue();
+		}
+	}
+
+	@Test
 	void alwaysPolicyCompletesUpsertsOnTheSyncerThread() {
 		try (LsmStorage storage = LsmStorage.open(LsmOptions.defaults(this.dir).withFsync(FsyncPolicy.ALWAYS))) {
 			// A sync that finished before the subscription completes on the caller's
