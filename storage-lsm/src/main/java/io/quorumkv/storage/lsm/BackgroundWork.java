@@ -3,11 +3,9 @@ package io.quorumkv.storage.lsm;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -15,16 +13,18 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.lsm.compaction.CompactionTask;
 import io.quorumkv.storage.lsm.compaction.Compactor;
 import io.quorumkv.storage.lsm.compaction.LeveledPlanner;
-import io.quorumkv.storage.lsm.manifest.Manifest;
 import io.quorumkv.storage.lsm.memtable.MemTable;
 import io.quorumkv.storage.lsm.sstable.SsTable;
 import io.quorumkv.storage.lsm.sstable.SsTableBuilder;
+import io.quorumkv.storage.lsm.wal.WalWriter;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Memtable flushes (one thread, oldest frozen memtable first) and compactions (another
@@ -45,9 +45,13 @@ final class BackgroundWork {
 
 	private final LeveledPlanner planner;
 
-	private final Compactor compactor;
+	private final CompactionRunner compactions;
+
+	private final ManifestEditor manifest;
 
 	private final AtomicBoolean compactionQueued = new AtomicBoolean();
+
+	private final AtomicReference<@Nullable WalWriter> spareWal = new AtomicReference<>();
 
 	private volatile boolean stopping;
 
@@ -55,8 +59,9 @@ final class BackgroundWork {
 		this.engine = engine;
 		LsmOptions o = engine.options;
 		this.planner = new LeveledPlanner(o.maxLevels(), o.level0CompactionTrigger(), o::levelTargetSize);
-		this.compactor = new Compactor(o.blockSize(), o.bloomBitsPerKey(), o.targetTableSize(),
-				(n) -> DataFiles.table(engine.dir, n));
+		this.manifest = new ManifestEditor(engine);
+		this.compactions = new CompactionRunner(engine, this.manifest, new Compactor(o.blockSize(), o.bloomBitsPerKey(),
+				o.targetTableSize(), (n) -> DataFiles.table(engine.dir, n)), () -> this.stopping);
 	}
 
 	LeveledPlanner planner() {
@@ -70,6 +75,43 @@ final class BackgroundWork {
 		catch (RejectedExecutionException ex) {
 			// Closing: close() flushes what is left.
 		}
+	}
+
+	/** The WAL segment created ahead for the next memtable, if one is ready. */
+	@Nullable WalWriter takeSpareWal() {
+		return this.spareWal.getAndSet(null);
+	}
+
+	/**
+	 * Creates the next memtable's WAL segment on the flush thread, so that a writer that
+	 * fills the memtable does not open a file.
+	 */
+	void prepareSpareWal() {
+		try {
+			this.flushExecutor.execute(() -> {
+				if (this.stopping || this.spareWal.get() != null) {
+					return;
+				}
+				long number = this.engine.nextFileNumber.getAndIncrement();
+				try {
+					WalWriter wal = WalWriter.create(DataFiles.wal(this.engine.dir, number), number);
+					if (!this.spareWal.compareAndSet(null, wal)) {
+						discard(wal);
+					}
+				}
+				catch (IOException ex) {
+					this.engine.fail(ex);
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			// Closing.
+		}
+	}
+
+	private static void discard(WalWriter wal) throws IOException {
+		wal.close();
+		Files.deleteIfExists(wal.path());
 	}
 
 	void scheduleCompaction() {
@@ -95,13 +137,18 @@ final class BackgroundWork {
 		}, this.flushExecutor);
 	}
 
+	/** Test hook: runs {@code task} on the compaction thread (e.g. to hold it up). */
+	void onCompactionThread(Runnable task) {
+		this.compactionExecutor.execute(task);
+	}
+
 	/** Compacts every table into the deepest level, purging what may be purged. */
 	CompletableFuture<Void> forceFullCompaction() {
 		return CompletableFuture.runAsync(() -> {
 			try {
 				Optional<CompactionTask> task = this.planner.planFull(this.engine.state.get().levels());
 				if (task.isPresent()) {
-					run(task.get());
+					this.compactions.run(task.get());
 				}
 			}
 			catch (IOException ex) {
@@ -121,7 +168,7 @@ final class BackgroundWork {
 			SsTable table = slot.memtable().isEmpty() ? null : writeTable(slot.memtable());
 			this.engine.manifestLock.lock();
 			try {
-				publish((st) -> st.withoutImmutable(slot)
+				this.manifest.publish((st) -> st.withoutImmutable(slot)
 					.withLevels((table != null) ? st.levels().withFlushed(table) : st.levels()));
 			}
 			finally {
@@ -151,24 +198,6 @@ final class BackgroundWork {
 		}
 	}
 
-	/** Writes the manifest of the edited state, then publishes it. */
-	private void publish(UnaryOperator<LsmState> edit) throws IOException {
-		assert this.engine.manifestLock.isHeldByCurrentThread();
-		LsmState next = edit.apply(this.engine.state.get());
-		manifestOf(next, next.minLiveWal()).write(this.engine.dir);
-		this.engine.update(edit);
-	}
-
-	private Manifest manifestOf(LsmState s, long minLiveWal) {
-		List<Manifest.TableRef> tables = new ArrayList<>();
-		for (int level = 0; level < s.levels().count(); level++) {
-			for (SsTable t : s.levels().level(level)) {
-				tables.add(new Manifest.TableRef(t.number(), level));
-			}
-		}
-		return new Manifest(this.engine.nextFileNumber.get(), minLiveWal, tables);
-	}
-
 	private void compactWhileNeeded() {
 		try {
 			while (!this.stopping && this.engine.failure() == null) {
@@ -176,7 +205,7 @@ final class BackgroundWork {
 				if (task.isEmpty()) {
 					return;
 				}
-				run(task.get());
+				this.compactions.run(task.get());
 			}
 		}
 		catch (CancellationException ex) {
@@ -187,78 +216,10 @@ final class BackgroundWork {
 		}
 	}
 
-	private void run(CompactionTask task) throws IOException {
-		if (task.isTrivialMove()) {
-			this.engine.manifestLock.lock();
-			try {
-				publish((s) -> s.withLevels(s.levels().apply(task, task.inputs())));
-			}
-			finally {
-				this.engine.manifestLock.unlock();
-			}
-			this.engine.stats.compactions.increment();
-			this.engine.signalFlushed();
-			return;
-		}
-		LsmState s = this.engine.state.get();
-		Set<SsTable> inside = new HashSet<>(task.all());
-		List<SsTable> outside = s.levels().all().stream().filter((t) -> !inside.contains(t)).toList();
-		List<MemTableSlot> memtables = s.memtables();
-		Compactor.OlderVersionProbe probe = (key, ts) -> {
-			for (MemTableSlot slot : memtables) {
-				Entry e = slot.memtable().get(key);
-				if (e != null && e.timestamp() <= ts) {
-					return true;
-				}
-			}
-			for (SsTable t : outside) {
-				if (t.properties().minTimestamp() <= ts && t.properties().mayContainKey(key) && t.mayContain(key)) {
-					return true;
-				}
-			}
-			return false;
-		};
-		long nowMicros = System.currentTimeMillis() * 1000;
-		long graceMicros = saturatedMicros(this.engine.options.tombstoneGracePeriod());
-		long purgeBefore = (nowMicros - graceMicros > nowMicros) ? Long.MIN_VALUE : nowMicros - graceMicros;
-		Compactor.Result result = this.compactor.run(task, this.engine.nextFileNumber::getAndIncrement, purgeBefore,
-				probe, () -> this.stopping);
-		this.engine.manifestLock.lock();
-		try {
-			publish((st) -> st.withLevels(st.levels().apply(task, result.outputs())));
-		}
-		catch (IOException | RuntimeException ex) {
-			result.outputs().forEach((t) -> {
-				t.markObsolete();
-				t.release();
-			});
-			throw ex;
-		}
-		finally {
-			this.engine.manifestLock.unlock();
-		}
-		for (SsTable t : task.all()) {
-			t.markObsolete();
-			t.release();
-		}
-		EngineStats stats = this.engine.stats;
-		stats.compactions.increment();
-		stats.compactionBytesRead.add(result.bytesRead());
-		stats.compactionBytesWritten.add(result.bytesWritten());
-		stats.tombstonesPurged.add(result.tombstonesPurged());
-		this.engine.signalFlushed();
-	}
-
-	private static long saturatedMicros(java.time.Duration d) {
-		try {
-			return Math.multiplyExact(d.getSeconds(), 1_000_000L) + d.getNano() / 1000;
-		}
-		catch (ArithmeticException ex) {
-			return Long.MAX_VALUE;
-		}
-	}
-
-	/** Cancels a running compaction and lets queued flushes finish. */
+	/**
+	 * Cancels a running compaction, lets queued flushes finish and deletes the spare WAL
+	 * segment.
+	 */
 	void stop() {
 		this.stopping = true;
 		this.compactionExecutor.shutdown();
@@ -269,6 +230,15 @@ final class BackgroundWork {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
+		}
+		WalWriter spare = this.spareWal.getAndSet(null);
+		if (spare != null) {
+			try {
+				discard(spare);
+			}
+			catch (IOException ex) {
+				// An empty segment left behind is replayed as empty and deleted on open.
+			}
 		}
 	}
 
@@ -294,7 +264,7 @@ final class BackgroundWork {
 				}
 				return next;
 			};
-			manifestOf(edit.apply(this.engine.state.get()), retireBelow).write(this.engine.dir);
+			this.manifest.manifestOf(edit.apply(this.engine.state.get()), retireBelow).write(this.engine.dir);
 			this.engine.update(edit);
 		}
 		finally {

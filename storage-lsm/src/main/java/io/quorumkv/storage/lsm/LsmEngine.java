@@ -32,11 +32,12 @@ import reactor.core.publisher.Mono;
  * flushes and compactions run in {@link BackgroundWork}.
  *
  * <p>
- * Locks, always taken in this order: the manifest lock (held by whoever changes the
- * tables: it writes the manifest and then publishes), the rotation lock (read-held by
- * every upsert around its WAL append and memtable insert, write-held while the active
- * memtable is swapped, so a record always lands in the memtable of its WAL segment), and
- * the state lock (held only to replace the state reference; no I/O under it).
+ * Locks, always taken in this order (never the other way round): the rotation lock
+ * (read-held by every upsert around its WAL append and memtable insert, write-held while
+ * the active memtable is swapped and while close writes it out, so a record always lands
+ * in the memtable of its WAL segment), the manifest lock (held by whoever changes the set
+ * of tables: it writes the manifest, then publishes; see {@link ManifestEditor}), and the
+ * state lock (held only to replace the state reference; no I/O under it).
  */
 final class LsmEngine {
 
@@ -107,8 +108,8 @@ final class LsmEngine {
 			CompletableFuture<Void> signal = this.flushed;
 			long left = this.options.maxStall().toNanos() - (System.nanoTime() - firstAttempt);
 			if (left <= 0) {
-				return Mono.error(new StorageOverloadedException(
-						"LSM writes stalled for " + this.options.maxStall() + ": memtable flushes are behind"));
+				return Mono.error(new StorageOverloadedException("LSM writes stalled for " + this.options.maxStall()
+						+ ": flushes or level-0 compaction are behind"));
 			}
 			if (mustStall(this.state.get())) {
 				long waitStart = System.nanoTime();
@@ -163,8 +164,9 @@ final class LsmEngine {
 
 	/**
 	 * Freezes the active memtable (when full, or when {@code force} and not empty) and
-	 * queues its flush. Opening the new WAL segment is the only I/O; it happens before
-	 * the swap, outside the locks.
+	 * queues its flush. The next WAL segment is normally created ahead of time by the
+	 * flush thread; only when none is ready is it opened here, before the swap and
+	 * outside the locks.
 	 * @return whether a memtable was frozen
 	 */
 	boolean rotate(boolean force) {
@@ -177,9 +179,12 @@ final class LsmEngine {
 			if ((force) ? current.memtable().isEmpty() : size < this.options.memtableSize()) {
 				return false;
 			}
-			long number = this.nextFileNumber.getAndIncrement();
-			MemTableSlot next = new MemTableSlot(new MemTable(),
-					WalWriter.create(DataFiles.wal(this.dir, number), number));
+			WalWriter wal = this.background.takeSpareWal();
+			if (wal == null) {
+				long number = this.nextFileNumber.getAndIncrement();
+				wal = WalWriter.create(DataFiles.wal(this.dir, number), number);
+			}
+			MemTableSlot next = new MemTableSlot(new MemTable(), wal);
 			this.rotationLock.writeLock().lock();
 			try {
 				update((s) -> s.withActive(next));
@@ -188,6 +193,7 @@ final class LsmEngine {
 				this.rotationLock.writeLock().unlock();
 			}
 			this.background.scheduleFlush();
+			this.background.prepareSpareWal();
 			return true;
 		}
 		catch (IOException | RuntimeException ex) {
@@ -283,14 +289,13 @@ final class LsmEngine {
 			this.rotationLock.writeLock().unlock();
 		}
 		LsmState last = this.state.get();
-		try {
-			for (MemTableSlot slot : last.memtables()) {
-				slot.wal().sync();
-				slot.wal().close();
+		for (MemTableSlot slot : last.memtables()) {
+			try (WalWriter wal = slot.wal()) {
+				wal.sync();
 			}
-		}
-		catch (IOException ex) {
-			LOG.log(Level.ERROR, "could not force the WAL of " + this.dir + " on close", ex);
+			catch (IOException ex) {
+				LOG.log(Level.ERROR, "could not force WAL segment " + slot.wal().path() + " on close", ex);
+			}
 		}
 		this.syncer.close();
 		last.levels().all().forEach((t) -> t.release());

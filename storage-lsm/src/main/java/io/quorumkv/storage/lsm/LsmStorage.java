@@ -101,6 +101,11 @@ public final class LsmStorage implements Storage {
 		return this.engine.background.forceFlush();
 	}
 
+	/** Test hook: runs {@code task} on the compaction thread, delaying compactions. */
+	void onCompactionThread(Runnable task) {
+		this.engine.background.onCompactionThread(task);
+	}
+
 	/** Test hook: compacts every table into the deepest level. */
 	CompletableFuture<Void> forceCompaction() {
 		this.engine.checkOpen();

@@ -116,6 +116,7 @@ final class Recovery {
 			LsmState state = new LsmState(new MemTableSlot(new MemTable(), active), List.of(), levels);
 			LsmEngine engine = new LsmEngine(options, state, next, lockChannel, lock);
 			engine.background.scheduleCompaction();
+			engine.background.prepareSpareWal();
 			return engine;
 		}
 		catch (IOException | RuntimeException ex) {

@@ -23,8 +23,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Random sequences of operations against the engine and the reference model must give the
  * same answers. A 4 KiB memtable, tiny tables and levels make flushes, compactions
- * (including trivial moves and full compactions) and reopens happen every few steps. 100
- * tries of 50 to 300 steps: some 17,000 steps per run.
+ * (including trivial moves and full compactions) and reopens happen every few steps. 60
+ * tries of 50 to 300 steps: some 10,000 steps per run.
  */
 class LsmModelPropertyTest {
 
@@ -96,7 +96,7 @@ class LsmModelPropertyTest {
 			.withTombstoneGracePeriod(Duration.ofDays(365L * 1000));
 	}
 
-	@Property(tries = 100, shrinking = ShrinkingMode.BOUNDED)
+	@Property(tries = 60, shrinking = ShrinkingMode.BOUNDED)
 	void behavesLikeTheModel(@ForAll("operations") List<Op> ops) throws Exception {
 		Path dir = TestDirs.create("lsm-model");
 		ModelStorage model = ModelStorage.inMemory();

@@ -24,7 +24,9 @@ final class TestDirs {
 
 	static void delete(Path dir) {
 		try (Stream<Path> files = Files.walk(dir)) {
-			files.sorted(Comparator.reverseOrder()).forEach((p) -> p.toFile().delete());
+			for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+				Files.deleteIfExists(p);
+			}
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);

@@ -2,6 +2,8 @@ package io.quorumkv.storage.lsm.sstable;
 
 import java.nio.ByteBuffer;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One bloom filter per table. With {@code b} bits per key it uses {@code k = round(b ln
  * 2)} probes (7 for 10 bits, about 0.8–1% false positives), derived by double hashing
@@ -86,7 +88,7 @@ public final class BloomFilter {
 	}
 
 	/** Decodes a checksum-verified filter; {@code null} when its lengths disagree. */
-	static BloomFilter decode(byte[] bytes) {
+	static @Nullable BloomFilter decode(byte[] bytes) {
 		if (bytes.length < 5) {
 			return null;
 		}

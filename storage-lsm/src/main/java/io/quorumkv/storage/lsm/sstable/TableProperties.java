@@ -3,6 +3,7 @@ package io.quorumkv.storage.lsm.sstable;
 import java.nio.ByteBuffer;
 
 import io.quorumkv.storage.Keys;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The properties block of a table.
@@ -26,7 +27,7 @@ public record TableProperties(byte[] minKey, byte[] maxKey, long entryCount, lon
 	}
 
 	/** Decodes a checksum-verified block; {@code null} when its lengths disagree. */
-	static TableProperties decode(byte[] bytes) {
+	static @Nullable TableProperties decode(byte[] bytes) {
 		ByteBuffer in = ByteBuffer.wrap(bytes);
 		if (bytes.length < 40) {
 			return null;

@@ -5,6 +5,7 @@ import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
 import io.quorumkv.storage.Entry;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one WAL record format (see {@code docs/formats/wal.md}). All integers big-endian.
@@ -65,7 +66,7 @@ public final class WalRecord {
 	 * Decodes a payload whose checksum was verified.
 	 * @return the entry, or {@code null} when an inner length is out of bounds
 	 */
-	static Entry decodePayload(byte[] bytes, int offset, int length) {
+	static @Nullable Entry decodePayload(byte[] bytes, int offset, int length) {
 		ByteBuffer buffer = ByteBuffer.wrap(bytes, offset, length).order(ByteOrder.BIG_ENDIAN);
 		if (length < 13) {
 			return null;

@@ -1,8 +1,9 @@
 package io.quorumkv.storage.lsm.wal;
 
+import java.io.FileOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -18,6 +19,11 @@ import org.jspecify.annotations.Nullable;
  * write (leader/follower), so a burst of writers costs one system call. An append returns
  * once its record is in the operating system (page cache); {@link #sync()} forces it to
  * the disk and is called by the {@link Syncer} only, never by an event loop.
+ *
+ * <p>
+ * Written through a {@link FileOutputStream}, not a {@code FileChannel}: an interrupted
+ * thread closes an interruptible channel for everyone, and a caller's thread may be
+ * interrupted (a cancelled task) in the middle of an append.
  */
 public final class WalWriter implements AutoCloseable {
 
@@ -25,7 +31,7 @@ public final class WalWriter implements AutoCloseable {
 
 	private final long number;
 
-	private final FileChannel channel;
+	private final FileOutputStream out;
 
 	private final ReentrantLock writeLock = new ReentrantLock();
 
@@ -39,16 +45,19 @@ public final class WalWriter implements AutoCloseable {
 
 	private boolean closed;
 
-	private WalWriter(Path path, long number, FileChannel channel) {
+	/** Guarded by the sync lock. */
+	private boolean directorySynced;
+
+	private WalWriter(Path path, long number, FileOutputStream out) {
 		this.path = path;
 		this.number = number;
-		this.channel = channel;
+		this.out = out;
 	}
 
-	/** Creates a new, empty segment. */
+	/** Creates a new, empty segment; fails if the file exists. */
 	public static WalWriter create(Path path, long number) throws IOException {
-		FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-		return new WalWriter(path, number, channel);
+		Files.createFile(path);
+		return new WalWriter(path, number, new FileOutputStream(path.toFile(), true));
 	}
 
 	public Path path() {
@@ -94,18 +103,23 @@ public final class WalWriter implements AutoCloseable {
 		for (Pending p = this.queue.poll(); p != null; p = this.queue.poll()) {
 			batch.add(p);
 		}
-		ByteBuffer[] buffers = new ByteBuffer[batch.size()];
 		long position = this.writtenPosition;
-		for (int i = 0; i < buffers.length; i++) {
-			buffers[i] = ByteBuffer.wrap(batch.get(i).record);
-			position += batch.get(i).record.length;
-			batch.get(i).endPosition = position;
+		int total = 0;
+		for (Pending p : batch) {
+			total += p.record.length;
 		}
-		long left = position - this.writtenPosition;
-		try {
-			while (left > 0) {
-				left -= this.channel.write(buffers);
+		byte[] buffer = (batch.size() == 1) ? batch.get(0).record : new byte[total];
+		int offset = 0;
+		for (Pending p : batch) {
+			if (buffer != p.record) {
+				System.arraycopy(p.record, 0, buffer, offset, p.record.length);
 			}
+			offset += p.record.length;
+			position += p.record.length;
+			p.endPosition = position;
+		}
+		try {
+			this.out.write(buffer);
 		}
 		catch (IOException ex) {
 			// The followers whose records were in this batch fail with the leader.
@@ -127,7 +141,14 @@ public final class WalWriter implements AutoCloseable {
 			if (this.closed || position <= this.syncedPosition) {
 				return;
 			}
-			this.channel.force(false);
+			if (!this.directorySynced) {
+				// A new file's name is durable only once its folder is forced.
+				try (FileChannel dir = FileChannel.open(this.path.getParent(), StandardOpenOption.READ)) {
+					dir.force(true);
+				}
+				this.directorySynced = true;
+			}
+			this.out.getFD().sync();
 			this.syncedPosition = position;
 		}
 	}
@@ -143,7 +164,7 @@ public final class WalWriter implements AutoCloseable {
 			synchronized (this.syncLock) {
 				if (!this.closed) {
 					this.closed = true;
-					this.channel.close();
+					this.out.close();
 				}
 			}
 		}

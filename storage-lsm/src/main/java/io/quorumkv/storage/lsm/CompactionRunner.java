@@ -1,0 +1,111 @@
+package io.quorumkv.storage.lsm;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.lsm.compaction.CompactionTask;
+import io.quorumkv.storage.lsm.compaction.Compactor;
+import io.quorumkv.storage.lsm.sstable.SsTable;
+
+/**
+ * Runs one compaction task on the compaction thread: merges (or, for a trivial move, only
+ * re-levels) its tables, publishes the result through the manifest, then hands the inputs
+ * to their last reader for unmapping and deletion. Builds the tombstone probe: a
+ * tombstone is purged only when no table or memtable outside the task may hold a version
+ * it shadows (key range, minimum timestamp and bloom filter of each table; a lookup in
+ * each memtable).
+ */
+final class CompactionRunner {
+
+	private final LsmEngine engine;
+
+	private final ManifestEditor manifest;
+
+	private final Compactor compactor;
+
+	private final BooleanSupplier cancelled;
+
+	CompactionRunner(LsmEngine engine, ManifestEditor manifest, Compactor compactor, BooleanSupplier cancelled) {
+		this.engine = engine;
+		this.manifest = manifest;
+		this.compactor = compactor;
+		this.cancelled = cancelled;
+	}
+
+	void run(CompactionTask task) throws IOException {
+		if (task.isTrivialMove()) {
+			this.engine.manifestLock.lock();
+			try {
+				this.manifest.publish((s) -> s.withLevels(s.levels().apply(task, task.inputs())));
+			}
+			finally {
+				this.engine.manifestLock.unlock();
+			}
+			this.engine.stats.compactions.increment();
+			this.engine.signalFlushed();
+			return;
+		}
+		LsmState s = this.engine.state.get();
+		Set<SsTable> inside = new HashSet<>(task.all());
+		List<SsTable> outside = s.levels().all().stream().filter((t) -> !inside.contains(t)).toList();
+		List<MemTableSlot> memtables = s.memtables();
+		Compactor.OlderVersionProbe probe = (key, ts) -> {
+			for (MemTableSlot slot : memtables) {
+				Entry e = slot.memtable().get(key);
+				if (e != null && e.timestamp() <= ts) {
+					return true;
+				}
+			}
+			for (SsTable t : outside) {
+				if (t.properties().minTimestamp() <= ts && t.properties().mayContainKey(key) && t.mayContain(key)) {
+					return true;
+				}
+			}
+			return false;
+		};
+		long nowMicros = System.currentTimeMillis() * 1000;
+		long graceMicros = saturatedMicros(this.engine.options.tombstoneGracePeriod());
+		long purgeBefore = (nowMicros - graceMicros > nowMicros) ? Long.MIN_VALUE : nowMicros - graceMicros;
+		Compactor.Result result = this.compactor.run(task, this.engine.nextFileNumber::getAndIncrement, purgeBefore,
+				probe, this.cancelled);
+		this.engine.manifestLock.lock();
+		try {
+			this.manifest.publish((st) -> st.withLevels(st.levels().apply(task, result.outputs())));
+		}
+		catch (IOException | RuntimeException ex) {
+			result.outputs().forEach((t) -> {
+				t.markObsolete();
+				t.release();
+			});
+			throw ex;
+		}
+		finally {
+			this.engine.manifestLock.unlock();
+		}
+		for (SsTable t : task.all()) {
+			t.markObsolete();
+			t.release();
+		}
+		EngineStats stats = this.engine.stats;
+		stats.compactions.increment();
+		stats.compactionBytesRead.add(result.bytesRead());
+		stats.compactionBytesWritten.add(result.bytesWritten());
+		stats.tombstonesPurged.add(result.tombstonesPurged());
+		this.engine.signalFlushed();
+	}
+
+	private static long saturatedMicros(Duration d) {
+		try {
+			return Math.multiplyExact(d.getSeconds(), 1_000_000L) + d.getNano() / 1000;
+		}
+		catch (ArithmeticException ex) {
+			return Long.MAX_VALUE;
+		}
+	}
+
+}

@@ -1,0 +1,101 @@
+package io.quorumkv.storage.lsm.sstable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeMap;
+
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Keys;
+import io.quorumkv.storage.contract.Entries;
+import io.quorumkv.storage.lsm.iterator.EntryIterator;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Tables written and read back: point lookups, seeks, metadata, reference counting. */
+class SsTableTest {
+
+	@TempDir
+	Path dir;
+
+	private final Random random = new Random();
+
+	private TreeMap<byte[], Entry> randomEntries(int count) {
+		TreeMap<byte[], Entry> entries = new TreeMap<>(Keys.ORDER);
+		while (entries.size() < count) {
+			// Short keys over a small alphabet: long shared prefixes and prefix keys.
+			byte[] key = new byte[1 + this.random.nextInt(12)];
+			for (int i = 0; i < key.length; i++) {
+				key[i] = (byte) (this.random.nextBoolean() ? 'a' : 0xF0 + this.random.nextInt(3));
+			}
+			long ts = this.random.nextLong();
+			entries.put(key, (this.random.nextInt(5) == 0) ? Entry.tombstone(key, ts)
+					: Entry.value(key, Entries.randomBytes(this.random, this.random.nextInt(600)), ts));
+		}
+		return entries;
+	}
+
+	private SsTable write(TreeMap<byte[], Entry> entries, int blockSize) throws IOException {
+		Path path = this.dir.resolve("000001.sst");
+		Files.deleteIfExists(path);
+		try (SsTableBuilder builder = SsTableBuilder.create(path, 1, blockSize, 10)) {
+			for (Entry e : entries.values()) {
+				builder.add(e);
+			}
+			return builder.finishAndOpen();
+		}
+	}
+
+	@RepeatedTest(5)
+	void randomTablesAnswerLookupsAndSeeks() throws IOException {
+		TreeMap<byte[], Entry> entries = randomEntries(500 + this.random.nextInt(1500));
+		SsTable table = write(entries, 256 + this.random.nextInt(2048));
+		try {
+			for (Entry e : entries.values()) {
+				assertThat(table.mayContain(e.key())).isTrue();
+				assertThat(table.find(e.key())).isEqualTo(e);
+			}
+			for (int i = 0; i < 200; i++) {
+				byte[] probe = Entries.randomBytes(this.random, 1 + this.random.nextInt(6));
+				assertThat(table.find(probe)).isEqualTo(entries.get(probe));
+				List<Entry> seen = new ArrayList<>();
+				EntryIterator it = table.iterator(probe);
+				for (Entry e = it.current(); e != null && seen.size() < 50; it.next(), e = it.current()) {
+					seen.add(e);
+				}
+				assertThat(seen)
+					.containsExactlyElementsOf(entries.tailMap(probe, true).values().stream().limit(50).toList());
+			}
+			TableProperties properties = table.properties();
+			assertThat(properties.minKey()).isEqualTo(entries.firstKey());
+			assertThat(properties.maxKey()).isEqualTo(entries.lastKey());
+			assertThat(properties.entryCount()).isEqualTo(entries.size());
+			assertThat(table.maxTimestamp())
+				.isEqualTo(entries.values().stream().mapToLong(Entry::timestamp).max().orElseThrow());
+			assertThat(properties.minTimestamp())
+				.isEqualTo(entries.values().stream().mapToLong(Entry::timestamp).min().orElseThrow());
+		}
+		finally {
+			table.release();
+		}
+	}
+
+	@Test
+	void lastReleaseOfAnObsoleteTableUnmapsAndDeletesIt() throws IOException {
+		SsTable table = write(randomEntries(100), 512);
+		assertThat(table.tryRetain()).isTrue();
+		table.markObsolete();
+		table.release();
+		assertThat(table.path()).exists();
+		table.release();
+		assertThat(table.path()).doesNotExist();
+		assertThat(table.tryRetain()).as("a released table is never pinned again").isFalse();
+	}
+
+}
