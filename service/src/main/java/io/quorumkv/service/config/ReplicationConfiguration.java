@@ -14,8 +14,10 @@ import io.quorumkv.service.replication.ReplicationService;
 import io.quorumkv.storage.Storage;
 
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.http.client.ReactorResourceFactory;
 
 /** The cluster as configured, and the coordinator with its peers, hints and clock. */
@@ -65,6 +67,14 @@ public class ReplicationConfiguration {
 	HintedHandoff hintedHandoff(HintStore hints, PeerClient peers, Topology topology, QuorumKvProperties properties,
 			HybridLogicalClock clock, MeterRegistry meters) {
 		return new HintedHandoff(hints, peers, topology.peers(), properties.cluster().hints(), clock, meters);
+	}
+
+	/**
+	 * Stops hint delivery when the context starts closing, before the event loops stop.
+	 */
+	@Bean
+	ApplicationListener<ContextClosedEvent> hintedHandoffStopper(HintedHandoff hintedHandoff) {
+		return (event) -> hintedHandoff.close();
 	}
 
 	@Bean

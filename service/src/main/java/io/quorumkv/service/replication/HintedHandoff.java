@@ -5,7 +5,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.HybridLogicalClock;
@@ -67,7 +69,8 @@ public final class HintedHandoff implements AutoCloseable {
 		long now = System.nanoTime();
 		for (Node peer : this.targets) {
 			PeerState state = this.states.get(peer.id());
-			if (this.hints.pending(peer) > 0 && !state.running && now >= state.notBefore) {
+			if (this.hints.pending(peer) > 0 && !state.running && now >= state.notBefore
+					&& this.peers.breakerState(peer) != CircuitBreaker.State.OPEN) {
 				state.running = true;
 				deliver(peer).subscribe((count) -> {
 					state.backoff = 0;
@@ -87,11 +90,17 @@ public final class HintedHandoff implements AutoCloseable {
 		}
 	}
 
-	/** One pass over a peer's hints; the number delivered. */
+	/**
+	 * One pass over a peer's hints; the number delivered. The first failed delivery stops
+	 * the pass from taking further hints, but deliveries already under way finish: a
+	 * half-open circuit breaker lets only a few trial calls through, and cancelling them
+	 * would keep it from ever closing.
+	 */
 	Mono<Long> deliver(Node peer) {
 		long oldest = this.clock.now() - this.settings.maxAge().toNanos() / 1_000;
 		AtomicLong count = new AtomicLong();
-		return this.hints.hints(peer).flatMap((hint) -> {
+		AtomicReference<Throwable> failure = new AtomicReference<>();
+		return this.hints.hints(peer).takeWhile((hint) -> failure.get() == null).flatMap((hint) -> {
 			if (hint.timestamp() < oldest) {
 				this.hints.dropped();
 				return this.hints.remove(peer, hint);
@@ -99,13 +108,17 @@ public final class HintedHandoff implements AutoCloseable {
 			return this.peers.upsert(peer, hint).then(this.hints.remove(peer, hint)).doOnSuccess((ignored) -> {
 				this.delivered.increment();
 				count.incrementAndGet();
+			}).onErrorResume((error) -> {
+				failure.compareAndSet(null, error);
+				return Mono.empty();
 			});
 		}, PARALLEL_DELIVERIES)
 			// Hints stored behind the pass stay pending: count what is left.
 			.then(this.hints.hints(peer).count())
-			.map((remaining) -> {
+			.flatMap((remaining) -> {
 				this.hints.recount(peer, remaining);
-				return count.get();
+				Throwable error = failure.get();
+				return (error != null) ? Mono.error(error) : Mono.just(count.get());
 			});
 	}
 

@@ -19,6 +19,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.http.client.ReactorResourceFactory;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
@@ -60,7 +61,7 @@ public final class TestCluster implements AutoCloseable {
 		properties.put("quorumkv.cluster.nodes", nodesProperty());
 		properties.put("quorumkv.cluster.self", url(node));
 		properties.put("quorumkv.cluster.secret", SECRET);
-		properties.put("quorumkv.cluster.replica-timeout", "1s");
+		properties.put("quorumkv.cluster.replica-timeout", "3s");
 		properties.put("quorumkv.cluster.connect-timeout", "250ms");
 		properties.put("quorumkv.cluster.hints.delivery-interval", "200ms");
 		properties.put("quorumkv.cluster.hints.max-backoff", "1s");
@@ -133,11 +134,7 @@ public final class TestCluster implements AutoCloseable {
 	 * {@code "<tombstone>"}, or null when absent.
 	 */
 	public @Nullable String localValue(int node, String key) {
-		var result = client(node).get()
-			.uri(uri(node, InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key.getBytes())))
-			.header(InternalApi.SECRET, SECRET)
-			.exchange()
-			.returnResult(byte[].class);
+		var result = internalGet(node, key);
 		int status = result.getStatus().value();
 		if (status == 404) {
 			return null;
@@ -148,19 +145,27 @@ public final class TestCluster implements AutoCloseable {
 		if ("true".equals(result.getResponseHeaders().getFirst(InternalApi.TOMBSTONE))) {
 			return "<tombstone>";
 		}
-		byte[] body = result.getResponseBodyContent();
+		byte[] body = result.getResponseBody();
 		return new String((body != null) ? body : new byte[0]);
 	}
 
 	/** The timestamp one node's own storage holds for a key, or null. */
 	public @Nullable Long localTimestamp(int node, String key) {
-		var result = client(node).get()
+		var result = internalGet(node, key);
+		String header = result.getResponseHeaders().getFirst(InternalApi.TIMESTAMP);
+		return (header != null) ? Long.valueOf(header) : null;
+	}
+
+	/**
+	 * The internal GET of a key, its body read (so that no buffer is left unreleased).
+	 */
+	private EntityExchangeResult<byte[]> internalGet(int node, String key) {
+		return client(node).get()
 			.uri(uri(node, InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key.getBytes())))
 			.header(InternalApi.SECRET, SECRET)
 			.exchange()
-			.returnResult(byte[].class);
-		String header = result.getResponseHeaders().getFirst(InternalApi.TIMESTAMP);
-		return (header != null) ? Long.valueOf(header) : null;
+			.expectBody(byte[].class)
+			.returnResult();
 	}
 
 	private String nodesProperty() {
