@@ -33,7 +33,6 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ApplicationContext;
-import org.springframework.http.HttpMethod;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -106,7 +105,7 @@ class OperatorDocsTest {
 		Set<String> routed = new TreeSet<>();
 		Set<String> fallbackPaths = new TreeSet<>();
 		for (RouterFunction<?> router : this.context.getBeansOfType(RouterFunction.class).values()) {
-			Routes.of(router).forEach((route) -> {
+			RouteInventory.of(router).forEach((route) -> {
 				if (route.methods().isEmpty()) {
 					fallbackPaths.add(route.path());
 				}
@@ -221,118 +220,6 @@ class OperatorDocsTest {
 			else if (node.isArray()) {
 				node.values().forEach((child) -> collect(child, names));
 			}
-		}
-
-	}
-
-	/** The (methods, path) routes of a router function, by its visitor. */
-	record Routes(Set<HttpMethod> methods, String path) {
-
-		static List<Routes> of(RouterFunction<?> router) {
-			java.util.ArrayList<Routes> routes = new java.util.ArrayList<>();
-			router.accept(new org.springframework.web.reactive.function.server.RouterFunctions.Visitor() {
-
-				@Override
-				public void startNested(org.springframework.web.reactive.function.server.RequestPredicate predicate) {
-				}
-
-				@Override
-				public void endNested(org.springframework.web.reactive.function.server.RequestPredicate predicate) {
-				}
-
-				@Override
-				public void route(org.springframework.web.reactive.function.server.RequestPredicate predicate,
-						org.springframework.web.reactive.function.server.HandlerFunction<?> handler) {
-					Set<HttpMethod> methods = new HashSet<>();
-					Set<String> paths = new TreeSet<>();
-					predicate.accept(new PredicateParts(methods, paths));
-					paths.forEach((path) -> routes.add(new Routes(Set.copyOf(methods), path)));
-				}
-
-				@Override
-				public void resources(
-						java.util.function.Function<org.springframework.web.reactive.function.server.ServerRequest, reactor.core.publisher.Mono<org.springframework.core.io.Resource>> lookup) {
-				}
-
-				@Override
-				public void attributes(Map<String, Object> attributes) {
-				}
-
-				@Override
-				public void unknown(RouterFunction<?> function) {
-					throw new IllegalStateException("a router function the test cannot read: " + function);
-				}
-
-			});
-			return routes;
-		}
-
-	}
-
-	/** Collects the methods and paths of a predicate. */
-	record PredicateParts(Set<HttpMethod> methods,
-			Set<String> paths) implements org.springframework.web.reactive.function.server.RequestPredicates.Visitor {
-
-		@Override
-		public void method(Set<HttpMethod> methods) {
-			this.methods.addAll(methods);
-		}
-
-		@Override
-		public void path(String pattern) {
-			this.paths.add(pattern);
-		}
-
-		@Override
-		public void pathExtension(String extension) {
-		}
-
-		@Override
-		public void header(String name, String value) {
-		}
-
-		@Override
-		public void queryParam(String name, String value) {
-		}
-
-		@Override
-		public void version(String version) {
-		}
-
-		@Override
-		public void startAnd() {
-		}
-
-		@Override
-		public void and() {
-		}
-
-		@Override
-		public void endAnd() {
-		}
-
-		@Override
-		public void startOr() {
-		}
-
-		@Override
-		public void or() {
-		}
-
-		@Override
-		public void endOr() {
-		}
-
-		@Override
-		public void startNegate() {
-		}
-
-		@Override
-		public void endNegate() {
-		}
-
-		@Override
-		public void unknown(org.springframework.web.reactive.function.server.RequestPredicate predicate) {
 		}
 
 	}
