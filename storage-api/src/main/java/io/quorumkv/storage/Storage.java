@@ -47,6 +47,14 @@ public interface Storage extends AutoCloseable {
 	Mono<Void> flush();
 
 	/**
+	 * Asks the backend to compact now; backends without compaction complete at once.
+	 * Completes when the compaction it started has finished.
+	 */
+	default Mono<Void> compact() {
+		return Mono.empty();
+	}
+
+	/**
 	 * The longest key this backend stores, in bytes; longer keys are refused with an
 	 * {@link IllegalArgumentException}. The service checks its own key limit against it
 	 * at start, so a client gets a 400, never this exception.

@@ -72,6 +72,8 @@ public final class PeerClient implements AutoCloseable {
 
 	private final Map<String, Timer> timers = new ConcurrentHashMap<>();
 
+	private final Map<String, String> lastOutcomes = new ConcurrentHashMap<>();
+
 	/**
 	 * @param loops the event loops to run on: the server's own, so that a call to a peer
 	 * needs no thread hop
@@ -169,6 +171,24 @@ public final class PeerClient implements AutoCloseable {
 		return this.breakers.circuitBreaker(peer.id()).getState();
 	}
 
+	/**
+	 * The outcome of the last finished call to the peer ({@code success},
+	 * {@code timeout}, {@code breaker-open}, ...), or null before the first one.
+	 */
+	public @Nullable String lastOutcome(Node peer) {
+		return this.lastOutcomes.get(peer.id());
+	}
+
+	/** Calls the peer's bulkhead admits now: its maximum minus the calls in flight. */
+	public int availableCalls(Node peer) {
+		return this.bulkheads.bulkhead(peer.id()).getMetrics().getAvailableConcurrentCalls();
+	}
+
+	/** The most calls the peer's bulkhead admits at once. */
+	public int maxCalls(Node peer) {
+		return this.bulkheads.bulkhead(peer.id()).getMetrics().getMaxAllowedConcurrentCalls();
+	}
+
 	private <T> Mono<T> guarded(Node peer, String operation, Mono<T> call) {
 		String id = peer.id();
 		CircuitBreaker breaker = this.breakers.circuitBreaker(id);
@@ -185,6 +205,7 @@ public final class PeerClient implements AutoCloseable {
 	}
 
 	private void time(String peer, String operation, String outcome, long start) {
+		this.lastOutcomes.put(peer, outcome);
 		String key = peer + '|' + operation + '|' + outcome;
 		Timer timer = this.timers.computeIfAbsent(key,
 				(k) -> Timer.builder("quorumkv.replica.requests")

@@ -106,6 +106,13 @@ public final class LsmStorage implements Storage {
 		this.engine.background.onCompactionThread(task);
 	}
 
+	/** Compacts every table into the deepest level (an operator's request). */
+	@Override
+	public Mono<Void> compact() {
+		// An operator who gives up waiting does not cancel the compaction.
+		return Mono.fromFuture(this::forceCompaction, true);
+	}
+
 	/** Test hook: compacts every table into the deepest level. */
 	CompletableFuture<Void> forceCompaction() {
 		this.engine.checkOpen();

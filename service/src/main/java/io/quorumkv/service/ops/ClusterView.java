@@ -1,0 +1,224 @@
+package io.quorumkv.service.ops;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.distribution.CountAtBucket;
+import io.micrometer.core.instrument.distribution.HistogramSnapshot;
+import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.cluster.Placement;
+import io.quorumkv.service.cluster.Topology;
+import io.quorumkv.service.replication.HintStore;
+import io.quorumkv.service.replication.PeerClient;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * This node's view of the cluster: every node with its breaker, bulkhead, last call and
+ * latency, and how the placement spreads a fixed sample of synthetic keys.
+ */
+final class ClusterView {
+
+	/** Synthetic keys of the spread sample. */
+	static final int SAMPLE_KEYS = 10_000;
+
+	private final Topology topology;
+
+	private final Placement placement;
+
+	private final PeerClient peers;
+
+	private final HintStore hints;
+
+	private final MeterRegistry meters;
+
+	private volatile @Nullable Map<Integer, Map<String, Double>> spread;
+
+	ClusterView(Topology topology, Placement placement, PeerClient peers, HintStore hints, MeterRegistry meters) {
+		this.topology = topology;
+		this.placement = placement;
+		this.peers = peers;
+		this.hints = hints;
+		this.meters = meters;
+	}
+
+	/** One map per node, this one first, then the peers in configuration order. */
+	List<Map<String, @Nullable Object>> nodes() {
+		Map<String, Double> primaries = spread().get(1);
+		List<Map<String, @Nullable Object>> rows = new ArrayList<>();
+		rows.add(selfRow(primaries));
+		for (Node peer : this.topology.peers()) {
+			rows.add(peerRow(peer, primaries));
+		}
+		return rows;
+	}
+
+	private Map<String, @Nullable Object> selfRow(Map<String, Double> primaries) {
+		Node self = this.topology.self();
+		Map<String, @Nullable Object> row = new LinkedHashMap<>();
+		row.put("url", self.id());
+		row.put("self", true);
+		row.put("state", "self");
+		row.put("reachable", true);
+		row.put("breaker", null);
+		row.put("lastOutcome", null);
+		row.put("inFlight", null);
+		row.put("maxInFlight", null);
+		row.put("latency", null);
+		row.put("pendingHints", 0L);
+		row.put("primaryShare", primaries.get(self.id()));
+		return row;
+	}
+
+	private Map<String, @Nullable Object> peerRow(Node peer, Map<String, Double> primaries) {
+		CircuitBreaker.State breaker = this.peers.breakerState(peer);
+		String last = this.peers.lastOutcome(peer);
+		Boolean reachable = reachable(breaker, last);
+		int max = this.peers.maxCalls(peer);
+		Map<String, @Nullable Object> row = new LinkedHashMap<>();
+		row.put("url", peer.id());
+		row.put("self", false);
+		row.put("state", (reachable == null) ? "unknown" : (reachable ? "up" : "down"));
+		row.put("reachable", reachable);
+		row.put("breaker", breaker.name());
+		row.put("lastOutcome", last);
+		row.put("inFlight", max - this.peers.availableCalls(peer));
+		row.put("maxInFlight", max);
+		row.put("latency", latency(peer));
+		row.put("pendingHints", this.hints.pending(peer));
+		row.put("primaryShare", primaries.get(peer.id()));
+		return row;
+	}
+
+	/**
+	 * Down when the breaker refuses calls or the last call failed, up when the last call
+	 * succeeded, unknown before any call.
+	 */
+	static @Nullable Boolean reachable(CircuitBreaker.State breaker, @Nullable String lastOutcome) {
+		if (breaker == CircuitBreaker.State.OPEN || breaker == CircuitBreaker.State.FORCED_OPEN) {
+			return false;
+		}
+		return (lastOutcome != null) ? "success".equals(lastOutcome) : null;
+	}
+
+	/**
+	 * Calls, mean and approximate p50/p99 in milliseconds over every operation and
+	 * outcome of {@code quorumkv.replica.requests} for the peer (percentiles are the
+	 * upper bounds of the histogram buckets); null before the first call.
+	 */
+	@Nullable Map<String, Object> latency(Node peer) {
+		long count = 0;
+		double totalMs = 0;
+		double maxMs = 0;
+		Map<Double, Long> buckets = new java.util.TreeMap<>();
+		for (Timer timer : this.meters.find("quorumkv.replica.requests").tag("peer", peer.id()).timers()) {
+			HistogramSnapshot snapshot = timer.takeSnapshot();
+			if (snapshot.count() == 0) {
+				continue;
+			}
+			count += snapshot.count();
+			totalMs += snapshot.total(TimeUnit.MILLISECONDS);
+			maxMs = Math.max(maxMs, snapshot.max(TimeUnit.MILLISECONDS));
+			long[] cumulative = cumulative(snapshot.histogramCounts(), snapshot.count());
+			CountAtBucket[] counts = snapshot.histogramCounts();
+			for (int i = 0; i < counts.length; i++) {
+				buckets.merge(counts[i].bucket(TimeUnit.MILLISECONDS), cumulative[i], Long::sum);
+			}
+		}
+		if (count == 0) {
+			return null;
+		}
+		Map<String, Object> latency = new LinkedHashMap<>();
+		latency.put("calls", count);
+		latency.put("meanMs", round(totalMs / count));
+		latency.put("p50Ms", round(percentile(buckets, count, 0.50, maxMs)));
+		latency.put("p99Ms", round(percentile(buckets, count, 0.99, maxMs)));
+		latency.put("maxMs", round(maxMs));
+		return latency;
+	}
+
+	/**
+	 * Bucket counts as cumulative counts, whichever way the registry reports them: counts
+	 * that add up to the total are per bucket.
+	 */
+	static long[] cumulative(CountAtBucket[] counts, long total) {
+		long[] result = new long[counts.length];
+		double sum = Arrays.stream(counts).mapToDouble(CountAtBucket::count).sum();
+		boolean perBucket = counts.length > 1 && (long) sum == total;
+		long running = 0;
+		for (int i = 0; i < counts.length; i++) {
+			running = perBucket ? running + (long) counts[i].count() : (long) counts[i].count();
+			result[i] = running;
+		}
+		return result;
+	}
+
+	private static double percentile(Map<Double, Long> cumulativeBuckets, long count, double quantile, double maxMs) {
+		double rank = quantile * count;
+		for (Map.Entry<Double, Long> bucket : cumulativeBuckets.entrySet()) {
+			if (bucket.getValue() >= rank) {
+				return Math.min(bucket.getKey(), maxMs);
+			}
+		}
+		return maxMs;
+	}
+
+	private static double round(double value) {
+		return Math.round(value * 1000) / 1000.0;
+	}
+
+	/** The placement's name and the spread of the sample, by replica count. */
+	Map<String, Object> ring(String strategy) {
+		Map<String, Object> ring = new LinkedHashMap<>();
+		ring.put("strategy", strategy);
+		ring.put("sampleKeys", SAMPLE_KEYS);
+		Map<String, Object> shares = new LinkedHashMap<>();
+		spread().forEach((from, byNode) -> shares.put(Integer.toString(from), byNode));
+		ring.put("shareByFrom", shares);
+		return ring;
+	}
+
+	/**
+	 * For each replica count {@code from} (1, a majority, all), the fraction of the
+	 * sample keys whose replica set includes each node. Computed once: the topology is
+	 * fixed for the node's life.
+	 */
+	Map<Integer, Map<String, Double>> spread() {
+		Map<Integer, Map<String, Double>> result = this.spread;
+		if (result == null) {
+			result = computeSpread();
+			this.spread = result;
+		}
+		return result;
+	}
+
+	private Map<Integer, Map<String, Double>> computeSpread() {
+		int size = this.topology.size();
+		Set<Integer> counts = new LinkedHashSet<>(List.of(1, size / 2 + 1, size));
+		Map<Integer, Map<String, Double>> result = new LinkedHashMap<>();
+		for (int from : counts) {
+			Map<String, Long> hits = new LinkedHashMap<>();
+			this.topology.nodes().forEach((node) -> hits.put(node.id(), 0L));
+			for (int i = 0; i < SAMPLE_KEYS; i++) {
+				byte[] key = ("sample-" + i).getBytes(StandardCharsets.UTF_8);
+				for (Node node : this.placement.replicas(key, from)) {
+					hits.merge(node.id(), 1L, Long::sum);
+				}
+			}
+			Map<String, Double> shares = new LinkedHashMap<>();
+			hits.forEach((node, n) -> shares.put(node, round((double) n / SAMPLE_KEYS)));
+			result.put(from, shares);
+		}
+		return java.util.Collections.unmodifiableMap(result);
+	}
+
+}

@@ -1,0 +1,73 @@
+package io.quorumkv.service.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.micrometer.core.instrument.distribution.CountAtBucket;
+import io.quorumkv.storage.StorageStats;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The pure parts of the admin view: reachability, histogram reading, derived storage
+ * values, tables.
+ */
+class OperatorViewsTest {
+
+	@Test
+	void reachabilityFollowsTheBreakerThenTheLastCall() {
+		assertThat(ClusterView.reachable(CircuitBreaker.State.OPEN, "success")).isFalse();
+		assertThat(ClusterView.reachable(CircuitBreaker.State.FORCED_OPEN, null)).isFalse();
+		assertThat(ClusterView.reachable(CircuitBreaker.State.CLOSED, "success")).isTrue();
+		assertThat(ClusterView.reachable(CircuitBreaker.State.HALF_OPEN, "timeout")).isFalse();
+		assertThat(ClusterView.reachable(CircuitBreaker.State.CLOSED, null)).isNull();
+	}
+
+	@Test
+	void bucketCountsAreReadAsCumulativeEitherWay() {
+		CountAtBucket[] perBucket = { new CountAtBucket(1.0, 2), new CountAtBucket(2.0, 3), new CountAtBucket(4.0, 5) };
+		assertThat(ClusterView.cumulative(perBucket, 10)).containsExactly(2, 5, 10);
+		CountAtBucket[] cumulative = { new CountAtBucket(1.0, 2), new CountAtBucket(2.0, 5),
+				new CountAtBucket(4.0, 10) };
+		assertThat(ClusterView.cumulative(cumulative, 10)).containsExactly(2, 5, 10);
+	}
+
+	@Test
+	void lsmStatsGiveLevelsDebtAndWriteAmplification() {
+		StorageStats stats = new StorageStats("lsm",
+				Map.of("flush.bytes", 1000L, "compaction.bytes.written", 1500L, "wal.bytes", 1000L),
+				Map.of("memtable.bytes", 10L, "tables.level.0", 2L, "tables.level.1", 1L, "tables", 3L,
+						"compaction.pending.bytes", 42L),
+				null);
+		Map<String, Object> derived = StorageView.derived(stats);
+		assertThat(derived).containsEntry("memtableBytes", 10L)
+			.containsEntry("tables", 3L)
+			.containsEntry("pendingCompactionBytes", 42L)
+			.containsEntry("writeAmplification", 2.5)
+			.containsEntry("levels", List.of(Map.of("level", 0L, "tables", 2L), Map.of("level", 1L, "tables", 1L)));
+	}
+
+	@Test
+	void otherBackendsDeriveOnlyWhatTheyHave() {
+		StorageStats stats = new StorageStats("h2", Map.of("upserts", 5L), Map.of("pool.acquired", 1L), "disk full");
+		assertThat(StorageView.derived(stats)).isEmpty();
+		assertThat(StorageView.of(stats)).containsEntry("healthy", false).containsEntry("failure", "disk full");
+		assertThat(StorageView
+			.writeAmplification(Map.of("flush.bytes", 0L, "compaction.bytes.written", 0L, "wal.bytes", 10L))).isNull();
+	}
+
+	@Test
+	void tablesAlignColumnsAndShowMissingValuesAsDashes() {
+		String table = new TextTable("NODE", "STATE", "HINTS").row("http://a:1", "up", 0)
+			.row("http://bb:2", null, 12)
+			.toString();
+		assertThat(table).isEqualTo("""
+				NODE         STATE  HINTS
+				http://a:1   up     0
+				http://bb:2  -      12
+				""");
+	}
+
+}

@@ -1,0 +1,105 @@
+package io.quorumkv.service.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.quorumkv.service.support.TestCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code scripts/qkv} against a running two-node cluster, as an operator runs it. */
+class QkvScriptTest {
+
+	static final Path SCRIPT = Path.of("..", "scripts", "qkv").toAbsolutePath().normalize();
+
+	@TempDir
+	static Path data;
+
+	static TestCluster cluster;
+
+	@BeforeAll
+	static void start() {
+		cluster = new TestCluster(data, 2,
+				Map.of("management.endpoints.web.exposure.include", "health,prometheus,quorumkv"))
+			.startAll();
+		cluster.client(0)
+			.put()
+			.uri("/v0/entity?id=k&replicas=2/2")
+			.bodyValue("v".getBytes())
+			.exchange()
+			.expectStatus()
+			.isCreated();
+	}
+
+	@AfterAll
+	static void stop() {
+		if (cluster != null) {
+			cluster.close();
+		}
+	}
+
+	@Test
+	void statusPrintsATablePerNode() throws Exception {
+		Result result = qkv("--nodes", nodes(), "status");
+		assertThat(result.exit()).as(result.output()).isZero();
+		assertThat(result.output()).contains("node " + cluster.url(0) + ": placement rendezvous, backend lsm")
+			.contains("node " + cluster.url(1) + ": placement rendezvous, backend lsm")
+			.containsPattern("NODE +STATE +BREAKER +LAST +IN-FLIGHT +P50-MS +P99-MS +MEAN-MS +HINTS +OWNS")
+			.containsPattern(cluster.url(0) + " +self ")
+			.containsPattern(
+					cluster.url(1) + " +up +CLOSED +success +0/512 +[0-9.]+ +[0-9.]+ +[0-9.]+ +0 +\\d+\\.\\d%");
+	}
+
+	@Test
+	void otherViewsAndActions() throws Exception {
+		Path dir = data.resolve("run");
+		Files.createDirectories(dir);
+		Files.writeString(dir.resolve("nodes"), cluster.url(0) + "\n" + cluster.url(1) + "\n");
+		Result ring = qkv("--cluster-dir", dir.toString(), "ring");
+		assertThat(ring.exit()).isZero();
+		assertThat(ring.output()).containsPattern("NODE +FROM=1 +FROM=2").containsPattern(cluster.url(1) + " +\\d");
+		assertThat(qkv("--nodes", nodes(), "hints").output()).contains("hints pending 0").contains("PEER");
+		assertThat(qkv("--nodes", nodes(), "storage").output()).contains("backend lsm, healthy")
+			.containsPattern("upserts +\\d");
+		Result flush = qkv("--nodes", nodes(), "flush");
+		assertThat(flush.exit()).isZero();
+		assertThat(flush.output()).containsPattern("node " + cluster.url(0) + ": flush done in \\d+ ms")
+			.containsPattern("node " + cluster.url(1) + ": flush done in \\d+ ms");
+		assertThat(qkv("--nodes", cluster.url(0), "compact").output()).contains("compact done in");
+	}
+
+	@Test
+	void aDownNodeIsReportedAndFailsTheExitStatus() throws Exception {
+		Result result = qkv("--nodes", cluster.url(0) + ",http://127.0.0.1:1", "status");
+		assertThat(result.exit()).isEqualTo(1);
+		assertThat(result.output()).contains("NODE").contains("node http://127.0.0.1:1: unreachable");
+		assertThat(qkv("bogus").exit()).isEqualTo(2);
+	}
+
+	private static String nodes() {
+		return cluster.url(0) + "," + cluster.url(1);
+	}
+
+	private static Result qkv(String... args) throws IOException, InterruptedException {
+		List<String> command = new ArrayList<>(List.of("bash", SCRIPT.toString()));
+		command.addAll(List.of(args));
+		Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+		String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+		assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+		return new Result(process.exitValue(), output);
+	}
+
+	record Result(int exit, String output) {
+	}
+
+}
