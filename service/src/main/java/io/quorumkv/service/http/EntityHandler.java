@@ -105,10 +105,21 @@ public class EntityHandler {
 			byte[] start = query.key("start", this.maxKeySize);
 			byte[] end = query.optionalKey("end", this.maxKeySize);
 			Flux<DataBuffer> records = this.replication.range(start, end).map(EntityHandler::record);
-			// One chunk per record; writeWith requests records as the socket drains.
-			return ServerResponse.ok()
-				.contentType(MediaType.APPLICATION_OCTET_STREAM)
-				.body(BodyInserters.fromDataBuffers(records));
+			// The status is decided by the first record (or the end, or an error: a range
+			// needs
+			// every node, and a node that cannot be reached fails it before anything is
+			// sent).
+			// Then one chunk per record; writeWith requests records as the socket drains.
+			return records
+				.switchOnFirst((first, all) -> first.isOnError() ? Mono.error(first.getThrowable())
+						: ServerResponse.ok()
+							.contentType(MediaType.APPLICATION_OCTET_STREAM)
+							.body(BodyInserters.fromDataBuffers(all)),
+						false)
+				// The records are sent when the response is written: completing or
+				// cancelling
+				// here must not cancel them.
+				.singleOrEmpty();
 		});
 	}
 

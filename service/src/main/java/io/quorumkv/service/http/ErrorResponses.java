@@ -1,6 +1,7 @@
 package io.quorumkv.service.http;
 
 import io.quorumkv.service.replication.QuorumNotReachedException;
+import io.quorumkv.service.replication.ReplicaUnavailableException;
 import io.quorumkv.storage.CorruptedStorageException;
 import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageException;
@@ -36,6 +37,7 @@ final class ErrorResponses {
 			case ResponseStatusException status ->
 				text(status.getStatusCode(), (status.getReason() != null) ? status.getReason() : "request refused");
 			case QuorumNotReachedException quorum -> text(HttpStatus.GATEWAY_TIMEOUT, quorum.getMessage());
+			case ReplicaUnavailableException unavailable -> retryLater(unavailable.getMessage());
 			case StorageOverloadedException overloaded -> retryLater(overloaded.getMessage());
 			case StorageClosedException closed -> retryLater("node is shutting down");
 			case CorruptedStorageException corrupted -> {

@@ -124,7 +124,8 @@ public class ReplicationService {
 		List<Flux<Entry>> sources = new ArrayList<>();
 		for (Node node : this.topology.nodes()) {
 			sources.add(this.topology.isSelf(node) ? this.storage.scan(fromInclusive, toExclusive)
-					: this.peers.scan(node, fromInclusive, toExclusive));
+					: this.peers.scan(node, fromInclusive, toExclusive)
+						.onErrorMap((error) -> new ReplicaUnavailableException(node, error)));
 		}
 		@SuppressWarnings("unchecked")
 		Flux<Entry>[] array = sources.toArray(Flux[]::new);

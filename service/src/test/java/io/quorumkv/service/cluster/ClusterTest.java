@@ -246,6 +246,22 @@ class ClusterTest {
 		}
 	}
 
+	@Test
+	void rangeWithANodeDownIsA503NotAPartialAnswer() {
+		put(0, "r1", "v", "3/3").expectStatus().isCreated();
+		this.cluster.stop(2);
+		this.cluster.client(0)
+			.get()
+			.uri(this.cluster.uri(0, "/v0/entities?start=r"))
+			.exchange()
+			.expectStatus()
+			.isEqualTo(HttpStatus.SERVICE_UNAVAILABLE)
+			.expectHeader()
+			.exists("Retry-After")
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).contains("unavailable"));
+	}
+
 	private static void deleteFolder(Path folder) {
 		try (var paths = java.nio.file.Files.walk(folder)) {
 			paths.sorted(java.util.Comparator.reverseOrder()).forEach((p) -> p.toFile().delete());
