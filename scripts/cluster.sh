@@ -15,8 +15,8 @@
 #
 # Environment: JAVA_HOME (its bin/java is used when set), QKV_JAVA_OPTS (JVM options, default
 # "-Xmx1g -XX:+UseG1GC"), QKV_NODE_ARGS (extra Spring arguments for every node),
-# QKV_UP_TIMEOUT (seconds `up` waits for readiness, default 60), QKV_DOWN_TIMEOUT (seconds a
-# node gets to stop after SIGTERM before SIGKILL, default 30).
+# QKV_UP_TIMEOUT (seconds `up` waits for readiness, default 120: JVMs start slowly on busy
+# cores), QKV_DOWN_TIMEOUT (seconds a node gets to stop after SIGTERM before SIGKILL, default 30).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,7 +28,7 @@ die() {
 }
 
 usage() {
-  sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"
   exit "${1:-2}"
 }
 
@@ -172,7 +172,7 @@ start_node() {
 }
 
 wait_ready() {
-  local timeout="${QKV_UP_TIMEOUT:-60}" deadline i pending
+  local timeout="${QKV_UP_TIMEOUT:-120}" deadline i pending
   deadline=$((SECONDS + timeout))
   while :; do
     pending=""

@@ -9,7 +9,8 @@
 # QKV_VALUE_SIZE, QKV_REPLICAS, ...; see scripts/wrk2/common.lua); --keys sets QKV_KEYS
 # (default: QKV_KEYS or 10000). With wrk2 each round runs at QKV_PREFILL_RATE requests/s
 # (default 5000). Exits non-zero when the keys are not all written within --timeout seconds
-# (default 600) or when a round has errors or non-2xx answers.
+# (default 600). A round with errors or non-2xx answers (an overloaded node's 503 or 504) is
+# written again with half the connections, up to 5 times.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -25,7 +26,8 @@ die() {
 url="$1"
 shift
 keys="${QKV_KEYS:-10000}"
-connections=16
+connections=8
+failures=0
 round_seconds=15
 timeout=600
 while [ $# -gt 0 ]; do
@@ -60,7 +62,14 @@ while [ "$start" -lt "$keys" ]; do
   non2xx="$(sed -n 's/.* non2xx=\([0-9]*\).*/\1/p' <<<"$summary")"
   errors="$(sed -n 's/.* sock_errors=\([0-9]*\).*/\1/p' <<<"$summary")"
   if [ "${non2xx:-0}" != 0 ] || [ "${errors:-0}" != 0 ]; then
-    die "the prefill got $non2xx non-2xx answers and $errors socket errors: $summary"
+    # Some writes failed (a 504 or 503 of an overloaded node, a timeout): which ones is not
+    # known, so the round is written again, with half the connections.
+    failures=$((failures + 1))
+    [ "$failures" -le 5 ] || die "the prefill still fails after 5 retries: $summary"
+    connections=$(((connections + 1) / 2))
+    echo "prefill: $non2xx non-2xx answers and $errors socket errors from key $start on;" \
+      "writing them again with $connections connection(s)"
+    continue
   fi
   tail_s="$(sed -n 's/.* tail_s=\([0-9]*\).*/\1/p' <<<"$summary")"
   # The walk reached the last key and then sent only status requests for longer than wrk's

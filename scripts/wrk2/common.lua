@@ -16,6 +16,8 @@
 --   QKV_READ_RATIO    mixed.lua: share of GETs, 0..1 (default 0.9)
 --   QKV_RANGE_SIZE    range.lua: keys per range, start inclusive, end exclusive (default 100)
 --   QKV_SEED          random seed (default 42); thread n uses QKV_SEED + n
+--   QKV_PACE_RATE     plain wrk only: cap the closed loop near this many requests/s in total,
+--                     with QKV_PACE_CONNECTIONS set to wrk's -c (see delay() below)
 --   QKV_COUNT_STATUS  1 to count answers by status (costs throughput: wrk then parses every
 --                     response in Lua); SUMMARY then has s2xx s4xx s404 s5xx s503 s504
 --
@@ -56,6 +58,12 @@ M.range_size = math.floor(env_number("QKV_RANGE_SIZE", 100))
 M.seed = math.floor(env_number("QKV_SEED", 42))
 M.count_status = env_string("QKV_COUNT_STATUS", "0") == "1"
 M.stride = math.floor(env_number("QKV_THREADS", 1))
+-- Pacing for plain wrk (never set it with wrk2): each of QKV_PACE_CONNECTIONS connections
+-- waits CONNECTIONS/RATE seconds before each request, which caps the rate near QKV_PACE_RATE
+-- (below it by the latency): a gentle closed loop, not wrk2's constant rate.
+local pace_rate = env_number("QKV_PACE_RATE", 0)
+local pace_connections = env_number("QKV_PACE_CONNECTIONS", 1)
+M.pace_ms = (pace_rate > 0) and math.floor(1000 * pace_connections / pace_rate) or 0
 local replicas = env_string("QKV_REPLICAS", "")
 
 if M.keys < 1 then error("QKV_KEYS must be at least 1") end
@@ -110,6 +118,7 @@ local function zipf_index()
 end
 
 local seq_next = 0
+local verified = false
 issued = 0
 
 -- The next key index, or nil when a sequential walk is over.
@@ -122,6 +131,15 @@ function M.next_index()
   if seq_next >= M.keys then
     walk_done_at = walk_done_at or os.time()
     return nil
+  end
+  -- wrk calls request() once in thread 0 before the run to check the request
+  -- (script_verify_request) and drops the result: the first key must not be used up then.
+  -- Where a fork makes no such call, the key is just written twice.
+  if not verified then
+    verified = true
+    if (thread_id or 0) == 0 then
+      return seq_next
+    end
   end
   local i = seq_next
   seq_next = seq_next + M.stride
@@ -166,6 +184,18 @@ function init(args)
   end
   if M.on_init then
     M.on_init()
+  end
+end
+
+-- wrk's delay(): milliseconds a connection waits before its next request (wrk2 keeps its
+-- own constant-rate schedule). Once a sequential walk is over, wait 50 ms between the status
+-- requests instead of spinning on them; with QKV_PACE_RATE, pace the closed loop.
+if M.dist == "sequential" or M.pace_ms > 0 then
+  function delay()
+    if walk_done_at ~= nil then
+      return 50
+    end
+    return M.pace_ms
   end
 end
 

@@ -10,7 +10,8 @@ public enum LoadTool {
 	WRK2("wrk2", "constant rate, latency corrected for coordinated omission"),
 
 	/** wg/wrk: closed loop, each connection sends its next request after the answer. */
-	WRK("wrk", "closed loop: the rate column is not applied, latency is not corrected for coordinated omission");
+	WRK("wrk", "closed loop (paced near the target rate where the table says so), latency not corrected for "
+			+ "coordinated omission");
 
 	private final String displayName;
 

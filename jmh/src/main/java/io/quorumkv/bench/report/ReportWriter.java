@@ -119,7 +119,7 @@ final class ReportWriter {
 			row.add(scenario.operation());
 			row.add(String.valueOf(run.connections()));
 			row.add(number(run.durationSeconds()) + " s");
-			row.add((scenario.appliedRate() > 0) ? number(scenario.appliedRate()) : "closed loop");
+			row.add(targetRate(scenario));
 			row.add(String.format(Locale.ROOT, "%.0f", run.requestsPerSecond()));
 			for (double p : ReportPercentiles.TABLE) {
 				row.add(millis(run.latencyMillis(p)));
@@ -131,6 +131,13 @@ final class ReportWriter {
 			md.append("| ").append(String.join(" | ", row)).append(" |\n");
 		}
 		md.append('\n');
+	}
+
+	private static String targetRate(ScenarioRun scenario) {
+		if (scenario.appliedRate() <= 0) {
+			return "closed loop";
+		}
+		return scenario.paced() ? "≤ " + number(scenario.appliedRate()) + " (paced)" : number(scenario.appliedRate());
 	}
 
 	private static String non2xx(LoadRun run) {

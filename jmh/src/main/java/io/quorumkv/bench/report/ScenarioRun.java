@@ -39,11 +39,16 @@ public record ScenarioRun(String id, Map<String, String> settings, String comman
 	}
 
 	/**
-	 * The constant rate the load generator applied: the target rate with wrk2, 0 with wrk
-	 * (a closed loop ignores it).
+	 * The rate the load generator aimed at: the target rate with wrk2 (constant rate) and
+	 * with paced wrk (a cap), 0 for wrk flat out.
 	 */
 	public double appliedRate() {
-		return (this.run.tool() == LoadTool.WRK2) ? targetRate() : 0;
+		return (this.run.tool() == LoadTool.WRK2 || paced()) ? targetRate() : 0;
+	}
+
+	/** Whether wrk's closed loop was paced near the target rate (lua {@code delay()}). */
+	public boolean paced() {
+		return this.run.tool() == LoadTool.WRK && "yes".equals(setting("paced", "no"));
 	}
 
 	/** The requested constant rate, or 0 for none. */
