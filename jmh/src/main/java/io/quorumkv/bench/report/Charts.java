@@ -13,7 +13,7 @@ import java.util.List;
 import io.quorumkv.bench.report.LoadRun.LatencyPoint;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.JFreeChart;
-import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.plot.CategoryPlot;
 import org.jfree.chart.plot.PlotOrientation;
@@ -24,6 +24,7 @@ import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.category.DefaultCategoryDataset;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
+import org.jfree.chart.ui.RectangleInsets;
 import org.jfree.svg.SVGGraphics2D;
 
 /**
@@ -59,25 +60,25 @@ final class Charts {
 			XYSeries series = new XYSeries(run.label(), false, true);
 			for (LatencyPoint point : run.run().chartPoints()) {
 				if (point.millis() > 0) {
-					series.add(1.0 / (1.0 - point.fraction()), point.millis());
+					series.add(Math.log10(1.0 / (1.0 - point.fraction())), Math.log10(point.millis()));
 				}
 			}
 			dataset.addSeries(series);
 		}
-		JFreeChart chart = ChartFactory.createXYLineChart(title, "percentile", "latency (ms)", dataset,
+		JFreeChart chart = ChartFactory.createXYLineChart(title, "percentile", "latency (ms, log scale)", dataset,
 				PlotOrientation.VERTICAL, true, false, false);
 		XYPlot plot = chart.getXYPlot();
-		LogAxis percentile = new LogAxis("percentile");
-		percentile.setBase(10);
-		percentile.setSmallestValue(1);
-		percentile.setNumberFormatOverride(new PercentileFormat());
-		plot.setDomainAxis(percentile);
-		LogAxis latency = new LogAxis("latency (ms, log scale)");
-		latency.setBase(10);
-		latency.setSmallestValue(0.001);
-		latency.setTickUnit(new NumberTickUnit(1.0));
-		latency.setNumberFormatOverride(new DecimalFormat("0.###"));
-		plot.setRangeAxis(latency);
+		// Both axes carry log10 values with ticks at whole decades, labelled in plain
+		// text
+		// (JFreeChart's LogAxis labels become glyph outlines in SVG).
+		NumberAxis percentile = (NumberAxis) plot.getDomainAxis();
+		percentile.setTickUnit(new NumberTickUnit(1.0, new DecadeFormat(true)));
+		percentile.setRange(0, decadeAbove(dataset.getDomainUpperBound(false), 2));
+		NumberAxis latency = (NumberAxis) plot.getRangeAxis();
+		latency.setTickUnit(new NumberTickUnit(1.0, new DecadeFormat(false)));
+		double lowest = dataset.getRangeLowerBound(false);
+		double low = Double.isNaN(lowest) ? -1 : Math.floor(lowest);
+		latency.setRange(low, decadeAbove(dataset.getRangeUpperBound(false), low + 1));
 		XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, false);
 		for (int i = 0; i < runs.size(); i++) {
 			renderer.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
@@ -126,10 +127,17 @@ final class Charts {
 		return chart;
 	}
 
+	/** The whole decade at or above a log10 value, at least {@code minimum}. */
+	private static double decadeAbove(double log10, double minimum) {
+		return Double.isNaN(log10) ? minimum : Math.max(minimum, Math.ceil(log10));
+	}
+
 	private static void style(JFreeChart chart) {
 		chart.setBackgroundPaint(Color.WHITE);
 		chart.getTitle().setFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));
 		chart.setAntiAlias(true);
+		// Room for the last tick label at the right edge.
+		chart.setPadding(new RectangleInsets(4, 4, 4, 28));
 	}
 
 	private static String toSvg(JFreeChart chart) {
@@ -138,14 +146,25 @@ final class Charts {
 		return graphics.getSVGDocument();
 	}
 
-	/** Labels {@code 1/(1-p)} ticks as percentiles: 10 is "90%", 1000 is "99.9%". */
-	private static final class PercentileFormat extends NumberFormat {
+	/**
+	 * Labels a log10 tick: {@code 10^v} as a percentile of {@code 1/(1-p)} (1 is "90%", 3
+	 * is "99.9%"), or as milliseconds (-1 is "0.1").
+	 */
+	private static final class DecadeFormat extends NumberFormat {
+
+		private final boolean percentile;
+
+		DecadeFormat(boolean percentile) {
+			this.percentile = percentile;
+		}
 
 		@Override
 		public StringBuffer format(double number, StringBuffer toAppendTo, FieldPosition pos) {
-			double percent = 100.0 * (1.0 - 1.0 / number);
-			DecimalFormat format = new DecimalFormat("0.#####");
-			return toAppendTo.append(format.format(percent)).append('%');
+			double value = Math.pow(10, number);
+			if (this.percentile) {
+				return toAppendTo.append(new DecimalFormat("0.#####").format(100.0 * (1.0 - 1.0 / value))).append('%');
+			}
+			return toAppendTo.append(new DecimalFormat("0.###").format(value));
 		}
 
 		@Override

@@ -1,6 +1,8 @@
 package io.quorumkv.bench.report;
 
+import java.util.Collections;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * One benchmark of a JMH JSON result file ({@code -rf json}).
@@ -9,7 +11,7 @@ import java.util.Map;
  * @param mode {@code thrpt}, {@code avgt}, {@code sample}, {@code ss}
  * @param threads benchmark threads
  * @param forks forks
- * @param params the {@code @Param} values
+ * @param params the {@code @Param} values, sorted by name
  * @param score the primary metric's score
  * @param scoreError its error (99.9% confidence half-width), NaN when JMH gives none
  * @param unit the score's unit, such as {@code ops/s}
@@ -18,7 +20,8 @@ public record JmhResult(String benchmark, String mode, int threads, int forks, M
 		double scoreError, String unit) {
 
 	public JmhResult {
-		params = Map.copyOf(params);
+		// Sorted, so that reports list parameters in a stable order.
+		params = Collections.unmodifiableSortedMap(new TreeMap<>(params));
 	}
 
 	/** The benchmark's short name: class and method. */

@@ -103,6 +103,15 @@ class LoadReportBuilderTests {
 	}
 
 	@Test
+	void showsAPacedWrkRunsRateAsACap() throws Exception {
+		scenario("05-h2-put-paced", "wrk/put-closed-loop-c64.txt",
+				"name=h2 put paced\nbackend=h2\nnodes=1\nop=put\nrate=200\npaced=yes\n");
+		String md = Files.readString(LoadReportBuilder.build("demo", this.raw, this.out, List.of()));
+		assertThat(md).contains("| h2 put paced | h2 | 1 | - | put | 64 | 20.1 s | ≤ 200 (paced) | 47608 |");
+		assertThat(texts(parseXml(this.out.resolve("throughput.svg")))).contains("h2 put paced");
+	}
+
+	@Test
 	void requiresNameRawAndOut() {
 		assertThat(LoadReportBuilder
 			.parseArgs(new String[] { "--name", "n", "--raw", "r", "--out", "o", "--jmh", "a", "--jmh", "b" }))
