@@ -133,7 +133,8 @@ ensure_profiler() {
       log "fetching tools.profiler:async-profiler:$version from Maven Central"
       mkdir -p "$tools"
       (cd "$ROOT" && ./mvnw -q dependency:copy -Dartifact="tools.profiler:async-profiler:$version" \
-        -DoutputDirectory="$tools") || die "could not fetch async-profiler $version"
+        -DoutputDirectory="$tools" >"$tools/fetch.log" 2>&1) ||
+        { cat "$tools/fetch.log" >&2; die "could not fetch async-profiler $version"; }
       jar="$tools/async-profiler-$version.jar"
       (cd "$tools" && "$(dirname "$JAVA")/jar" xf "$jar" linux-x64/libasyncProfiler.so)
     fi

@@ -19,6 +19,7 @@ final class ReportWriter {
 
 	static {
 		SETUP_LABELS.put("machine.cpus", "CPUs (nproc)");
+		SETUP_LABELS.put("machine.cpu", "CPU model");
 		SETUP_LABELS.put("machine.memory", "memory");
 		SETUP_LABELS.put("machine.kernel", "kernel");
 		SETUP_LABELS.put("java.version", "Java");
@@ -165,6 +166,8 @@ final class ReportWriter {
 			for (String file : run.flameGraphs()) {
 				md.append("- ")
 					.append(cell(run.label()))
+					.append(", ")
+					.append(file.replaceAll(".*-(\\w+)\\.html$", "$1"))
 					.append(": [")
 					.append(file)
 					.append("](")

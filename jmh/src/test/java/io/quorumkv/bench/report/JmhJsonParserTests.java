@@ -34,6 +34,21 @@ class JmhJsonParserTests {
 	}
 
 	@Test
+	void readsARealJmhRun() {
+		// java -jar jmh/target/benchmarks.jar WrkOutputParserBenchmark -f 1 -wi 1 -i 2 -w
+		// 1s -r 1s -rf json
+		List<JmhResult> results = JmhJsonParser.parse(Samples.read("jmh/parser-benchmark-real.json"));
+		assertThat(results).singleElement().satisfies((result) -> {
+			assertThat(result.shortName()).isEqualTo("WrkOutputParserBenchmark.parseWrk2Output");
+			assertThat(result.mode()).isEqualTo("avgt");
+			assertThat(result.forks()).isEqualTo(1);
+			assertThat(result.score()).isEqualTo(294.1950920371985);
+			assertThat(result.scoreError()).isNaN();
+			assertThat(result.unit()).isEqualTo("us/op");
+		});
+	}
+
+	@Test
 	void rejectsWhatIsNotAResultArray() {
 		assertThatIllegalArgumentException().isThrownBy(() -> JmhJsonParser.parse("{\"benchmark\":\"x\"}"));
 		assertThatIllegalArgumentException().isThrownBy(() -> JmhJsonParser.parse("[{\"mode\":\"thrpt\"}]"));

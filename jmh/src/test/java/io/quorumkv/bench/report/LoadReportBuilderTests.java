@@ -71,7 +71,8 @@ class LoadReportBuilderTests {
 				+ "| 2.125 | 12.4 | 78.1 | - | 147.3 | 0 | 528877 | 0 |");
 		assertThat(md).contains("![Latency by percentile: PUT](latency-put.svg)",
 				"![Latency by percentile: GET](latency-get.svg)", "![Throughput](throughput.svg)");
-		assertThat(md).contains("[flamegraphs/03-lsm-n3-get-cpu.html](flamegraphs/03-lsm-n3-get-cpu.html)");
+		assertThat(md).contains(
+				"- lsm get closed, cpu: [flamegraphs/03-lsm-n3-get-cpu.html](flamegraphs/03-lsm-n3-get-cpu.html)");
 		assertThat(this.out.resolve("flamegraphs/03-lsm-n3-get-cpu.html")).hasContent("<html>flame</html>");
 		assertThat(md).contains("| StorageBenchmark.put | {backend=h2, valueSize=100} | thrpt | 1 | 41234.567 "
 				+ "| ± 1523.250 | ops/s |");
