@@ -125,10 +125,16 @@ pid_of() {
   if [ -f "$file" ]; then cat "$file"; fi
 }
 
+# Whether process PID is node I of this cluster: a PID file can outlive its process, and the
+# PID can by then belong to another process, which must never get our signals.
+is_node_process() {
+  local pid="$1" i="$2"
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null &&
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "--quorumkv.storage.path=$DIR/node$i/data "
+}
+
 alive() {
-  local pid
-  pid="$(pid_of "$1")"
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
+  is_node_process "$(pid_of "$1")" "$1"
 }
 
 http_code() {
@@ -199,7 +205,7 @@ wait_ready() {
 stop_node() {
   local i="$1" pid waited=0 timeout="${QKV_DOWN_TIMEOUT:-30}"
   pid="$(pid_of "$i")"
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+  if is_node_process "$pid" "$i"; then
     kill -TERM "$pid" 2>/dev/null || true
     while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt $((timeout * 10)) ]; do
       sleep 0.1
@@ -222,7 +228,7 @@ cmd_up() {
     # shellcheck source=/dev/null
     old_nodes="$(. "$DIR/cluster.env" && echo "$NODES")"
     for ((i = 1; i <= old_nodes; i++)); do
-      if [ -f "$(pid_file "$i")" ] && kill -0 "$(cat "$(pid_file "$i")")" 2>/dev/null; then
+      if alive "$i"; then
         running="$running $i"
       fi
     done
