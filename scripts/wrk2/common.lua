@@ -4,7 +4,8 @@
 --
 -- Settings (environment variables):
 --   QKV_KEYS          key space size (default 10000); keys are 0 .. QKV_KEYS-1
---   QKV_KEY_PREFIX    key prefix (default "k"); key i is PREFIX .. i zero-padded to 10 digits
+--   QKV_KEY_PREFIX    key prefix (default "k", URL-safe characters); key i is PREFIX .. i
+--                     zero-padded to 10 digits
 --   QKV_VALUE_SIZE    PUT body size in bytes (default 100)
 --   QKV_DIST          uniform | zipf | sequential (default uniform)
 --   QKV_ZIPF_S        zipf exponent s > 0 (default 0.99); key 0 is the hottest
@@ -67,6 +68,10 @@ M.pace_ms = (pace_rate > 0) and math.floor(1000 * pace_connections / pace_rate) 
 local replicas = env_string("QKV_REPLICAS", "")
 
 if M.keys < 1 then error("QKV_KEYS must be at least 1") end
+-- The prefix goes into URLs as it is.
+if not M.prefix:match("^[%w._~-]*$") then
+  error("QKV_KEY_PREFIX may hold letters, digits and . _ ~ - only, not '" .. M.prefix .. "'")
+end
 if M.value_size < 0 then error("QKV_VALUE_SIZE must not be negative") end
 if M.dist ~= "uniform" and M.dist ~= "zipf" and M.dist ~= "sequential" then
   error("QKV_DIST must be uniform, zipf or sequential, not '" .. M.dist .. "'")
