@@ -128,9 +128,10 @@ pid_of() {
 # Whether process PID is node I of this cluster: a PID file can outlive its process, and the
 # PID can by then belong to another process, which must never get our signals.
 is_node_process() {
-  local pid="$1" i="$2"
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null &&
-    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "--quorumkv.storage.path=$DIR/node$i/data "
+  local pid="$1" i="$2" cmdline
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
+  cmdline="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null || true)"
+  [[ "$cmdline" == *"--quorumkv.storage.path=$DIR/node$i/data "* ]]
 }
 
 alive() {

@@ -8,7 +8,10 @@
 # (wrk then must be wg/wrk), QKV_TOOL=wrk2 requires wrk2.
 
 is_wrk2() {
-  "$1" --help 2>&1 | grep -q -- '--rate'
+  local help
+  # wrk and wrk2 exit non-zero after printing their usage.
+  help="$("$1" --help 2>&1 || true)"
+  grep -q -- '--rate' <<<"$help"
 }
 
 detect_wrk_tool() {
