@@ -184,7 +184,8 @@ wait_ready() {
   while :; do
     pending=""
     for i in "$@"; do
-      if ! alive "$i"; then
+      # Just started by us: the PID is ours even before the JVM's command line is in /proc.
+      if ! kill -0 "$(pid_of "$i")" 2>/dev/null; then
         echo "node $i exited while starting; last lines of $DIR/node$i/node.log:" >&2
         tail -n 20 "$DIR/node$i/node.log" >&2 || true
         return 1
