@@ -6,7 +6,8 @@
 # For each scenario line: start a fresh cluster (scripts/cluster.sh), prefill the key space
 # (scripts/prefill.sh) when the operation reads, warm up, measure, optionally profile node 1
 # with async-profiler in extra runs, stop the cluster. Raw outputs go to
-# run/loadtest/NAME/raw/<NN-scenario>/ (NAME defaults to the scenario file's name), then
+# run/loadtest/NAME/raw/<NN-scenario>/ (NAME defaults to the scenario file's name; an earlier
+# run's raw folder of the same name is replaced), then
 # io.quorumkv.bench.report.LoadReportBuilder writes docs/reports/NAME/ (or --out).
 #
 # Scenario file: one scenario per line, '#' starts a comment:
