@@ -142,6 +142,9 @@ final class Charts {
 
 	private static String toSvg(JFreeChart chart) {
 		SVGGraphics2D graphics = new SVGGraphics2D(WIDTH, HEIGHT);
+		// A fixed id prefix (the default is time-based): the same data gives the same
+		// file.
+		graphics.setDefsKeyPrefix("qkv-");
 		chart.draw(graphics, new Rectangle(WIDTH, HEIGHT));
 		return graphics.getSVGDocument();
 	}

@@ -93,6 +93,16 @@ class LoadReportBuilderTests {
 	}
 
 	@Test
+	void writesTheSameFilesForTheSameData() throws Exception {
+		LoadReportBuilder.build("demo", this.raw, this.out, List.of());
+		Path again = this.temp.resolve("again");
+		LoadReportBuilder.build("demo", this.raw, again, List.of());
+		for (String file : List.of("README.md", "latency-put.svg", "latency-get.svg", "throughput.svg")) {
+			assertThat(again.resolve(file)).hasSameBinaryContentAs(this.out.resolve(file));
+		}
+	}
+
+	@Test
 	void acceptsMoreJmhFilesAndSkipsBrokenRuns() throws Exception {
 		Path extra = this.temp.resolve("more.json");
 		Files.writeString(extra, Samples.read("jmh/storage-sample.json"));
