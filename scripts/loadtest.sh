@@ -216,6 +216,9 @@ run_scenario() {
   done
   case "$op" in put | get | delete | mixed | range) ;; *) die "$sname: unknown op $op" ;; esac
   [[ "$rate" =~ ^[0-9]+$ ]] || die "$sname: rate must be a number"
+  if [ "$WRK_KIND" = wrk2 ] && [ "$rate" = 0 ]; then
+    die "$sname: wrk2 needs a rate above 0 (0 means flat out, which only plain wrk does: QKV_TOOL=wrk)"
+  fi
   if [ -z "$prefill" ]; then
     case "$op" in put) prefill=no ;; *) prefill=yes ;; esac
   fi
