@@ -1,0 +1,154 @@
+package io.quorumkv.bench.report;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import javax.xml.parsers.DocumentBuilder;
+import javax.xml.parsers.DocumentBuilderFactory;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
+import org.w3c.dom.NodeList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/** Builds a report from a raw folder laid out like scripts/loadtest.sh writes it. */
+class LoadReportBuilderTests {
+
+	@TempDir
+	Path temp;
+
+	private Path raw;
+
+	private Path out;
+
+	@BeforeEach
+	void rawFolder() throws Exception {
+		this.raw = this.temp.resolve("raw");
+		this.out = this.temp.resolve("report");
+		scenario("01-h2-n1-put-20k", "wrk2/put-rate20000-c64.txt",
+				"name=h2 put 20k\nbackend=h2\nnodes=1\nop=put\nrate=20000\n");
+		scenario("02-h2-n1-put-60k", "wrk2/put-rate60000-saturated.txt",
+				"name=h2 put 60k\nbackend=h2\nnodes=1\nop=put\nrate=60000\n");
+		scenario("03-lsm-n3-get", "wrk/get-closed-loop-c64.txt",
+				"name=lsm get closed\nbackend=lsm\nnodes=3\nreplicas=2/3\nop=get\nrate=40000\n");
+		Files.writeString(this.raw.resolve("03-lsm-n3-get/flame-cpu.html"), "<html>flame</html>");
+		Files.writeString(this.raw.resolve("setup.properties"),
+				"machine.cpus=2\nmachine.kernel=Linux 6.1\njava.version=25.0.1\ngit.commit=0f97963\ntool=wrk2\n");
+		Files.writeString(this.raw.resolve("NOTE.md"), "A pipeline test, not a benchmark.");
+		Files.createDirectories(this.raw.resolve("jmh"));
+		Files.writeString(this.raw.resolve("jmh/result.json"), Samples.read("jmh/storage-sample.json"));
+	}
+
+	private void scenario(String id, String sample, String properties) throws Exception {
+		Path dir = Files.createDirectories(this.raw.resolve(id));
+		Files.writeString(dir.resolve("measure.txt"), Samples.read(sample));
+		Files.writeString(dir.resolve("scenario.properties"), properties);
+		Files.writeString(dir.resolve("command.txt"),
+				"wrk2 -t1 -c64 -d60s -R20000 --latency -U http://127.0.0.1:8081\n");
+	}
+
+	@Test
+	void writesTheMarkdownTables() throws Exception {
+		Path readme = LoadReportBuilder.build("demo", this.raw, this.out, List.of());
+		String md = Files.readString(readme);
+		assertThat(readme).isEqualTo(this.out.resolve("README.md"));
+		assertThat(md).startsWith("# Load report: demo\n\nA pipeline test, not a benchmark.");
+		assertThat(md).contains("| CPUs (nproc) | 2 |", "| QuorumKV commit | 0f97963 |",
+				"| load model | wrk2: constant rate, latency corrected for coordinated omission |");
+		assertThat(md).contains("| scenario | backend | nodes | replicas | op | conns | duration | target rate "
+				+ "| achieved req/s | p50 | p90 | p99 | p99.9 | p99.99 | max | errors | non-2xx | timeouts |");
+		assertThat(md).contains("| h2 put 20k | h2 | 1 | - | put | 64 | 60 s | 20000 | 19948 | 1.274 | 2.257 | 3.389 "
+				+ "| 6.019 | 9.870 | 14.0 | 0 | 0 | 0 |");
+		assertThat(md).contains("| h2 put 60k | h2 | 1 | - | put | 64 | 60 s | 60000 | 58942 | 1110.0 | 1965.1 "
+				+ "| 2490.4 | 2658.3 | 2680.0 | 2684.9 | 0 | 0 | 0 |");
+		assertThat(md).contains("| lsm get closed | lsm | 3 | 2/3 | get | 64 | 20.03 s | closed loop | 68702 | 0.474 "
+				+ "| 2.125 | 12.4 | 78.1 | - | 147.3 | 0 | 528877 | 0 |");
+		assertThat(md).contains("![Latency by percentile: PUT](latency-put.svg)",
+				"![Latency by percentile: GET](latency-get.svg)", "![Throughput](throughput.svg)");
+		assertThat(md).contains(
+				"- lsm get closed, cpu: [flamegraphs/03-lsm-n3-get-cpu.html](flamegraphs/03-lsm-n3-get-cpu.html)");
+		assertThat(this.out.resolve("flamegraphs/03-lsm-n3-get-cpu.html")).hasContent("<html>flame</html>");
+		assertThat(md).contains("| StorageBenchmark.put | {backend=h2, valueSize=100} | thrpt | 1 | 41234.567 "
+				+ "| ± 1523.250 | ops/s |");
+		assertThat(md)
+			.contains("- `01-h2-n1-put-20k`: `wrk2 -t1 -c64 -d60s -R20000 --latency -U http://127.0.0.1:8081`");
+	}
+
+	@Test
+	void writesValidSvgWithOneSeriesPerScenario() throws Exception {
+		LoadReportBuilder.build("demo", this.raw, this.out, List.of());
+		Document put = parseXml(this.out.resolve("latency-put.svg"));
+		assertThat(put.getDocumentElement().getTagName()).isEqualTo("svg");
+		assertThat(texts(put)).contains("demo: Latency by percentile: PUT", "h2 put 20k", "h2 put 60k")
+			.doesNotContain("lsm get closed");
+		assertThat(texts(parseXml(this.out.resolve("latency-get.svg")))).contains("lsm get closed");
+		assertThat(texts(parseXml(this.out.resolve("throughput.svg")))).contains("target rate", "achieved",
+				"h2 put 20k", "h2 put 60k", "lsm get closed", "requests/s");
+	}
+
+	@Test
+	void writesTheSameFilesForTheSameData() throws Exception {
+		LoadReportBuilder.build("demo", this.raw, this.out, List.of());
+		Path again = this.temp.resolve("again");
+		LoadReportBuilder.build("demo", this.raw, again, List.of());
+		for (String file : List.of("README.md", "latency-put.svg", "latency-get.svg", "throughput.svg")) {
+			assertThat(again.resolve(file)).hasSameBinaryContentAs(this.out.resolve(file));
+		}
+	}
+
+	@Test
+	void acceptsMoreJmhFilesAndSkipsBrokenRuns() throws Exception {
+		Path extra = this.temp.resolve("more.json");
+		Files.writeString(extra, Samples.read("jmh/storage-sample.json"));
+		Files.writeString(Files.createDirectories(this.raw.resolve("04-broken")).resolve("measure.txt"), "killed");
+		String md = Files.readString(LoadReportBuilder.build("demo", this.raw, this.out, List.of(extra)));
+		assertThat(md.lines().filter((line) -> line.startsWith("| PlacementBenchmark.replicasFor"))).hasSize(2)
+			.allMatch((line) -> line.contains("| 87.250 | - | ns/op |"));
+		assertThat(md).doesNotContain("04-broken");
+	}
+
+	@Test
+	void showsAPacedWrkRunsRateAsACap() throws Exception {
+		scenario("05-h2-put-paced", "wrk/put-closed-loop-c64.txt",
+				"name=h2 put paced\nbackend=h2\nnodes=1\nop=put\nrate=200\npaced=yes\n");
+		String md = Files.readString(LoadReportBuilder.build("demo", this.raw, this.out, List.of()));
+		assertThat(md).contains("| h2 put paced | h2 | 1 | - | put | 64 | 20.1 s | ≤ 200 (paced) | 47608 |");
+		assertThat(texts(parseXml(this.out.resolve("throughput.svg")))).contains("h2 put paced");
+	}
+
+	@Test
+	void requiresNameRawAndOut() {
+		assertThat(LoadReportBuilder
+			.parseArgs(new String[] { "--name", "n", "--raw", "r", "--out", "o", "--jmh", "a", "--jmh", "b" }))
+			.containsEntry("jmh", List.of("a", "b"));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LoadReportBuilder.parseArgs(new String[] { "--name", "n", "--raw", "r" }))
+			.withMessage("Missing --out");
+		assertThatIllegalArgumentException().isThrownBy(() -> LoadReportBuilder.parseArgs(new String[] { "--bogus" }));
+	}
+
+	private static Document parseXml(Path file) throws Exception {
+		DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+		// JFreeSVG writes the SVG 1.0 DOCTYPE; never fetch its DTD.
+		factory.setFeature("http://apache.org/xml/features/nonvalidating/load-external-dtd", false);
+		factory.setNamespaceAware(true);
+		DocumentBuilder builder = factory.newDocumentBuilder();
+		return builder.parse(file.toFile());
+	}
+
+	private static List<String> texts(Document svg) {
+		NodeList nodes = svg.getElementsByTagNameNS("http://www.w3.org/2000/svg", "text");
+		List<String> texts = new ArrayList<>();
+		for (int i = 0; i < nodes.getLength(); i++) {
+			texts.add(nodes.item(i).getTextContent());
+		}
+		return texts;
+	}
+
+}

@@ -1,0 +1,328 @@
+#!/usr/bin/env bash
+# Runs a local QuorumKV cluster: N `java -jar service/target/quorumkv.jar` nodes on 127.0.0.1.
+#
+#   scripts/cluster.sh up [--nodes N] [--backend lsm|h2|derby] [--placement rendezvous|consistent-hash]
+#                         [--base-port P] [--dir D] [--fresh]
+#   scripts/cluster.sh down|status [--dir D]
+#   scripts/cluster.sh kill NODE [--dir D]      # SIGKILL of one node (fault runs)
+#   scripts/cluster.sh restart NODE [--dir D]   # start it again with the cluster's settings
+#
+# Node i listens on port P+i-1 (default P=8081), keeps its data in D/node<i>/data and logs to
+# D/node<i>/node.log (default D=./run/cluster under the repository). `up` persists the settings
+# in D/cluster.env so the other commands need only --dir. The cluster secret is generated per
+# cluster into D/secret (mode 600) and handed to the nodes through the environment, never on the
+# command line and never printed. `up --fresh` deletes the nodes' earlier data first.
+#
+# Environment: JAVA_HOME (its bin/java is used when set), QKV_JAVA_OPTS (JVM options, default
+# "-Xmx1g -XX:+UseG1GC"), QKV_NODE_ARGS (extra Spring arguments for every node),
+# QKV_UP_TIMEOUT (seconds `up` waits for readiness, default 120: JVMs start slowly on busy
+# cores), QKV_DOWN_TIMEOUT (seconds a node gets to stop after SIGTERM before SIGKILL, default 30).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+JAR="$ROOT/service/target/quorumkv.jar"
+
+die() {
+  echo "cluster.sh: $*" >&2
+  exit 1
+}
+
+usage() {
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"
+  exit "${1:-2}"
+}
+
+java_bin() {
+  if [ -n "${JAVA_HOME:-}" ]; then
+    [ -x "$JAVA_HOME/bin/java" ] || die "JAVA_HOME=$JAVA_HOME has no bin/java"
+    echo "$JAVA_HOME/bin/java"
+  else
+    command -v java >/dev/null 2>&1 || die "no java on PATH: install JDK 25 and set JAVA_HOME"
+    command -v java
+  fi
+}
+
+check_java() {
+  local major
+  major="$("$JAVA" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1)"
+  if [ -z "$major" ] || [ "$major" -lt 25 ]; then
+    die "QuorumKV needs Java 25 or newer, $JAVA is ${major:-unknown}: export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64"
+  fi
+}
+
+check_jar() {
+  [ -f "$JAR" ] || die "$JAR is missing: run ./mvnw -DskipTests package first"
+}
+
+# --- settings -----------------------------------------------------------------------------
+
+NODES=3
+BACKEND=h2
+PLACEMENT=rendezvous
+BASE_PORT=8081
+DIR="$ROOT/run/cluster"
+JAVA_OPTS="${QKV_JAVA_OPTS:--Xmx1g -XX:+UseG1GC}"
+NODE_ARGS="${QKV_NODE_ARGS:-}"
+FRESH=0
+
+parse_options() {
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --nodes) NODES="${2:?--nodes needs a value}"; shift 2 ;;
+      --backend) BACKEND="${2:?--backend needs a value}"; shift 2 ;;
+      --placement) PLACEMENT="${2:?--placement needs a value}"; shift 2 ;;
+      --base-port) BASE_PORT="${2:?--base-port needs a value}"; shift 2 ;;
+      --dir) DIR="${2:?--dir needs a value}"; shift 2 ;;
+      --fresh) FRESH=1; shift ;;
+      -h | --help) usage 0 ;;
+      *) die "unknown option: $1 (see --help)" ;;
+    esac
+  done
+  [[ "$NODES" =~ ^[1-9][0-9]*$ ]] || die "--nodes must be a positive number, not $NODES"
+  if ! [[ "$BASE_PORT" =~ ^[1-9][0-9]*$ ]] || [ $((BASE_PORT + NODES - 1)) -gt 65535 ]; then
+    die "--base-port must leave room for $NODES ports below 65536"
+  fi
+  case "$BACKEND" in lsm | h2 | derby) ;; *) die "--backend must be lsm, h2 or derby, not $BACKEND" ;; esac
+  case "$PLACEMENT" in rendezvous | consistent-hash) ;;
+    *) die "--placement must be rendezvous or consistent-hash, not $PLACEMENT" ;;
+  esac
+  mkdir -p "$DIR"
+  DIR="$(cd "$DIR" && pwd)"
+}
+
+save_settings() {
+  {
+    printf 'NODES=%q\n' "$NODES"
+    printf 'BACKEND=%q\n' "$BACKEND"
+    printf 'PLACEMENT=%q\n' "$PLACEMENT"
+    printf 'BASE_PORT=%q\n' "$BASE_PORT"
+    printf 'JAVA_OPTS=%q\n' "$JAVA_OPTS"
+    printf 'NODE_ARGS=%q\n' "$NODE_ARGS"
+  } >"$DIR/cluster.env"
+}
+
+load_settings() {
+  [ -f "$DIR/cluster.env" ] || die "no cluster in $DIR (run: scripts/cluster.sh up --dir $DIR)"
+  # shellcheck source=/dev/null
+  . "$DIR/cluster.env"
+}
+
+port_of() { echo $((BASE_PORT + $1 - 1)); }
+url_of() { echo "http://127.0.0.1:$(port_of "$1")"; }
+pid_file() { echo "$DIR/node$1/node.pid"; }
+
+node_urls() {
+  local i urls=""
+  for ((i = 1; i <= NODES; i++)); do
+    urls="${urls:+$urls,}$(url_of "$i")"
+  done
+  echo "$urls"
+}
+
+pid_of() {
+  local file
+  file="$(pid_file "$1")"
+  if [ -f "$file" ]; then cat "$file"; fi
+}
+
+# Whether process PID is node I of this cluster: a PID file can outlive its process, and the
+# PID can by then belong to another process, which must never get our signals.
+is_node_process() {
+  local pid="$1" i="$2" cmdline
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
+  cmdline="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null || true)"
+  [[ "$cmdline" == *"--quorumkv.storage.path=$DIR/node$i/data "* ]]
+}
+
+alive() {
+  is_node_process "$(pid_of "$1")" "$1"
+}
+
+http_code() {
+  curl -s -o /dev/null -m 2 -w '%{http_code}' "$1" 2>/dev/null || true
+}
+
+check_node_arg() {
+  if ! [[ "${1:-}" =~ ^[1-9][0-9]*$ ]] || [ "$1" -gt "$NODES" ]; then
+    die "NODE must be 1..$NODES, not '${1:-}'"
+  fi
+}
+
+# --- commands -------------------------------------------------------------------------------
+
+start_node() {
+  local i="$1" dir port
+  dir="$DIR/node$i"
+  port="$(port_of "$i")"
+  mkdir -p "$dir/data"
+  if alive "$i"; then
+    die "node $i is already running (pid $(pid_of "$i"))"
+  fi
+  if [ "$(http_code "$(url_of "$i")/v0/status")" != "000" ]; then
+    die "port $port is already taken by another process"
+  fi
+  local -a java_opts node_args
+  read -r -a java_opts <<<"$JAVA_OPTS"
+  read -r -a node_args <<<"$NODE_ARGS"
+  {
+    echo "=== $(date -u +%FT%TZ) starting node $i on port $port"
+  } >>"$dir/node.log"
+  QUORUMKV_CLUSTER_SECRET="$(cat "$DIR/secret")" nohup "$JAVA" "${java_opts[@]}" -jar "$JAR" \
+    --server.port="$port" \
+    --quorumkv.storage.backend="$BACKEND" \
+    --quorumkv.storage.path="$dir/data" \
+    --quorumkv.cluster.nodes="$(node_urls)" \
+    --quorumkv.cluster.self="$(url_of "$i")" \
+    --quorumkv.cluster.placement="$PLACEMENT" \
+    "${node_args[@]}" >>"$dir/node.log" 2>&1 </dev/null &
+  echo $! >"$(pid_file "$i")"
+}
+
+wait_ready() {
+  local timeout="${QKV_UP_TIMEOUT:-120}" deadline i pending
+  deadline=$((SECONDS + timeout))
+  while :; do
+    pending=""
+    for i in "$@"; do
+      # Just started by us: the PID is ours even before the JVM's command line is in /proc.
+      if ! kill -0 "$(pid_of "$i")" 2>/dev/null; then
+        echo "node $i exited while starting; last lines of $DIR/node$i/node.log:" >&2
+        tail -n 20 "$DIR/node$i/node.log" >&2 || true
+        return 1
+      fi
+      if [ "$(http_code "$(url_of "$i")/v0/status")" != 200 ] ||
+        [ "$(http_code "$(url_of "$i")/actuator/health/readiness")" != 200 ]; then
+        pending="$pending $i"
+      fi
+    done
+    [ -z "$pending" ] && return 0
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "nodes not ready after ${timeout}s:$pending (logs: $DIR/node<i>/node.log)" >&2
+      return 1
+    fi
+    sleep 0.5
+  done
+}
+
+stop_node() {
+  local i="$1" pid waited=0 timeout="${QKV_DOWN_TIMEOUT:-30}"
+  pid="$(pid_of "$i")"
+  if is_node_process "$pid" "$i"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt $((timeout * 10)) ]; do
+      sleep 0.1
+      waited=$((waited + 1))
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      echo "node $i (pid $pid) still running after ${timeout}s: SIGKILL" >&2
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  fi
+  rm -f "$(pid_file "$i")"
+}
+
+cmd_up() {
+  JAVA="$(java_bin)"
+  check_java
+  check_jar
+  local i old_nodes=0 running=""
+  if [ -f "$DIR/cluster.env" ]; then
+    # shellcheck source=/dev/null
+    old_nodes="$(. "$DIR/cluster.env" && echo "$NODES")"
+    for ((i = 1; i <= old_nodes; i++)); do
+      if alive "$i"; then
+        running="$running $i"
+      fi
+    done
+    [ -z "$running" ] ||
+      die "a cluster is already running in $DIR (nodes:$running): run scripts/cluster.sh down --dir $DIR"
+  fi
+  if [ "$FRESH" = 1 ]; then
+    for ((i = 1; i <= old_nodes || i <= NODES; i++)); do
+      rm -rf "$DIR/node$i/data"
+    done
+  fi
+  if [ ! -s "$DIR/secret" ]; then
+    (umask 077 && od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >"$DIR/secret")
+  fi
+  save_settings
+  echo "starting $NODES node(s): backend $BACKEND, placement $PLACEMENT, ports $BASE_PORT..$(port_of "$NODES"), dir $DIR"
+  for ((i = 1; i <= NODES; i++)); do
+    start_node "$i"
+  done
+  local nodes
+  nodes="$(seq 1 "$NODES" | tr '\n' ' ')"
+  # shellcheck disable=SC2086
+  if ! wait_ready $nodes; then
+    cmd_down >/dev/null
+    die "cluster did not start; stopped it"
+  fi
+  echo "cluster ready: $(node_urls)"
+}
+
+cmd_down() {
+  local i
+  for ((i = 1; i <= NODES; i++)); do
+    stop_node "$i"
+  done
+  echo "cluster in $DIR stopped"
+}
+
+cmd_status() {
+  local i pid state status
+  printf '%-6s %-6s %-8s %-6s %s\n' node port pid alive /v0/status
+  for ((i = 1; i <= NODES; i++)); do
+    pid="$(pid_of "$i")"
+    if alive "$i"; then state=yes; else state=no; fi
+    status="$(http_code "$(url_of "$i")/v0/status")"
+    printf '%-6s %-6s %-8s %-6s %s\n' "$i" "$(port_of "$i")" "${pid:--}" "$state" "${status/#000/-}"
+  done
+}
+
+cmd_kill() {
+  local i="$1" pid
+  check_node_arg "$i"
+  pid="$(pid_of "$i")"
+  alive "$i" || die "node $i is not running"
+  kill -KILL "$pid"
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+  rm -f "$(pid_file "$i")"
+  echo "node $i (pid $pid) killed"
+}
+
+cmd_restart() {
+  local i="$1"
+  check_node_arg "$i"
+  JAVA="$(java_bin)"
+  check_java
+  check_jar
+  stop_node "$i"
+  start_node "$i"
+  wait_ready "$i" || die "node $i did not become ready"
+  echo "node $i ready: $(url_of "$i")"
+}
+
+[ $# -ge 1 ] || usage
+command="$1"
+shift
+case "$command" in
+  up)
+    parse_options "$@"
+    cmd_up
+    ;;
+  down | status)
+    parse_options "$@"
+    load_settings
+    "cmd_$command"
+    ;;
+  kill | restart)
+    [ $# -ge 1 ] || die "$command needs a NODE number"
+    node="$1"
+    shift
+    parse_options "$@"
+    load_settings
+    "cmd_$command" "$node"
+    ;;
+  -h | --help | help) usage 0 ;;
+  *) die "unknown command: $command (up, down, status, kill NODE, restart NODE)" ;;
+esac
