@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI smoke test of scripts/cluster.sh: a three-node h2 cluster on free loopback ports, a few
+# CI smoke test of scripts/cluster.sh: a three-node LSM cluster on free loopback ports, a few
 # requests through different nodes, then down and cleanup. Exits non-zero on any failure.
 #
 #   scripts/smoke.sh            (after ./mvnw package or verify: needs service/target/quorumkv.jar)
@@ -56,7 +56,7 @@ for ((i = 1; i <= 3; i++)); do
 done
 
 started=$SECONDS
-"$CLUSTER" up --nodes 3 --backend h2 --base-port "$base_port" --dir "$dir"
+"$CLUSTER" up --nodes 3 --backend lsm --base-port "$base_port" --dir "$dir"
 "$CLUSTER" status --dir "$dir"
 
 value="smoke-$RANDOM-ключ"
