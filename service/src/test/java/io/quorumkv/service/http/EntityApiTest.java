@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Random;
 
 import io.quorumkv.service.QuorumKvApplication;
+import io.quorumkv.service.support.TestClients;
 import io.quorumkv.service.support.RawHttp;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -59,11 +60,7 @@ class EntityApiTest {
 
 	@BeforeEach
 	void client() {
-		this.client = WebTestClient.bindToServer()
-			.baseUrl("http://127.0.0.1:" + this.port)
-			.responseTimeout(Duration.ofSeconds(30))
-			.codecs((c) -> c.defaultCodecs().maxInMemorySize(4 << 20))
-			.build();
+		this.client = TestClients.forPort(this.port);
 	}
 
 	/** The URI exactly as written: the test client must not encode it again. */

@@ -20,6 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.quorumkv.service.QuorumKvApplication;
+import io.quorumkv.service.support.TestClients;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -81,11 +82,7 @@ class OperatorDocsTest {
 
 	@BeforeEach
 	void client() {
-		this.client = WebTestClient.bindToServer()
-			.baseUrl("http://127.0.0.1:" + this.port)
-			.responseTimeout(Duration.ofSeconds(30))
-			.codecs((c) -> c.defaultCodecs().maxInMemorySize(8 << 20))
-			.build();
+		this.client = TestClients.forPort(this.port);
 	}
 
 	@Test

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import io.quorumkv.service.QuorumKvApplication;
+import io.quorumkv.service.support.TestClients;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,10 +58,7 @@ class QuorumKvEndpointTest {
 
 	@BeforeEach
 	void client() {
-		this.client = WebTestClient.bindToServer()
-			.baseUrl("http://127.0.0.1:" + this.port)
-			.responseTimeout(Duration.ofSeconds(30))
-			.build();
+		this.client = TestClients.forPort(this.port);
 	}
 
 	@Test

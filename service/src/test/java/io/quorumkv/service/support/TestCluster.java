@@ -117,11 +117,7 @@ public final class TestCluster implements AutoCloseable {
 
 	/** A client of one node's public API. */
 	public WebTestClient client(int node) {
-		return WebTestClient.bindToServer()
-			.baseUrl(url(node))
-			.responseTimeout(Duration.ofSeconds(30))
-			.codecs((c) -> c.defaultCodecs().maxInMemorySize(8 << 20))
-			.build();
+		return TestClients.forPort(this.ports[node]);
 	}
 
 	/** A URI on one node, exactly as written (no further encoding). */
