@@ -164,6 +164,15 @@ public final class FaultProxy implements AutoCloseable {
 		finally {
 			connection.close();
 			this.connections.remove(connection);
+			clientGone(connection);
+		}
+	}
+
+	/**
+	 * Counts a connection open while its client keeps it (what a caller has in flight).
+	 */
+	private void clientGone(Connection connection) {
+		if (connection.clientOpen.compareAndSet(true, false)) {
 			this.open.decrementAndGet();
 		}
 	}
@@ -213,6 +222,9 @@ public final class FaultProxy implements AutoCloseable {
 		}
 		catch (IOException ex) {
 			// closed
+		}
+		if (towardsNode) {
+			clientGone(connection);
 		}
 		queue.add(new Chunk(null, 0));
 		try {
@@ -336,6 +348,9 @@ public final class FaultProxy implements AutoCloseable {
 		final int source;
 
 		volatile boolean dropped;
+
+		final java.util.concurrent.atomic.AtomicBoolean clientOpen = new java.util.concurrent.atomic.AtomicBoolean(
+				true);
 
 		Connection(Socket client, Socket upstream, int source) {
 			this.client = client;

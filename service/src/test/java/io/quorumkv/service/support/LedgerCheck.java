@@ -12,10 +12,11 @@ import java.util.Set;
  * @param resurrected keys whose last acknowledged write is a delete and that read back a
  * value
  * @param impossible keys that read a state no client ever wrote or was refused
- * @param unreadable keys whose read did not answer 200 or 404
+ * @param unreadable keys whose read did not answer 200 or 404 (after retries)
+ * @param retried reads retried after a 5xx or no answer
  * @param examples a few of the failures, for the message
  */
-public record LedgerCheck(int checked, int lost, int resurrected, int impossible, int unreadable,
+public record LedgerCheck(int checked, int lost, int resurrected, int impossible, int unreadable, int retried,
 		List<String> examples) {
 
 	public boolean clean() {
@@ -27,6 +28,12 @@ public record LedgerCheck(int checked, int lost, int resurrected, int impossible
 		Counts counts = new Counts();
 		for (String key : ledger.keys()) {
 			KvClient.Answer answer = client.get(baseUrl, key, replicas);
+			// A client retries a 504 or 503: availability, not data; counted apart.
+			for (int attempt = 0; attempt < 3 && answer.status() != 200 && answer.status() != 404; attempt++) {
+				counts.retried++;
+				sleepQuietly(200);
+				answer = client.get(baseUrl, key, replicas);
+			}
 			String state = switch (answer.status()) {
 				case 200 -> answer.body();
 				case 404 -> Ledger.GONE;
@@ -73,6 +80,15 @@ public record LedgerCheck(int checked, int lost, int resurrected, int impossible
 		return divergent;
 	}
 
+	private static void sleepQuietly(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
 	private static final class Counts {
 
 		int checked;
@@ -84,6 +100,8 @@ public record LedgerCheck(int checked, int lost, int resurrected, int impossible
 		int impossible;
 
 		int unreadable;
+
+		int retried;
 
 		final List<String> examples = new ArrayList<>();
 
@@ -126,7 +144,7 @@ public record LedgerCheck(int checked, int lost, int resurrected, int impossible
 
 		LedgerCheck result() {
 			return new LedgerCheck(this.checked, this.lost, this.resurrected, this.impossible, this.unreadable,
-					List.copyOf(this.examples));
+					this.retried, List.copyOf(this.examples));
 		}
 
 	}
