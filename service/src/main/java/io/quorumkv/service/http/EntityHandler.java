@@ -12,13 +12,11 @@ import reactor.core.publisher.Mono;
 
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferFactory;
-import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
-import org.springframework.web.reactive.function.BodyExtractors;
 import org.springframework.web.reactive.function.BodyInserters;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
@@ -31,8 +29,6 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  */
 @Component
 public class EntityHandler {
-
-	private static final byte[] EMPTY = new byte[0];
 
 	private static final DataBufferFactory BUFFERS = DefaultDataBufferFactory.sharedInstance;
 
@@ -133,16 +129,7 @@ public class EntityHandler {
 	}
 
 	private Mono<byte[]> readBody(ServerRequest request) {
-		return DataBufferUtils.join(request.body(BodyExtractors.toDataBuffers()), this.maxBodySize).map((buffer) -> {
-			try {
-				byte[] bytes = new byte[buffer.readableByteCount()];
-				buffer.read(bytes);
-				return bytes;
-			}
-			finally {
-				DataBufferUtils.release(buffer);
-			}
-		}).defaultIfEmpty(EMPTY);
+		return RequestBodies.read(request, this.maxBodySize);
 	}
 
 	private static DataBuffer record(Entry entry) {

@@ -7,12 +7,10 @@ import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
 import reactor.core.publisher.Mono;
 
-import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
-import org.springframework.web.reactive.function.BodyExtractors;
 import org.springframework.web.reactive.function.BodyInserters;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
@@ -59,23 +57,10 @@ public class InternalHandler {
 			byte[] key = QueryParameters.parse(request.uri().getRawQuery()).key("id", this.maxKeySize);
 			long timestamp = parseTimestamp(request.headers().firstHeader(InternalApi.TIMESTAMP));
 			boolean tombstone = Boolean.parseBoolean(request.headers().firstHeader(InternalApi.TOMBSTONE));
-			return DataBufferUtils.join(request.body(BodyExtractors.toDataBuffers()), this.maxBodySize)
-				.map((buffer) -> {
-					try {
-						byte[] bytes = new byte[buffer.readableByteCount()];
-						buffer.read(bytes);
-						return bytes;
-					}
-					finally {
-						DataBufferUtils.release(buffer);
-					}
-				})
-				.defaultIfEmpty(new byte[0])
-				.flatMap((value) -> {
-					this.clock.observe(timestamp);
-					return this.storage.upsert(new Entry(key, tombstone ? null : value, timestamp));
-				})
-				.then(Mono.defer(() -> ServerResponse.status(HttpStatus.CREATED).build()));
+			return RequestBodies.read(request, this.maxBodySize).flatMap((value) -> {
+				this.clock.observe(timestamp);
+				return this.storage.upsert(new Entry(key, tombstone ? null : value, timestamp));
+			}).then(Mono.defer(() -> ServerResponse.status(HttpStatus.CREATED).build()));
 		}).onErrorResume(ErrorResponses::toResponse);
 	}
 
