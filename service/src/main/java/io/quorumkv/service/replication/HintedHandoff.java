@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -14,6 +15,7 @@ import io.quorumkv.service.config.QuorumKvProperties.HintProperties;
 import io.quorumkv.storage.Entry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -87,11 +89,19 @@ public final class HintedHandoff implements AutoCloseable {
 		}
 	}
 
-	/** One pass over a peer's hints; the number delivered. */
+	/**
+	 * One pass over a peer's hints; the number delivered. The pass stops starting
+	 * deliveries at the first failure but lets those already started finish, then fails
+	 * (so that the peer backs off). Cancelling them instead would, behind a half-open
+	 * circuit breaker (which lets two trial calls through and refuses the others), cancel
+	 * the two trial calls every time: the breaker would never learn that the peer is
+	 * back, and the hints would wait for client traffic to close it.
+	 */
 	Mono<Long> deliver(Node peer) {
 		long oldest = this.clock.now() - this.settings.maxAge().toNanos() / 1_000;
 		AtomicLong count = new AtomicLong();
-		return this.hints.hints(peer).flatMap((hint) -> {
+		AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
+		return this.hints.hints(peer).takeWhile((hint) -> failure.get() == null).flatMap((hint) -> {
 			if (hint.timestamp() < oldest) {
 				this.hints.dropped();
 				return this.hints.remove(peer, hint);
@@ -99,14 +109,18 @@ public final class HintedHandoff implements AutoCloseable {
 			return this.peers.upsert(peer, hint).then(this.hints.remove(peer, hint)).doOnSuccess((ignored) -> {
 				this.delivered.increment();
 				count.incrementAndGet();
+			}).onErrorResume((error) -> {
+				failure.compareAndSet(null, error);
+				return Mono.empty();
 			});
-		}, PARALLEL_DELIVERIES)
+		}, PARALLEL_DELIVERIES).then(Mono.defer(() -> {
+			Throwable failed = failure.get();
 			// Hints stored behind the pass stay pending: count what is left.
-			.then(this.hints.hints(peer).count())
-			.map((remaining) -> {
-				this.hints.recount(peer, remaining);
-				return count.get();
-			});
+			return (failed != null) ? Mono.<Long>error(failed) : this.hints.hints(peer).count();
+		})).map((remaining) -> {
+			this.hints.recount(peer, remaining);
+			return count.get();
+		});
 	}
 
 	@Override
