@@ -246,7 +246,11 @@ class ClusterFaultsIT {
 				+ " requests at 2/3, p99 " + p99 + " ms, max " + max + " ms, failures " + failures
 				+ "; calls reaching the slow replica " + forwarded + ", most connections open to it at once " + maxOpen
 				+ ", calls refused by its open breaker " + opened);
-		assertThat(failures.get()).isZero();
+		// A 2/3 request must be answered (quorum or 504) within about the replica
+		// timeout;
+		// "status -1" lines above are requests left unanswered for the client's 10 s (see
+		// docs/reliability.md, open issues).
+		assertThat(failures.get()).as("2/3 requests not answered 200/201/404 (printed above)").isZero();
 		assertThat(p99).as("p99 of 2/3 requests with one replica %d ms slow", delay).isLessThan(250);
 		assertThat(opened).as("the slow replica's breaker opened").isPositive();
 		assertThat(forwarded).as("calls that reached the slow replica (of %d requests)", sorted.size())
