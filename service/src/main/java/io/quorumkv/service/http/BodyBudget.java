@@ -1,6 +1,7 @@
 package io.quorumkv.service.http;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 import io.micrometer.core.instrument.Gauge;
@@ -8,16 +9,22 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.storage.StorageOverloadedException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.netty.http.server.HttpServerResponse;
 
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
+import org.springframework.web.reactive.function.BodyExtractors;
+import org.springframework.web.reactive.function.server.ServerRequest;
 
 /**
- * Bounds the request bytes a node holds in memory at once, across all requests: the
- * in-flight limit alone would let a thousand 4 MB bodies take 4 GB. Bytes are reserved as
- * they arrive and released when the body has been handed on; a request that would exceed
- * the budget is refused with a 503 (retry later) and its bytes released.
+ * Reads request bodies whole, up to a limit, only if they arrived intact, and bounds the
+ * request bytes a node holds in memory at once, across all requests: the in-flight limit
+ * alone would let a thousand 4 MB bodies take 4 GB. Bytes are reserved as they arrive and
+ * released when the body has been handed on; a request that would exceed the budget is
+ * refused with a 503 (retry later) and its bytes released.
  */
 public final class BodyBudget {
 
@@ -39,15 +46,37 @@ public final class BodyBudget {
 	 * Fails with {@link DataBufferLimitException} over {@code maxSize} and with
 	 * {@link StorageOverloadedException} when the node holds too many bodies already.
 	 */
-	public <T> Mono<T> read(Flux<DataBuffer> body, int maxSize, Function<byte[], Mono<T>> use) {
+	public <T> Mono<T> read(ServerRequest request, int maxSize, Function<byte[], Mono<T>> use) {
+		return read(request.body(BodyExtractors.toDataBuffers()), maxSize, () -> answeredByServer(request), use);
+	}
+
+	/**
+	 * As above; {@code answeredByServer} tells whether the server has already refused the
+	 * request itself.
+	 */
+	<T> Mono<T> read(Flux<DataBuffer> body, int maxSize, BooleanSupplier answeredByServer,
+			Function<byte[], Mono<T>> use) {
 		return Mono.defer(() -> {
 			AtomicLong reserved = new AtomicLong();
 			return DataBufferUtils.join(body.doOnNext((buffer) -> reserve(buffer, reserved)), maxSize)
 				.map(BodyBudget::toBytes)
 				.defaultIfEmpty(new byte[0])
-				.flatMap(use)
+				.flatMap((bytes) -> answeredByServer.getAsBoolean() ? Mono.error(MalformedBody.INSTANCE)
+						: use.apply(bytes))
 				.doFinally((signal) -> this.used.addAndGet(-reserved.get()));
 		});
+	}
+
+	/**
+	 * Whether the server already answered (and refused) the request itself. When Reactor
+	 * Netty fails to decode a body (a malformed chunk size, a chunk not ended by CRLF) it
+	 * answers 400 itself and then <em>completes</em> the body with whatever came before
+	 * the error: storing that would write a truncated value for a request the client was
+	 * told was refused.
+	 */
+	private static boolean answeredByServer(ServerRequest request) {
+		Object nativeRequest = ServerHttpRequestDecorator.getNativeRequest(request.exchange().getRequest());
+		return nativeRequest instanceof HttpServerResponse response && response.hasSentHeaders();
 	}
 
 	private void reserve(DataBuffer buffer, AtomicLong reserved) {
@@ -73,6 +102,17 @@ public final class BodyBudget {
 
 	long used() {
 		return this.used.get();
+	}
+
+	/** The body could not be decoded; the server has answered 400 already. */
+	static final class MalformedBody extends ApiException {
+
+		static final MalformedBody INSTANCE = new MalformedBody();
+
+		private MalformedBody() {
+			super(HttpStatus.BAD_REQUEST, "malformed request body");
+		}
+
 	}
 
 }

@@ -17,7 +17,6 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
-import org.springframework.web.reactive.function.BodyExtractors;
 import org.springframework.web.reactive.function.BodyInserters;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
@@ -84,9 +83,7 @@ public class EntityHandler {
 				throw new ApiException(HttpStatus.CONTENT_TOO_LARGE,
 						"request body too large: the limit is " + this.maxBodySize + " bytes");
 			}
-			return this.bodies
-				.read(request.body(BodyExtractors.toDataBuffers()), this.maxBodySize,
-						(value) -> this.replication.write(key, value, replicas))
+			return this.bodies.read(request, this.maxBodySize, (value) -> this.replication.write(key, value, replicas))
 				.then(Mono.defer(() -> ServerResponse.status(HttpStatus.CREATED).build()));
 		});
 	}

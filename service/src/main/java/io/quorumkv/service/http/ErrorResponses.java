@@ -1,5 +1,6 @@
 package io.quorumkv.service.http;
 
+import io.netty.handler.timeout.ReadTimeoutException;
 import io.quorumkv.service.replication.QuorumNotReachedException;
 import io.quorumkv.service.replication.ReplicaUnavailableException;
 import io.quorumkv.storage.CorruptedStorageException;
@@ -9,6 +10,7 @@ import io.quorumkv.storage.StorageOverloadedException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import reactor.core.publisher.Mono;
+import reactor.netty.channel.AbortedException;
 
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.HttpHeaders;
@@ -38,6 +40,11 @@ final class ErrorResponses {
 				text(status.getStatusCode(), (status.getReason() != null) ? status.getReason() : "request refused");
 			case QuorumNotReachedException quorum -> text(HttpStatus.GATEWAY_TIMEOUT, quorum.getMessage());
 			case ReplicaUnavailableException unavailable -> retryLater(unavailable.getMessage());
+			// The client stopped sending its body (quorumkv.http.read-timeout) or went
+			// away mid-body: its fault, not the node's; the connection is closed either
+			// way.
+			case ReadTimeoutException timeout -> text(HttpStatus.REQUEST_TIMEOUT, "request body not received in time");
+			case AbortedException aborted -> text(HttpStatus.BAD_REQUEST, "connection closed before the request ended");
 			case StorageOverloadedException overloaded -> retryLater(overloaded.getMessage());
 			case StorageClosedException closed -> retryLater("node is shutting down");
 			case CorruptedStorageException corrupted -> {

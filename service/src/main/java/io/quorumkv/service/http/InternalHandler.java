@@ -11,7 +11,6 @@ import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
-import org.springframework.web.reactive.function.BodyExtractors;
 import org.springframework.web.reactive.function.BodyInserters;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
@@ -62,7 +61,7 @@ public class InternalHandler {
 			byte[] key = QueryParameters.parse(request.uri().getRawQuery()).key("id", this.maxKeySize);
 			long timestamp = parseTimestamp(request.headers().firstHeader(InternalApi.TIMESTAMP));
 			boolean tombstone = Boolean.parseBoolean(request.headers().firstHeader(InternalApi.TOMBSTONE));
-			return this.bodies.read(request.body(BodyExtractors.toDataBuffers()), this.maxBodySize, (value) -> {
+			return this.bodies.read(request, this.maxBodySize, (value) -> {
 				this.clock.observe(timestamp);
 				return this.storage.upsert(new Entry(key, tombstone ? null : value, timestamp));
 			}).then(Mono.defer(() -> ServerResponse.status(HttpStatus.CREATED).build()));

@@ -16,6 +16,7 @@ import io.quorumkv.service.config.QuorumKvProperties.HintProperties;
 import io.quorumkv.storage.Entry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -99,7 +100,7 @@ public final class HintedHandoff implements AutoCloseable {
 	Mono<Long> deliver(Node peer) {
 		long oldest = this.clock.now() - this.settings.maxAge().toNanos() / 1_000;
 		AtomicLong count = new AtomicLong();
-		AtomicReference<Throwable> failure = new AtomicReference<>();
+		AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
 		return this.hints.hints(peer).takeWhile((hint) -> failure.get() == null).flatMap((hint) -> {
 			if (hint.timestamp() < oldest) {
 				this.hints.dropped();

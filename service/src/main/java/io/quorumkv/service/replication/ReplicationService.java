@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -19,6 +20,7 @@ import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
 import io.quorumkv.storage.Keys;
 import io.quorumkv.storage.Storage;
+import io.quorumkv.storage.StorageException;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -103,14 +105,31 @@ public class ReplicationService {
 		return Mono.create((sink) -> {
 			long start = System.nanoTime();
 			Entry entry = new Entry(key, value, this.clock.now());
+			// A write this node's own storage refused (disk full, failed storage) is
+			// reported as that failure (503), not as replicas that did not answer (504).
+			AtomicReference<@Nullable Throwable> localFailure = new AtomicReference<>();
 			QuorumRound round = new QuorumRound(replicas, (r) -> {
 				this.metrics.fanOut("write", start, true);
 				sink.success();
-			}, (r) -> lost(sink, "write", replicas, r, start), (r) -> hintFailed(entry, nodes, r));
+			}, (r) -> {
+				Throwable storageFailure = localFailure.get();
+				if (storageFailure != null) {
+					this.metrics.fanOut("write", start, false);
+					sink.error(storageFailure);
+				}
+				else {
+					lost(sink, "write", replicas, r, start);
+				}
+			}, (r) -> hintFailed(entry, nodes, r));
 			for (int i = 0; i < nodes.size(); i++) {
 				int index = i;
-				write(nodes.get(i), entry).subscribe(null, (error) -> round.failed(index),
-						() -> round.succeeded(index, Optional.empty()));
+				Node node = nodes.get(i);
+				write(node, entry).subscribe(null, (error) -> {
+					if (this.topology.isSelf(node) && error instanceof StorageException) {
+						localFailure.set(error);
+					}
+					round.failed(index);
+				}, () -> round.succeeded(index, Optional.empty()));
 			}
 		});
 	}

@@ -27,7 +27,7 @@ class BodyBudgetTest {
 	void bytesCountUntilTheirUseCompletesThenAreReleased() {
 		BodyBudget budget = new BodyBudget(100, new SimpleMeterRegistry());
 		AtomicLong seenDuringUse = new AtomicLong();
-		StepVerifier.create(budget.read(body(30, 20), 1000, (bytes) -> Mono.fromSupplier(() -> {
+		StepVerifier.create(budget.read(body(30, 20), 1000, () -> false, (bytes) -> Mono.fromSupplier(() -> {
 			seenDuringUse.set(budget.used());
 			return bytes.length;
 		}))).expectNext(50).expectComplete().verify(Duration.ofSeconds(5));
@@ -38,7 +38,7 @@ class BodyBudgetTest {
 	@Test
 	void aBodyThatWouldExceedTheBudgetIsRefusedAndReleased() {
 		BodyBudget budget = new BodyBudget(40, new SimpleMeterRegistry());
-		StepVerifier.create(budget.read(body(30, 20), 1000, (bytes) -> Mono.just(bytes.length)))
+		StepVerifier.create(budget.read(body(30, 20), 1000, () -> false, (bytes) -> Mono.just(bytes.length)))
 			.expectError(StorageOverloadedException.class)
 			.verify(Duration.ofSeconds(5));
 		assertThat(budget.used()).isZero();
@@ -47,10 +47,10 @@ class BodyBudgetTest {
 	@Test
 	void concurrentBodiesShareTheBudget() {
 		BodyBudget budget = new BodyBudget(60, new SimpleMeterRegistry());
-		Mono<Integer> held = budget.read(body(50), 1000,
+		Mono<Integer> held = budget.read(body(50), 1000, () -> false,
 				(bytes) -> Mono.just(bytes.length).delayElement(Duration.ofMillis(300)));
 		Mono<Integer> second = Mono.delay(Duration.ofMillis(100))
-			.then(budget.read(body(20), 1000, (bytes) -> Mono.just(bytes.length)));
+			.then(budget.read(body(20), 1000, () -> false, (bytes) -> Mono.just(bytes.length)));
 		StepVerifier.create(Flux.merge(held, second.onErrorReturn(StorageOverloadedException.class, -1)))
 			.expectNext(-1, 50)
 			.expectComplete()
@@ -61,7 +61,7 @@ class BodyBudgetTest {
 	@Test
 	void theSizeLimitStillApplies() {
 		BodyBudget budget = new BodyBudget(1000, new SimpleMeterRegistry());
-		StepVerifier.create(budget.read(body(30, 30), 40, (bytes) -> Mono.just(bytes.length)))
+		StepVerifier.create(budget.read(body(30, 30), 40, () -> false, (bytes) -> Mono.just(bytes.length)))
 			.expectError(DataBufferLimitException.class)
 			.verify(Duration.ofSeconds(5));
 		assertThat(budget.used()).isZero();

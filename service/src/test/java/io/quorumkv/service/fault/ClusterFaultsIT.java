@@ -1,0 +1,293 @@
+package io.quorumkv.service.fault;
+
+import static io.quorumkv.service.support.Eventually.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import io.quorumkv.service.support.KvClient;
+import io.quorumkv.service.support.Ledger;
+import io.quorumkv.service.support.LedgerCheck;
+import io.quorumkv.service.support.NodeProcesses;
+import io.quorumkv.service.support.Workload;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import io.quorumkv.service.support.FaultFolders;
+
+/**
+ * Three real node processes (child JVMs of the repackaged jar), peers reaching each other
+ * through {@link io.quorumkv.service.support.FaultProxy fault proxies}, under client load
+ * of {@code 2/3} writes and deletes:
+ * <ul>
+ * <li>a replica, then the coordinator the clients write to, killed with SIGKILL and
+ * restarted (clients fail over while the coordinator is down);</li>
+ * <li>one node cut off from the other two (both directions) while clients write through
+ * every node, then healed;</li>
+ * <li>one replica slowed down far beyond the replica timeout.</li>
+ * </ul>
+ * After each fault every acknowledged write reads back at {@code 2/3}, no delete
+ * acknowledged with 202 comes back, and once hints and read repair have run every replica
+ * holds the same state at {@code 1/1}. The nodes share one cluster (one start) to keep
+ * the suite short; each test has its own keys.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@org.junit.jupiter.api.extension.ExtendWith(FaultFolders.KeepOnFailure.class)
+class ClusterFaultsIT {
+
+	static final boolean LONG = Boolean.getBoolean("quorumkv.faults.long");
+
+	static Path root;
+
+	static NodeProcesses nodes;
+
+	final KvClient client = new KvClient(Duration.ofSeconds(5));
+
+	@BeforeAll
+	static void start() {
+		root = FaultFolders.create("cluster");
+		// A small bulkhead so that the slow-replica test can see it bound the calls.
+		nodes = new NodeProcesses(root, 3, true, Map.of("quorumkv.cluster.max-concurrent-calls-per-peer", "16"),
+				List.of("-Xmx256m"))
+			.startAll();
+	}
+
+	@AfterAll
+	static void stop() {
+		if (nodes != null) {
+			nodes.close();
+		}
+		FaultFolders.deleteUnlessFailed(root);
+	}
+
+	@Test
+	@Order(1)
+	void replicaKilledUnderLoadLosesNothingAcknowledged() {
+		crashUnderLoad("replica", 2, true);
+	}
+
+	@Test
+	@Order(2)
+	void coordinatorKilledUnderLoadLosesNothingAcknowledged() {
+		// Writes in flight to the third replica when the coordinator died have no hint:
+		// read repair (the 2/3 read pass) completes the replicas.
+		crashUnderLoad("coordinator", 0, false);
+	}
+
+	/**
+	 * Kills {@code victim} under load and restarts it. With {@code hintsAlone} the load
+	 * stops before the restart: nothing but hinted handoff may bring the victim up to
+	 * date (no client write passes through its breaker to close it again); otherwise the
+	 * clients keep writing (failing over) while it restarts.
+	 */
+	private void crashUnderLoad(String name, int victim, boolean hintsAlone) {
+		Ledger ledger = new Ledger();
+		long seed = System.nanoTime();
+		System.out.println("ClusterFaultsIT " + name + ": seed " + seed);
+		int rounds = LONG ? 4 : 1;
+		for (int round = 0; round < rounds; round++) {
+			Workload workload = new Workload(ledger, name, 4, 50, "2/3", (t) -> List.of(nodes.url(0), nodes.url(1)),
+					seed + 1000L * round, Duration.ofSeconds(5));
+			try {
+				sleep(1_500);
+				long ackedBefore = ledger.acked();
+				nodes.kill(victim);
+				if (hintsAlone) {
+					sleep(2_500);
+					assertThat(ledger.acked()).as("writes acknowledged while a replica is down")
+						.isGreaterThan(ackedBefore);
+					workload.close();
+				}
+				// down while it restarts (several seconds on a shared machine)
+				nodes.start(victim);
+				sleep(1_000);
+				assertThat(ledger.acked()).as("writes acknowledged after the kill").isGreaterThan(ackedBefore);
+			}
+			finally {
+				workload.close();
+			}
+		}
+		System.out.println("ClusterFaultsIT " + name + ": " + ledger + ", kills " + rounds);
+		assertThat(ledger.putsAcked.get()).isGreaterThan(100);
+		assertThat(ledger.deletesAcked.get()).isGreaterThan(10);
+
+		verify(name, hintsAlone, ledger);
+	}
+
+	/**
+	 * Checks every key at 2/3 and on every replica at 1/1. With {@code hintsAlone} the
+	 * replicas are checked first, so that hinted handoff alone must have completed them;
+	 * otherwise after the 2/3 pass, whose reads repair stale replicas.
+	 */
+	private void verify(String name, boolean hintsAlone, Ledger... ledgers) {
+		for (Ledger ledger : ledgers) {
+			if (hintsAlone) {
+				replicasConverge(name, ledger);
+				quorumReads(name, ledger);
+			}
+			else {
+				quorumReads(name, ledger);
+				replicasConverge(name, ledger);
+			}
+		}
+	}
+
+	private void quorumReads(String name, Ledger ledger) {
+		double pushedBefore = metric(1, "quorumkv.repairs", "outcome:pushed");
+		LedgerCheck quorum = LedgerCheck.publicRead(ledger, this.client, nodes.url(1), "2/3");
+		System.out.println("ClusterFaultsIT " + name + ": 2/3 read back " + quorum + "; read repairs pushed "
+				+ (metric(1, "quorumkv.repairs", "outcome:pushed") - pushedBefore) + ", failed "
+				+ metric(1, "quorumkv.repairs", "outcome:failed") + ", skipped "
+				+ metric(1, "quorumkv.repairs", "outcome:skipped") + " (node 1, all time)");
+		assertThat(quorum.clean()).as("2/3 reads after the crash: %s", quorum).isTrue();
+		assertThat(quorum.checked()).isEqualTo(ledger.keys().size());
+	}
+
+	private void replicasConverge(String name, Ledger ledger) {
+		List<String> urls = List.of(nodes.url(0), nodes.url(1), nodes.url(2));
+		eventually(Duration.ofSeconds(30), () -> {
+			for (int node = 0; node < 3; node++) {
+				LedgerCheck replica = LedgerCheck.replicaRead(ledger, this.client, nodes.url(node));
+				assertThat(replica.clean()).as("replica %d at 1/1: %s", node, replica).isTrue();
+			}
+			assertThat(LedgerCheck.divergent(ledger, this.client, urls)).isEmpty();
+		});
+		System.out.println("ClusterFaultsIT " + name + ": every replica agrees on " + ledger.keys().size()
+				+ " keys; lost 0, resurrected 0");
+	}
+
+	@Test
+	@Order(3)
+	void partitionedNodeConvergesAfterHealingWithNothingAcknowledgedLost() {
+		Ledger majority = new Ledger();
+		Ledger minority = new Ledger();
+		long seed = System.nanoTime();
+		System.out.println("ClusterFaultsIT partition: seed " + seed);
+		long partitionMillis = LONG ? 20_000 : 5_000;
+		try (Workload onMajority = new Workload(majority, "pmaj", 4, 50, "2/3", (t) -> List.of(nodes.url(t % 2)), seed,
+				Duration.ofSeconds(5));
+				Workload onMinority = new Workload(minority, "pmin", 2, 50, "2/3", (t) -> List.of(nodes.url(2)),
+						seed + 100, Duration.ofSeconds(5))) {
+			sleep(1_000);
+			long majorityBefore = majority.acked();
+			long minorityFailedBefore = minority.failed.get();
+			// Node 2 is cut off both ways: nothing reaches it, nothing it sends arrives.
+			nodes.proxy(2).isolate();
+			nodes.proxy(0).block(2);
+			nodes.proxy(1).block(2);
+			sleep(partitionMillis);
+			assertThat(majority.acked()).as("the majority side keeps acknowledging").isGreaterThan(majorityBefore + 50);
+			assertThat(minority.failed.get()).as("the cut-off node cannot reach a quorum")
+				.isGreaterThan(minorityFailedBefore);
+			long minorityAckedInPartition = minority.acked();
+			for (int node = 0; node < 3; node++) {
+				nodes.proxy(node).heal();
+			}
+			sleep(3_000);
+			System.out.println("ClusterFaultsIT partition: majority " + majority + "; minority " + minority
+					+ "; minority acks during/after the partition " + minorityAckedInPartition);
+		}
+		verify("partition", true, majority, minority);
+	}
+
+	@Test
+	@Order(4)
+	void slowReplicaDoesNotSlowQuorumRequestsNorPileUpCalls() throws Exception {
+		long delay = 2_000;
+		String slowId = nodes.id(2);
+		double openedBefore = metric(0, "quorumkv.replica.requests", "peer:" + slowId, "outcome:breaker-open");
+		nodes.proxy(2).delay(delay);
+		nodes.proxy(2).resetMaxOpenConnections();
+		long forwardedBefore = nodes.proxy(2).requestsForwarded();
+		int threads = 4;
+		long runMillis = LONG ? 30_000 : 6_000;
+		List<Long> latencies = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+		java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();
+		List<Thread> workers = new java.util.ArrayList<>();
+		long end = System.nanoTime() + runMillis * 1_000_000;
+		for (int t = 0; t < threads; t++) {
+			int thread = t;
+			workers.add(Thread.ofPlatform().start(() -> {
+				KvClient own = new KvClient(Duration.ofSeconds(10));
+				for (int i = 0; System.nanoTime() < end; i++) {
+					String key = "slow-" + thread + "-" + (i % 50);
+					long start = System.nanoTime();
+					int status = (i % 2 == 0) ? own.put(nodes.url(0), key, "v" + i, "2/3")
+							: own.get(nodes.url(0), key, "2/3").status();
+					long millis = (System.nanoTime() - start) / 1_000_000;
+					latencies.add(millis);
+					if (millis > 1_500) {
+						System.out.println("ClusterFaultsIT slow replica: " + ((i % 2 == 0) ? "PUT " : "GET ") + key
+								+ " took " + millis + " ms, status " + status + " at " + java.time.Instant.now());
+					}
+					if (status != 201 && status != 200 && status != 404) {
+						failures.incrementAndGet();
+					}
+				}
+			}));
+		}
+		for (Thread worker : workers) {
+			worker.join(runMillis + 30_000);
+		}
+		long forwarded = nodes.proxy(2).requestsForwarded() - forwardedBefore;
+		int maxOpen = nodes.proxy(2).maxOpenConnections();
+		nodes.proxy(2).delay(0);
+		List<Long> sorted = latencies.stream().sorted().toList();
+		long p99 = sorted.get((int) (sorted.size() * 0.99) - 1);
+		long max = sorted.getLast();
+		double opened = metric(0, "quorumkv.replica.requests", "peer:" + slowId, "outcome:breaker-open") - openedBefore;
+		System.out.println("ClusterFaultsIT slow replica (+" + delay + " ms): " + sorted.size()
+				+ " requests at 2/3, p99 " + p99 + " ms, max " + max + " ms, failures " + failures
+				+ "; calls reaching the slow replica " + forwarded + ", most connections open to it at once " + maxOpen
+				+ ", calls refused by its open breaker " + opened);
+		// A 2/3 request must be answered (quorum or 504) within about the replica
+		// timeout;
+		// "status -1" lines above are requests left unanswered for the client's 10 s (see
+		// docs/reliability.md, open issues).
+		assertThat(failures.get()).as("2/3 requests not answered 200/201/404 (printed above)").isZero();
+		assertThat(p99).as("p99 of 2/3 requests with one replica %d ms slow", delay).isLessThan(250);
+		assertThat(opened).as("the slow replica's breaker opened").isPositive();
+		assertThat(forwarded).as("calls that reached the slow replica (of %d requests)", sorted.size())
+			.isLessThan(sorted.size() / 4);
+		// Without breaker and bulkhead every request leaves a call waiting out the 1 s
+		// timeout (hundreds at this rate) and the pool's 64 connections fill up.
+		assertThat(maxOpen).as("connections held open to the slow replica (bulkhead 16 per caller, pool 64)")
+			.isLessThan(48);
+	}
+
+	/** A meter's first measurement on a node through /actuator/metrics, 0 when absent. */
+	private double metric(int node, String name, String... tags) {
+		StringBuilder path = new StringBuilder("/actuator/metrics/" + name);
+		for (int i = 0; i < tags.length; i++) {
+			path.append((i == 0) ? '?' : '&')
+				.append("tag=")
+				.append(java.net.URLEncoder.encode(tags[i], java.nio.charset.StandardCharsets.UTF_8));
+		}
+		KvClient.Answer answer = this.client.getPath(nodes.url(node), path.toString());
+		if (answer.status() == 404) {
+			return 0;
+		}
+		assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+		java.util.regex.Matcher value = java.util.regex.Pattern.compile("\\\"value\\\":([0-9.E+-]+)")
+			.matcher(answer.body());
+		assertThat(value.find()).as(answer.body()).isTrue();
+		return Double.parseDouble(value.group(1));
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}

@@ -1,0 +1,196 @@
+package io.quorumkv.service.fault;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.netty.buffer.Unpooled;
+import io.quorumkv.service.support.FaultFolders;
+import io.quorumkv.service.support.KvClient;
+import io.quorumkv.service.support.NodeProcesses;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.ByteBufFlux;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.resources.ConnectionProvider;
+
+/**
+ * A closed loop of 256 client connections PUTting 64 KiB bodies (each sent in 8 pieces
+ * over about a second, as slow uploaders do) into one node process whose in-flight limit
+ * is 8: far beyond what it can take. What it cannot take is answered 503 quickly,
+ * accepted requests keep a bounded latency, the heap stays bounded (read through
+ * {@code /actuator/metrics/jvm.memory.used} during the load), and the node serves
+ * normally at once when the load stops.
+ */
+@ExtendWith(FaultFolders.KeepOnFailure.class)
+class OverloadIT {
+
+	static final boolean LONG = Boolean.getBoolean("quorumkv.faults.long");
+
+	static final int CONNECTIONS = 256;
+
+	static final int BODY = 64 * 1024;
+
+	static final int PIECES = 8;
+
+	static Path root;
+
+	static NodeProcesses node;
+
+	@BeforeAll
+	static void start() {
+		root = FaultFolders.create("overload");
+		node = new NodeProcesses(root, 1, false, Map.of("quorumkv.http.max-in-flight", "8"),
+				List.of("-Xmx192m", "-Xms64m"))
+			.startAll();
+	}
+
+	@AfterAll
+	static void stop() {
+		if (node != null) {
+			node.close();
+		}
+		FaultFolders.deleteUnlessFailed(root);
+	}
+
+	@Test
+	void overloadIsShedWith503WhileMemoryAndLatencyStayBoundedAndTheNodeRecoversAtOnce() throws Exception {
+		KvClient admin = new KvClient(Duration.ofSeconds(5));
+		ConnectionProvider pool = ConnectionProvider.builder("overload")
+			.maxConnections(CONNECTIONS)
+			.pendingAcquireMaxCount(-1)
+			.build();
+		HttpClient http = HttpClient.create(pool).responseTimeout(Duration.ofSeconds(30));
+		byte[] body = new byte[BODY];
+		new java.util.Random(42).nextBytes(body);
+		long runMillis = LONG ? 60_000 : 10_000;
+		long end = System.nanoTime() + runMillis * 1_000_000;
+		ConcurrentLinkedQueue<Long> accepted = new ConcurrentLinkedQueue<>();
+		ConcurrentLinkedQueue<Long> shed = new ConcurrentLinkedQueue<>();
+		AtomicLong other = new AtomicLong();
+		AtomicLong errors = new AtomicLong();
+		AtomicLong sequence = new AtomicLong();
+		List<Long> heap = java.util.Collections.synchronizedList(new ArrayList<>());
+		AtomicBoolean loading = new AtomicBoolean(true);
+		Thread sampler = Thread.ofPlatform().start(() -> {
+			while (loading.get()) {
+				double used = heapUsed(admin);
+				if (used > 0) {
+					heap.add((long) used);
+				}
+				sleep(250);
+			}
+		});
+		String base = node.url(0);
+		try {
+			Flux.range(0, CONNECTIONS).flatMap((client) -> Mono.defer(() -> {
+				long start = System.nanoTime();
+				return http.put()
+					.uri(base + "/v0/entity?id=load-" + (sequence.incrementAndGet() % 1000))
+					// A slow uploader: 8 pieces of 8 KiB, 100 ms apart, so that each
+					// accepted request holds its in-flight slot for about a second.
+					.send(ByteBufFlux.fromInbound(Flux.range(0, PIECES)
+						.delayElements(Duration.ofMillis(100))
+						.map((piece) -> Unpooled.wrappedBuffer(body, piece * (BODY / PIECES), BODY / PIECES))))
+					.responseSingle((response, content) -> content.then(Mono.just(response.status().code())))
+					.doOnNext((status) -> {
+						long millis = (System.nanoTime() - start) / 1_000_000;
+						switch (status) {
+							case 201 -> accepted.add(millis);
+							case 503 -> shed.add(millis);
+							default -> other.incrementAndGet();
+						}
+					})
+					.onErrorResume((error) -> {
+						errors.incrementAndGet();
+						return Mono.empty();
+					});
+			}).repeat(() -> System.nanoTime() < end), CONNECTIONS).blockLast(Duration.ofMillis(runMillis + 60_000));
+		}
+		finally {
+			loading.set(false);
+			sampler.join(10_000);
+			pool.disposeLater().block(Duration.ofSeconds(10));
+		}
+		// Load gone: the very next request is served, and nothing is left in flight.
+		long recoveryStart = System.nanoTime();
+		assertThat(admin.put(base, "after-load", "v", "1/1")).isEqualTo(201);
+		long recoveryMillis = (System.nanoTime() - recoveryStart) / 1_000_000;
+		double inFlight = metric(admin, "quorumkv.requests.in.flight");
+
+		long acceptedP50 = percentile(accepted, 0.5);
+		long shedP50 = percentile(shed, 0.5);
+		long acceptedP99 = percentile(accepted, 0.99);
+		long shedP99 = percentile(shed, 0.99);
+		long heapMax = heap.stream().mapToLong(Long::longValue).max().orElse(-1);
+		System.out.println("OverloadIT: " + CONNECTIONS + " connections x 64 KiB PUTs for " + runMillis + " ms: "
+				+ accepted.size() + " accepted (p50 " + acceptedP50 + " ms, p99 " + acceptedP99 + " ms), " + shed.size()
+				+ " shed with 503 (p50 " + shedP50 + " ms, p99 " + shedP99 + " ms), other statuses " + other
+				+ ", transport errors " + errors + "; heap max " + (heapMax >> 20) + " MiB of 192 (" + heap.size()
+				+ " samples); first request after the load " + recoveryMillis + " ms, in flight after " + inFlight);
+		assertThat(shed).as("requests refused with 503").hasSizeGreaterThan(CONNECTIONS);
+		assertThat(accepted).as("requests served").hasSizeGreaterThan(20);
+		assertThat(other.get()).as("statuses other than 201 and 503").isZero();
+		assertThat(errors.get()).as("connections failed or timed out").isZero();
+		// Bounds generous enough for a shared two-core machine under load (measured
+		// client
+		// side, the client JVM competing for the same cores): without the limiter nothing
+		// is shed and every request queues behind the others.
+		assertThat(shedP50).as("p50 of 503 answers").isLessThan(1_000);
+		assertThat(shedP99).as("p99 of 503 answers").isLessThan(5_000);
+		assertThat(acceptedP99).as("p99 of accepted PUTs (the upload itself takes 0.8 s)").isLessThan(6_000);
+		assertThat(heap).as("heap samples").hasSizeGreaterThan(5);
+		assertThat(heapMax).as("heap used under load").isLessThan(160L << 20);
+		assertThat(recoveryMillis).isLessThan(1_000);
+		assertThat(inFlight).isZero();
+		assertThat(node.logText(0)).doesNotContain("OutOfMemoryError");
+	}
+
+	private static double heapUsed(KvClient admin) {
+		try {
+			return metric(admin, "jvm.memory.used", "area:heap");
+		}
+		catch (AssertionError | RuntimeException ex) {
+			return -1;
+		}
+	}
+
+	private static double metric(KvClient admin, String name, String... tags) {
+		StringBuilder path = new StringBuilder("/actuator/metrics/" + name);
+		for (int i = 0; i < tags.length; i++) {
+			path.append((i == 0) ? '?' : '&').append("tag=").append(tags[i]);
+		}
+		KvClient.Answer answer = admin.getPath(node.url(0), path.toString());
+		assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+		java.util.regex.Matcher value = java.util.regex.Pattern.compile("\"value\":([0-9.E+-]+)")
+			.matcher(answer.body());
+		assertThat(value.find()).as(answer.body()).isTrue();
+		return Double.parseDouble(value.group(1));
+	}
+
+	private static long percentile(ConcurrentLinkedQueue<Long> values, double p) {
+		List<Long> sorted = values.stream().sorted().toList();
+		return sorted.isEmpty() ? -1 : sorted.get(Math.max(0, (int) Math.ceil(sorted.size() * p) - 1));
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+}

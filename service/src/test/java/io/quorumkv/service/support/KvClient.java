@@ -1,0 +1,94 @@
+package io.quorumkv.service.support;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+import io.quorumkv.service.replication.InternalApi;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A small blocking client of the public and internal API for fault tests. Every call has
+ * a timeout; a transport failure (connection refused, reset, timeout) is status -1.
+ */
+public final class KvClient {
+
+	/** What one node's own storage holds for a key through the internal API. */
+	public record Local(int status, @Nullable String value, boolean tombstone) {
+
+		public boolean absent() {
+			return this.status == 404;
+		}
+
+	}
+
+	private final HttpClient http = HttpClient.newBuilder()
+		.version(HttpClient.Version.HTTP_1_1)
+		.connectTimeout(Duration.ofSeconds(2))
+		.build();
+
+	private final Duration timeout;
+
+	public KvClient(Duration timeout) {
+		this.timeout = timeout;
+	}
+
+	public int put(String baseUrl, String key, String value, String replicas) {
+		return send(HttpRequest.newBuilder(entity(baseUrl, key, replicas))
+			.PUT(HttpRequest.BodyPublishers.ofString(value))).status;
+	}
+
+	public int delete(String baseUrl, String key, String replicas) {
+		return send(HttpRequest.newBuilder(entity(baseUrl, key, replicas)).DELETE()).status;
+	}
+
+	/** Status and body of a public GET. */
+	public Answer get(String baseUrl, String key, String replicas) {
+		return send(HttpRequest.newBuilder(entity(baseUrl, key, replicas)).GET());
+	}
+
+	public Local local(String baseUrl, String key) {
+		Answer answer = send(HttpRequest
+			.newBuilder(URI.create(baseUrl + InternalApi.ENTRY_PATH + "?id="
+					+ InternalApi.encodeKey(key.getBytes(StandardCharsets.UTF_8))))
+			.header(InternalApi.SECRET, NodeProcesses.SECRET)
+			.GET());
+		return new Local(answer.status, (answer.status == 200) ? answer.body : null, answer.tombstone);
+	}
+
+	/** A GET of any path on a node; the body as text. */
+	public Answer getPath(String baseUrl, String pathAndQuery) {
+		return send(HttpRequest.newBuilder(URI.create(baseUrl + pathAndQuery)).GET());
+	}
+
+	public record Answer(int status, String body, boolean tombstone) {
+
+	}
+
+	private URI entity(String baseUrl, String key, String replicas) {
+		return URI.create(baseUrl + "/v0/entity?id="
+				+ URLEncoder.encode(key, StandardCharsets.UTF_8).replace("+", "%20") + "&replicas=" + replicas);
+	}
+
+	private Answer send(HttpRequest.Builder request) {
+		try {
+			HttpResponse<String> response = this.http.send(request.timeout(this.timeout).build(),
+					HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+			return new Answer(response.statusCode(), response.body(),
+					response.headers().firstValue(InternalApi.TOMBSTONE).map("true"::equals).orElse(false));
+		}
+		catch (IOException ex) {
+			return new Answer(-1, ex.toString(), false);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return new Answer(-1, "interrupted", false);
+		}
+	}
+
+}

@@ -1,0 +1,90 @@
+package io.quorumkv.service.support;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What clients were told about each key, to check a store after faults. Every key is
+ * written by one client thread only, one operation at a time, so its history is linear:
+ * an acknowledged write (201, 202) makes its value the only possible one; a write that
+ * failed or got no answer may or may not have been applied, so it adds its value to the
+ * possible ones. A key is <em>certain</em> while one value is possible.
+ */
+public final class Ledger {
+
+	/** The state of a key deleted (or never written): a read answers 404. */
+	public static final String GONE = "\u0000gone";
+
+	private final Map<String, Set<String>> possible = new ConcurrentHashMap<>();
+
+	public final AtomicLong putsAcked = new AtomicLong();
+
+	public final AtomicLong deletesAcked = new AtomicLong();
+
+	public final AtomicLong failed = new AtomicLong();
+
+	public final AtomicLong rejected = new AtomicLong();
+
+	/** Records one write: {@code value} null for a delete, {@code acked} as answered. */
+	public void record(String key, @org.jspecify.annotations.Nullable String value, boolean acked) {
+		String state = (value != null) ? value : GONE;
+		Set<String> states = this.possible.computeIfAbsent(key, (k) -> new HashSet<>(Set.of(GONE)));
+		synchronized (states) {
+			if (acked) {
+				states.clear();
+				if (value != null) {
+					this.putsAcked.incrementAndGet();
+				}
+				else {
+					this.deletesAcked.incrementAndGet();
+				}
+			}
+			else {
+				this.failed.incrementAndGet();
+			}
+			states.add(state);
+		}
+	}
+
+	public Set<String> keys() {
+		return this.possible.keySet();
+	}
+
+	public Set<String> possible(String key) {
+		Set<String> states = this.possible.get(key);
+		synchronized (states) {
+			return Set.copyOf(states);
+		}
+	}
+
+	public boolean certain(String key) {
+		return possible(key).size() == 1;
+	}
+
+	public long acked() {
+		return this.putsAcked.get() + this.deletesAcked.get();
+	}
+
+	/** Keys whose last acknowledged state is a delete (a read must answer 404). */
+	public List<String> certainlyDeleted() {
+		List<String> keys = new ArrayList<>();
+		for (String key : keys()) {
+			if (possible(key).equals(Set.of(GONE))) {
+				keys.add(key);
+			}
+		}
+		return keys;
+	}
+
+	@Override
+	public String toString() {
+		return "puts acked " + this.putsAcked + ", deletes acked " + this.deletesAcked + ", failed or unanswered "
+				+ this.failed + ", keys " + this.possible.size();
+	}
+
+}

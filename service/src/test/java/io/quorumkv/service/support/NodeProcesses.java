@@ -1,0 +1,319 @@
+package io.quorumkv.service.support;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A cluster of real QuorumKV processes ({@code java -jar service/target/quorumkv.jar}) on
+ * loopback, each with its own port, data folder and log file, that tests kill with
+ * SIGKILL ({@link #kill}), stop gracefully and restart. Optionally every node is reached
+ * by its peers through a {@link FaultProxy}: the node's id in
+ * {@code quorumkv.cluster.nodes} is then the proxy's URL, so that a test can cut, slow
+ * down or blackhole the traffic between nodes while clients talk to the nodes directly.
+ * Close it to kill every process and proxy.
+ */
+public final class NodeProcesses implements AutoCloseable {
+
+	public static final String SECRET = "fault-suite-secret";
+
+	private static final HttpClient HTTP = HttpClient.newBuilder()
+		.version(HttpClient.Version.HTTP_1_1)
+		.connectTimeout(Duration.ofSeconds(2))
+		.build();
+
+	private final Path root;
+
+	private final int[] ports;
+
+	private final FaultProxy @Nullable [] proxies;
+
+	private final @Nullable Process[] processes;
+
+	private final Map<String, String> extra;
+
+	private final List<String> jvmOptions;
+
+	private final Thread cleanup = new Thread(this::killAll, "node-processes-cleanup");
+
+	/**
+	 * @param root folder for the nodes' data and logs
+	 * @param size number of nodes
+	 * @param proxied whether peers reach each other through a {@link FaultProxy}
+	 * @param extra properties for every node, added after the defaults
+	 * @param jvmOptions options of every node's JVM (heap and so on)
+	 */
+	public NodeProcesses(Path root, int size, boolean proxied, Map<String, String> extra, List<String> jvmOptions) {
+		this.root = root;
+		this.ports = FreePorts.take(size);
+		this.processes = new Process[size];
+		this.extra = Map.copyOf(extra);
+		this.jvmOptions = List.copyOf(jvmOptions);
+		if (proxied) {
+			this.proxies = new FaultProxy[size];
+			for (int i = 0; i < size; i++) {
+				this.proxies[i] = new FaultProxy(this.ports[i], this::pids);
+			}
+		}
+		else {
+			this.proxies = null;
+		}
+		Runtime.getRuntime().addShutdownHook(this.cleanup);
+	}
+
+	/** The repackaged jar the build made in {@code package}. */
+	public static Path jar() {
+		Path jar = Path.of(System.getProperty("quorumkv.jar", "target/quorumkv.jar"));
+		if (!Files.isRegularFile(jar)) {
+			throw new IllegalStateException(jar.toAbsolutePath()
+					+ " is missing: run the fault suite through `./mvnw verify` (failsafe, after package)");
+		}
+		return jar;
+	}
+
+	/** Starts every node and waits until all serve. */
+	public NodeProcesses startAll() {
+		for (int i = 0; i < size(); i++) {
+			launch(i);
+		}
+		for (int i = 0; i < size(); i++) {
+			awaitReady(i, Duration.ofSeconds(90));
+		}
+		return this;
+	}
+
+	/** Starts one node and waits until it serves. */
+	public void start(int node) {
+		launch(node);
+		awaitReady(node, Duration.ofSeconds(90));
+	}
+
+	private void launch(int node) {
+		if (this.processes[node] != null && this.processes[node].isAlive()) {
+			throw new IllegalStateException("node " + node + " is running");
+		}
+		Map<String, String> properties = new LinkedHashMap<>();
+		properties.put("server.port", Integer.toString(this.ports[node]));
+		properties.put("quorumkv.cluster.nodes", nodesProperty());
+		properties.put("quorumkv.cluster.self", id(node));
+		properties.put("quorumkv.cluster.secret", SECRET);
+		properties.put("quorumkv.storage.path", dataFolder(node).toString());
+		properties.put("quorumkv.cluster.replica-timeout", "1s");
+		properties.put("quorumkv.cluster.connect-timeout", "250ms");
+		properties.put("quorumkv.cluster.hints.delivery-interval", "200ms");
+		properties.put("quorumkv.cluster.hints.max-backoff", "1s");
+		properties.put("quorumkv.cluster.breaker.wait-in-open", "1s");
+		properties.put("spring.lifecycle.timeout-per-shutdown-phase", "5s");
+		properties.putAll(this.extra);
+		List<String> command = new ArrayList<>();
+		command.add(ProcessHandle.current().info().command().orElse("java"));
+		command.add("-XX:TieredStopAtLevel=1");
+		command.add("-XX:+UseSerialGC");
+		command.add("-Xshare:auto");
+		command.addAll(this.jvmOptions);
+		command.add("-jar");
+		command.add(jar().toAbsolutePath().toString());
+		properties.forEach((name, value) -> command.add("--" + name + "=" + value));
+		try {
+			Files.createDirectories(this.root);
+			this.processes[node] = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(log(node).toFile()))
+				.start();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("cannot start node " + node, ex);
+		}
+	}
+
+	/** Waits until {@code GET /v0/status} answers 200. */
+	public void awaitReady(int node, Duration limit) {
+		long deadline = System.nanoTime() + limit.toNanos();
+		while (System.nanoTime() < deadline) {
+			Process process = this.processes[node];
+			if (process == null || !process.isAlive()) {
+				throw new IllegalStateException("node " + node + " exited; see " + log(node));
+			}
+			try {
+				HttpResponse<Void> response = HTTP.send(HttpRequest.newBuilder(URI.create(url(node) + "/v0/status"))
+					.timeout(Duration.ofSeconds(2))
+					.build(), HttpResponse.BodyHandlers.discarding());
+				if (response.statusCode() == 200) {
+					return;
+				}
+			}
+			catch (IOException ex) {
+				// not listening yet
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
+			sleep(100);
+		}
+		throw new IllegalStateException("node " + node + " not ready within " + limit + "; see " + log(node));
+	}
+
+	/** SIGKILL: the process dies at once, nothing is flushed or closed. */
+	public void kill(int node) {
+		Process process = this.processes[node];
+		if (process != null) {
+			process.destroyForcibly();
+			waitFor(process, node);
+			this.processes[node] = null;
+		}
+	}
+
+	/** SIGTERM: graceful shutdown (drains requests, closes storage). */
+	public void stop(int node) {
+		Process process = this.processes[node];
+		if (process != null) {
+			process.destroy();
+			waitFor(process, node);
+			this.processes[node] = null;
+		}
+	}
+
+	private void waitFor(Process process, int node) {
+		try {
+			if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+				process.destroyForcibly();
+				process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("interrupted while stopping node " + node, ex);
+		}
+	}
+
+	public int size() {
+		return this.ports.length;
+	}
+
+	/** The node's public URL (clients talk to the node directly). */
+	public String url(int node) {
+		return "http://127.0.0.1:" + this.ports[node];
+	}
+
+	/** The node's id in the cluster: its proxy's URL when proxied. */
+	public String id(int node) {
+		return (this.proxies != null) ? "http://127.0.0.1:" + this.proxies[node].port() : url(node);
+	}
+
+	public int port(int node) {
+		return this.ports[node];
+	}
+
+	/** The proxy in front of a node (peers reach the node through it). */
+	public FaultProxy proxy(int node) {
+		if (this.proxies == null) {
+			throw new IllegalStateException("not a proxied cluster");
+		}
+		return this.proxies[node];
+	}
+
+	public long pid(int node) {
+		Process process = this.processes[node];
+		if (process == null) {
+			throw new IllegalStateException("node " + node + " is not running");
+		}
+		return process.pid();
+	}
+
+	public Path dataFolder(int node) {
+		return this.root.resolve("node" + node);
+	}
+
+	public Path log(int node) {
+		return this.root.resolve("node" + node + ".log");
+	}
+
+	public String logText(int node) {
+		try {
+			return Files.readString(log(node), java.nio.charset.StandardCharsets.ISO_8859_1);
+		}
+		catch (IOException ex) {
+			return "";
+		}
+	}
+
+	/** Node index by process id, for the proxies; -1 when not a node. */
+	private int pids(long pid) {
+		for (int i = 0; i < this.processes.length; i++) {
+			Process process = this.processes[i];
+			if (process != null && process.pid() == pid) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	/** The pids of the running nodes. */
+	public List<Long> runningPids() {
+		List<Long> pids = new ArrayList<>();
+		for (Process process : this.processes) {
+			if (process != null && process.isAlive()) {
+				pids.add(process.pid());
+			}
+		}
+		return pids;
+	}
+
+	private String nodesProperty() {
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; i < size(); i++) {
+			ids.add(id(i));
+		}
+		return ids.stream().collect(Collectors.joining(","));
+	}
+
+	private void killAll() {
+		for (Process process : this.processes) {
+			if (process != null) {
+				process.destroyForcibly();
+			}
+		}
+		if (this.proxies != null) {
+			for (FaultProxy proxy : this.proxies) {
+				proxy.close();
+			}
+		}
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	@Override
+	public void close() {
+		for (int i = 0; i < this.processes.length; i++) {
+			kill(i);
+		}
+		killAll();
+		try {
+			Runtime.getRuntime().removeShutdownHook(this.cleanup);
+		}
+		catch (IllegalStateException ex) {
+			// shutting down already
+		}
+	}
+
+}
