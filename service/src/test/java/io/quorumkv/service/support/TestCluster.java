@@ -1,7 +1,5 @@
 package io.quorumkv.service.support;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +38,7 @@ public final class TestCluster implements AutoCloseable {
 
 	public TestCluster(Path root, int size, Map<String, String> extraProperties) {
 		this.root = root;
-		this.ports = freePorts(size);
+		this.ports = FreePorts.take(size);
 		this.nodes = new ConfigurableApplicationContext[size];
 		this.extra = Map.copyOf(extraProperties);
 	}
@@ -170,32 +168,6 @@ public final class TestCluster implements AutoCloseable {
 			urls.add(url(i));
 		}
 		return urls.stream().collect(Collectors.joining(","));
-	}
-
-	private static int[] freePorts(int count) {
-		List<ServerSocket> sockets = new ArrayList<>();
-		try {
-			int[] ports = new int[count];
-			for (int i = 0; i < count; i++) {
-				ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
-				sockets.add(socket);
-				ports[i] = socket.getLocalPort();
-			}
-			return ports;
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("no free port", ex);
-		}
-		finally {
-			for (ServerSocket socket : sockets) {
-				try {
-					socket.close();
-				}
-				catch (IOException ignored) {
-					// best effort
-				}
-			}
-		}
 	}
 
 	@Override
