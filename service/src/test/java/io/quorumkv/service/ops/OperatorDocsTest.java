@@ -4,8 +4,6 @@ import static io.quorumkv.service.support.Eventually.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +18,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.quorumkv.service.QuorumKvApplication;
+import io.quorumkv.service.support.DownPeerTopology;
 import io.quorumkv.service.support.TestClients;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -61,15 +60,9 @@ class OperatorDocsTest {
 	@TempDir
 	static Path data;
 
-	static final String SELF = "http://127.0.0.1:" + closedPort();
-
-	static final String DEAD = "http://127.0.0.1:" + closedPort();
-
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("quorumkv.storage.path", () -> data.resolve("node").toString());
-		registry.add("quorumkv.cluster.nodes", () -> SELF + "," + DEAD);
-		registry.add("quorumkv.cluster.self", () -> SELF);
+		DownPeerTopology.register(registry, data);
 	}
 
 	@LocalServerPort
@@ -178,15 +171,6 @@ class OperatorDocsTest {
 			.returnResult()
 			.getResponseBody();
 		return new String((body != null) ? body : new byte[0], StandardCharsets.UTF_8);
-	}
-
-	private static int closedPort() {
-		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException(ex);
-		}
 	}
 
 	/** Metric names in a dashboard's PromQL expressions. */

@@ -1,15 +1,15 @@
 package io.quorumkv.service.ops;
 
+import static io.quorumkv.service.support.DownPeerTopology.DEAD;
+import static io.quorumkv.service.support.DownPeerTopology.SELF;
 import static io.quorumkv.service.support.Eventually.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 
 import io.quorumkv.service.QuorumKvApplication;
+import io.quorumkv.service.support.DownPeerTopology;
 import io.quorumkv.service.support.TestClients;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,17 +38,9 @@ class QuorumKvEndpointTest {
 	@TempDir
 	static Path data;
 
-	/** This node's name in the topology; the server itself listens on a random port. */
-	static final String SELF = "http://127.0.0.1:" + closedPort();
-
-	/** A peer that never answers: nothing listens there. */
-	static final String DEAD = "http://127.0.0.1:" + closedPort();
-
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("quorumkv.storage.path", () -> data.resolve("node").toString());
-		registry.add("quorumkv.cluster.nodes", () -> SELF + "," + DEAD);
-		registry.add("quorumkv.cluster.self", () -> SELF);
+		DownPeerTopology.register(registry, data);
 	}
 
 	@LocalServerPort
@@ -208,15 +200,6 @@ class QuorumKvEndpointTest {
 			.returnResult()
 			.getResponseBody();
 		return new String((body != null) ? body : new byte[0]);
-	}
-
-	private static int closedPort() {
-		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException(ex);
-		}
 	}
 
 }
