@@ -57,7 +57,7 @@ check_jar() {
 # --- settings -----------------------------------------------------------------------------
 
 NODES=3
-BACKEND=h2
+BACKEND=lsm
 PLACEMENT=rendezvous
 BASE_PORT=8081
 DIR="$ROOT/run/cluster"
