@@ -183,7 +183,8 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("64") int maxConnectionsPerPeer, @DefaultValue("1024") int maxPendingPerPeer,
 			@DefaultValue("512") int maxConcurrentCallsPerPeer, @DefaultValue BreakerProperties breaker,
 			@DefaultValue HintProperties hints, @DefaultValue("256") int maxConcurrentRepairs,
-			@DefaultValue("rendezvous") PlacementStrategy placement, @DefaultValue("128") int virtualNodes) {
+			@DefaultValue("rendezvous") PlacementStrategy placement, @DefaultValue("128") int virtualNodes,
+			@DefaultValue BatchProperties batch) {
 
 		public ClusterProperties {
 			nodes = List.copyOf(nodes);
@@ -201,6 +202,33 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			// Never print the secret.
 			return "ClusterProperties[nodes=" + this.nodes + ", self=" + this.self + ", secret="
 					+ ((this.secret != null) ? "(set)" : "(none)") + ", replicaTimeout=" + this.replicaTimeout + "]";
+		}
+
+	}
+
+	/**
+	 * Batching of the replica operations a coordinator sends each peer: while
+	 * {@code maxInFlight} batch calls to a peer are under way, further operations wait
+	 * (at most {@code maxPendingPerPeer}) and the next call carries them all. Under light
+	 * load every operation goes at once, alone; under heavy load one HTTP call carries
+	 * many. Keep {@code maxBytes} the same on every node: it also bounds the answers a
+	 * node accepts.
+	 *
+	 * @param enabled whether the coordinator batches (off: one call per operation)
+	 * @param maxInFlight batch calls to one peer at once
+	 * @param maxOps operations per batch call
+	 * @param maxBytes request body per batch call (an operation bigger than this goes
+	 * alone), and the cap of an answer
+	 */
+	public record BatchProperties(@DefaultValue("true") boolean enabled, @DefaultValue("4") int maxInFlight,
+			@DefaultValue("256") int maxOps, @DefaultValue("1MB") DataSize maxBytes) {
+
+		public BatchProperties {
+			atLeastOne(maxInFlight, "batch.max-in-flight");
+			atLeastOne(maxOps, "batch.max-ops");
+			if (maxBytes.toBytes() < 1024 || maxBytes.toBytes() > Integer.MAX_VALUE / 2) {
+				throw new IllegalArgumentException("quorumkv.cluster.batch.max-bytes must be 1KB..1GB");
+			}
 		}
 
 	}

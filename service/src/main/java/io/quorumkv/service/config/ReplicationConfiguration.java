@@ -81,8 +81,8 @@ public class ReplicationConfiguration {
 	ReplicationService replicationService(Topology topology, Placement placement, Storage storage,
 			HybridLogicalClock clock, PeerClient peers, HintStore hints, QuorumKvProperties properties,
 			MeterRegistry meters) {
-		return new ReplicationService(topology, placement, storage, clock, peers, hints,
-				properties.cluster().maxConcurrentRepairs(), properties.cluster().replicaTimeout(), meters);
+		return new ReplicationService(topology, placement, storage, clock, peers, hints, properties.cluster(),
+				(int) properties.http().maxKeySize().toBytes(), meters);
 	}
 
 }

@@ -23,6 +23,7 @@ public class EntityRoutes {
 			.GET(InternalApi.ENTRY_PATH, handler::get)
 			.PUT(InternalApi.ENTRY_PATH, handler::put)
 			.GET(InternalApi.ENTRIES_PATH, handler::scan)
+			.POST(InternalApi.BATCH_PATH, handler::batch)
 			.build();
 	}
 

@@ -1,10 +1,18 @@
 package io.quorumkv.service.http;
 
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
 import io.quorumkv.service.cluster.HybridLogicalClock;
+import io.quorumkv.service.replication.BatchCodec;
+import io.quorumkv.service.replication.BatchCodec.MalformedBatchException;
+import io.quorumkv.service.replication.BatchCodec.Operation;
+import io.quorumkv.service.replication.BatchCodec.Result;
 import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
@@ -23,6 +31,9 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 @Component
 public class InternalHandler {
 
+	/** Storage operations of one batch run at once (most complete at once anyway). */
+	private static final int BATCH_CONCURRENCY = 32;
+
 	private final Storage storage;
 
 	private final HybridLogicalClock clock;
@@ -30,6 +41,8 @@ public class InternalHandler {
 	private final int maxKeySize;
 
 	private final int maxBodySize;
+
+	private final int maxBatchBody;
 
 	private final BodyBudget bodies;
 
@@ -40,6 +53,7 @@ public class InternalHandler {
 		this.clock = clock;
 		this.maxKeySize = (int) properties.http().maxKeySize().toBytes();
 		this.maxBodySize = (int) properties.http().maxBodySize().toBytes();
+		this.maxBatchBody = InternalApi.maxBatchBody(properties.cluster().batch(), this.maxBodySize);
 	}
 
 	Mono<ServerResponse> get(ServerRequest request) {
@@ -66,6 +80,42 @@ public class InternalHandler {
 				return this.storage.upsert(new Entry(key, tombstone ? null : value, timestamp));
 			}).then(Mono.defer(() -> ServerResponse.status(HttpStatus.CREATED).build()));
 		}).onErrorResume(ErrorResponses::toResponse);
+	}
+
+	/**
+	 * Runs a batch of operations ({@link BatchCodec}) and answers one result each, in
+	 * order. An operation the storage fails is answered as failed, the others as usual;
+	 * gets whose entries would take the answer past its cap are answered "ask alone".
+	 */
+	Mono<ServerResponse> batch(ServerRequest request) {
+		return this.bodies.read(request, this.maxBatchBody, (body) -> {
+			List<Operation> operations = BatchCodec.decodeRequest(body, this.maxKeySize);
+			AtomicLong answerBytes = new AtomicLong();
+			return Flux.fromIterable(operations)
+				.flatMapSequential((operation) -> execute(operation, answerBytes), BATCH_CONCURRENCY)
+				.collectList()
+				.map(BatchCodec::encodeResponse);
+		})
+			.flatMap((answer) -> ServerResponse.ok().contentType(MediaType.APPLICATION_OCTET_STREAM).bodyValue(answer))
+			.onErrorMap(MalformedBatchException.class, (ex) -> ApiException.badRequest(ex.getMessage()))
+			.onErrorResume(ErrorResponses::toResponse);
+	}
+
+	private Mono<Result> execute(Operation operation, AtomicLong answerBytes) {
+		Mono<Result> result;
+		Entry entry = operation.entry();
+		if (entry == null) {
+			result = this.storage.get(operation.key())
+				.map((found) -> (answerBytes.addAndGet(BatchCodec.frameSize(found)) > this.maxBatchBody)
+						? Result.RETRY_ALONE : Result.found(found))
+				.defaultIfEmpty(Result.ABSENT);
+		}
+		else {
+			this.clock.observe(entry.timestamp());
+			result = this.storage.upsert(entry).thenReturn(Result.KEPT);
+		}
+		return result.onErrorResume(RuntimeException.class,
+				(error) -> Mono.just(Result.failed(error.getClass().getSimpleName() + ": " + error.getMessage())));
 	}
 
 	Mono<ServerResponse> scan(ServerRequest request) {

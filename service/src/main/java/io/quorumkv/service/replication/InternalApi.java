@@ -2,6 +2,7 @@ package io.quorumkv.service.replication;
 
 import java.nio.ByteBuffer;
 
+import io.quorumkv.service.config.QuorumKvProperties.BatchProperties;
 import io.quorumkv.storage.Entry;
 
 /**
@@ -15,6 +16,8 @@ import io.quorumkv.storage.Entry;
  * body = value: 201; the replica keeps the greater entry.</li>
  * <li>{@code GET /internal/v0/entries?start=K[&end=K]}: a stream of {@link #encode
  * frames}, tombstones included, in key order.</li>
+ * <li>{@code POST /internal/v0/batch}, body = operations ({@link BatchCodec}): 200 with
+ * one result per operation, in order.</li>
  * </ul>
  */
 public final class InternalApi {
@@ -22,6 +25,8 @@ public final class InternalApi {
 	public static final String ENTRY_PATH = "/internal/v0/entry";
 
 	public static final String ENTRIES_PATH = "/internal/v0/entries";
+
+	public static final String BATCH_PATH = "/internal/v0/batch";
 
 	public static final String SECRET = "X-QuorumKV-Secret";
 
@@ -34,6 +39,14 @@ public final class InternalApi {
 	private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
 	private InternalApi() {
+	}
+
+	/**
+	 * The largest batch body (request or answer) a node sends or accepts: the configured
+	 * batch size, but at least one value of the largest size with its key and framing.
+	 */
+	public static int maxBatchBody(BatchProperties batch, int maxBodySize) {
+		return Math.max((int) batch.maxBytes().toBytes(), maxBodySize + 65_536);
 	}
 
 	/** Percent-encodes every byte but RFC 3986 unreserved characters. */

@@ -74,6 +74,8 @@ public final class PeerClient implements AutoCloseable {
 
 	private final Map<String, String> lastOutcomes = new ConcurrentHashMap<>();
 
+	private final Map<String, URI> batchUris = new ConcurrentHashMap<>();
+
 	/**
 	 * @param loops the event loops to run on: the server's own, so that a call to a peer
 	 * needs no thread hop
@@ -81,7 +83,7 @@ public final class PeerClient implements AutoCloseable {
 	public PeerClient(ClusterProperties cluster, String secret, int maxBodySize, LoopResources loops,
 			MeterRegistry meters) {
 		this.secret = secret;
-		this.maxFrameSize = maxBodySize + 65_536;
+		this.maxFrameSize = InternalApi.maxBatchBody(cluster.batch(), maxBodySize);
 		this.replicaTimeout = cluster.replicaTimeout();
 		this.meters = meters;
 		this.connections = ConnectionProvider.builder("quorumkv-peers")
@@ -141,6 +143,20 @@ public final class PeerClient implements AutoCloseable {
 			.bodyValue((value != null) ? value : new byte[0])
 			.exchangeToMono((response) -> expect(response, HttpStatus.CREATED));
 		return guarded(peer, "upsert", call);
+	}
+
+	/**
+	 * Sends a batch of replica operations ({@link BatchCodec}) and emits the answer body.
+	 */
+	public Mono<byte[]> batch(Node peer, byte[] body) {
+		Mono<byte[]> call = this.client.post()
+			.uri(this.batchUris.computeIfAbsent(peer.id(), (id) -> URI.create(id + InternalApi.BATCH_PATH)))
+			.header(InternalApi.SECRET, this.secret)
+			.contentType(MediaType.APPLICATION_OCTET_STREAM)
+			.bodyValue(body)
+			.exchangeToMono((response) -> (response.statusCode().value() == HttpStatus.OK.value())
+					? response.bodyToMono(byte[].class).defaultIfEmpty(new byte[0]) : failure(response));
+		return guarded(peer, "batch", call);
 	}
 
 	/**

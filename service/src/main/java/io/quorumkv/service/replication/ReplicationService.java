@@ -4,7 +4,9 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicReference;
@@ -16,6 +18,8 @@ import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.Placement;
 import io.quorumkv.service.cluster.Topology;
+import io.quorumkv.service.config.QuorumKvProperties.BatchProperties;
+import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
 import io.quorumkv.storage.Keys;
@@ -58,18 +62,30 @@ public class ReplicationService {
 
 	private final Metrics metrics;
 
+	/** Per peer id, when batching is on. */
+	private final Map<String, PeerBatcher> batchers = new HashMap<>();
+
 	public ReplicationService(Topology topology, Placement placement, Storage storage, HybridLogicalClock clock,
-			PeerClient peers, HintStore hints, int maxConcurrentRepairs, Duration replicaTimeout,
-			MeterRegistry meters) {
+			PeerClient peers, HintStore hints, ClusterProperties cluster, int maxKeySize, MeterRegistry meters) {
 		this.topology = topology;
 		this.placement = placement;
 		this.storage = storage;
 		this.clock = clock;
 		this.peers = peers;
 		this.hints = hints;
-		this.repairs = new Semaphore(maxConcurrentRepairs);
-		this.replicaTimeout = replicaTimeout;
+		this.repairs = new Semaphore(cluster.maxConcurrentRepairs());
+		this.replicaTimeout = cluster.replicaTimeout();
 		this.metrics = new Metrics(meters);
+		BatchProperties batch = cluster.batch();
+		if (batch.enabled()) {
+			PeerBatcher.Limits limits = new PeerBatcher.Limits(batch.maxInFlight(), batch.maxOps(),
+					(int) batch.maxBytes().toBytes(), cluster.maxPendingPerPeer(), maxKeySize,
+					cluster.replicaTimeout());
+			for (Node peer : topology.peers()) {
+				this.batchers.put(peer.id(), new PeerBatcher(peer.id(), (body) -> peers.batch(peer, body),
+						(key) -> peers.get(peer, key), limits, meters));
+			}
+		}
 	}
 
 	public int clusterSize() {
@@ -160,12 +176,16 @@ public class ReplicationService {
 				.defaultIfEmpty(Optional.empty())
 				.timeout(this.replicaTimeout);
 		}
-		return this.peers.get(node, key);
+		PeerBatcher batcher = this.batchers.get(node.id());
+		return (batcher != null) ? batcher.get(key) : this.peers.get(node, key);
 	}
 
 	private Mono<Void> write(Node node, Entry entry) {
-		return this.topology.isSelf(node) ? this.storage.upsert(entry).timeout(this.replicaTimeout)
-				: this.peers.upsert(node, entry);
+		if (this.topology.isSelf(node)) {
+			return this.storage.upsert(entry).timeout(this.replicaTimeout);
+		}
+		PeerBatcher batcher = this.batchers.get(node.id());
+		return (batcher != null) ? batcher.upsert(entry) : this.peers.upsert(node, entry);
 	}
 
 	private void lost(MonoSink<?> sink, String operation, Replicas replicas, QuorumRound round, long start) {

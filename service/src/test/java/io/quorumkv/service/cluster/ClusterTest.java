@@ -15,8 +15,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quorumkv.service.replication.BatchCodec;
+import io.quorumkv.service.replication.BatchCodec.Operation;
+import io.quorumkv.service.replication.BatchCodec.Result;
 import io.quorumkv.service.replication.HintStore;
+import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.service.support.TestCluster;
+import io.quorumkv.storage.Entry;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -269,6 +276,42 @@ class ClusterTest {
 		catch (java.io.IOException ex) {
 			throw new IllegalStateException(ex);
 		}
+	}
+
+	@Test
+	void batchCallsAnswerEachOperationInOrderAndRefuseMalformedBodiesAndStrangers() {
+		put(0, "batched", "v", "3/3").expectStatus().isCreated();
+		MeterRegistry meters = this.cluster.bean(0, MeterRegistry.class);
+		assertThat(meters.find("quorumkv.replica.batch.size").summaries())
+			.anySatisfy((sizes) -> assertThat(sizes.count()).isPositive());
+		byte[] key = "direct".getBytes(StandardCharsets.UTF_8);
+		List<Operation> operations = List.of(Operation.upsert(Entry.value(key, "x".getBytes(), 42)), Operation.get(key),
+				Operation.get("never".getBytes()), Operation.upsert(Entry.tombstone(key, 41)), Operation.get(key));
+		byte[] answer = batch(1, BatchCodec.encodeRequest(operations), TestCluster.SECRET).expectStatus()
+			.isOk()
+			.expectBody(byte[].class)
+			.returnResult()
+			.getResponseBody();
+		List<Result> results = BatchCodec.decodeResponse(answer, operations, 1024);
+		assertThat(results).containsExactly(Result.KEPT, Result.found(Entry.value(key, "x".getBytes(), 42)),
+				Result.ABSENT, Result.KEPT, Result.found(Entry.value(key, "x".getBytes(), 42)));
+		assertThat(this.cluster.localValue(1, "direct")).isEqualTo("x");
+		batch(1, new byte[] { 9, 9 }, TestCluster.SECRET).expectStatus().isBadRequest();
+		batch(1, BatchCodec.encodeRequest(operations), null).expectStatus().isUnauthorized();
+		batch(1, BatchCodec.encodeRequest(operations), "wrong").expectStatus().isForbidden();
+	}
+
+	private WebTestClient.ResponseSpec batch(int node, byte[] body, @Nullable String secret) {
+		return this.cluster.client(node)
+			.post()
+			.uri(this.cluster.uri(node, InternalApi.BATCH_PATH))
+			.headers((headers) -> {
+				if (secret != null) {
+					headers.set(InternalApi.SECRET, secret);
+				}
+			})
+			.bodyValue(body)
+			.exchange();
 	}
 
 }
