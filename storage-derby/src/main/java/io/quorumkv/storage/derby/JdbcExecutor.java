@@ -6,6 +6,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageOverloadedException;
@@ -36,6 +37,11 @@ final class JdbcExecutor {
 
 	private final Scheduler scheduler;
 
+	/** Calls running or queued; at most {@link #maxAdmitted}. */
+	private final AtomicInteger admitted = new AtomicInteger();
+
+	private final int maxAdmitted;
+
 	/** Test hook run on the JDBC thread before each task; null in production. */
 	private volatile @Nullable Runnable beforeTask;
 
@@ -43,6 +49,7 @@ final class JdbcExecutor {
 		this.executor = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS,
 				new ArrayBlockingQueue<>(maxQueued), new NamedDaemonThreads(), new ThreadPoolExecutor.AbortPolicy());
 		this.scheduler = Schedulers.fromExecutor(this.executor);
+		this.maxAdmitted = threads + maxQueued;
 	}
 
 	/**
@@ -55,13 +62,17 @@ final class JdbcExecutor {
 			if (this.executor.isShutdown()) {
 				return Mono.error(new StorageClosedException(DerbyStorage.BACKEND));
 			}
-			if (this.executor.getQueue().remainingCapacity() == 0) {
-				// Checked before scheduling: the executor's own rejection would still be
-				// mapped, but Reactor logs every rejected task as an error.
+			// Counted before scheduling, without the queue's lock (callers are event
+			// loops): the executor's own rejection would still be mapped, but Reactor
+			// logs every rejected task as an error.
+			if (this.admitted.incrementAndGet() > this.maxAdmitted) {
+				this.admitted.decrementAndGet();
 				return Mono.error(new StorageOverloadedException(
-						"derby JDBC executor queue is full (" + this.executor.getQueue().size() + " tasks)"));
+						"derby JDBC executor queue is full (" + this.maxAdmitted + " calls running or queued)"));
 			}
-			return Mono.fromCallable(() -> run(work)).subscribeOn(this.scheduler);
+			return Mono.fromCallable(() -> run(work))
+				.subscribeOn(this.scheduler)
+				.doFinally((signal) -> this.admitted.decrementAndGet());
 		}).onErrorMap(SqlFailures::map);
 	}
 
