@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Measures the goals of docs/performance.md in one run on this machine, as ratios against the
+# bare Reactor Netty baseline (io.quorumkv.bench.baseline.BaselineServer) under the same load:
+#
+#   1. single node (LSM, 100-byte values), closed-loop PUT and GET throughput (wrk) vs baseline
+#   2. single node at a constant rate of half the baseline's PUT maximum (wrk2): p99 vs baseline
+#   3. three nodes at 2/3: closed-loop PUT throughput vs single node; p99 at half that rate
+#      (wrk2); 3/3 closed loop: timeouts and non-2xx
+#
+# Needs the build (./mvnw -DskipTests package: service/target/quorumkv.jar and
+# jmh/target/benchmarks.jar), wrk, and wrk2 for the constant-rate steps (QKV_WRK2 or `wrk2` on
+# PATH; see docs/load-testing.md). Raw outputs and summary.md go to run/perf/<time>/.
+#
+#   scripts/perf-goals.sh      QKV_DURATION=30s QKV_RATE_DURATION=45s QKV_CONNS=64 QKV_WARMUP=30s
+#                              QKV_JAVA_OPTS (node JVM options, default "-Xmx1g -XX:+UseG1GC")
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CLUSTER="$ROOT/scripts/cluster.sh"
+# shellcheck source=scripts/lib/wrk-tool.sh
+. "$ROOT/scripts/lib/wrk-tool.sh"
+duration="${QKV_DURATION:-30s}"
+rate_duration="${QKV_RATE_DURATION:-45s}"
+warmup="${QKV_WARMUP:-30s}"
+conns="${QKV_CONNS:-64}"
+export QKV_KEYS="${QKV_KEYS:-100000}" QKV_VALUE_SIZE="${QKV_VALUE_SIZE:-100}"
+base_port="${QKV_BASE_PORT:-18481}"
+baseline_port=$((base_port + 9))
+out="$ROOT/run/perf/$(date -u +%Y%m%dT%H%M%SZ)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/quorumkv-perf.XXXXXX")"
+mkdir -p "$out"
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+baseline_pid=""
+
+cleanup() {
+  [ -z "$baseline_pid" ] || kill "$baseline_pid" 2>/dev/null || true
+  "$CLUSTER" down --dir "$work/single" >/dev/null 2>&1 || true
+  "$CLUSTER" down --dir "$work/three" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 1; }
+WRK=$(command -v wrk)
+QKV_TOOL=wrk2 detect_wrk_tool || exit 1
+WRK2="$WRK_BIN"
+[ -f "$ROOT/jmh/target/benchmarks.jar" ] || { echo "jmh/target/benchmarks.jar is missing: ./mvnw -DskipTests package" >&2; exit 1; }
+
+log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
+
+# closed LABEL URL SCRIPT REPLICAS DURATION: closed-loop wrk, raw output kept
+closed() {
+  log "$1: wrk -c$conns -d$5 $3 ${4:+replicas=$4}"
+  QKV_REPLICAS="$4" "$WRK" -t1 -c"$conns" -d"$5" --latency -s "$ROOT/scripts/wrk2/$3" "$2" >"$out/$1.txt" 2>&1
+}
+
+# paced LABEL URL SCRIPT REPLICAS RATE: wrk2 at a constant rate, raw output kept
+paced() {
+  log "$1: wrk2 -R$5 -c$conns -d$rate_duration $3 ${4:+replicas=$4}"
+  QKV_REPLICAS="$4" "$WRK2" -t1 -c"$conns" -d"$rate_duration" -R"$5" --u_latency -s "$ROOT/scripts/wrk2/$3" "$2" \
+    >"$out/$1.txt" 2>&1
+}
+
+rps() { awk '/^Requests\/sec:/ { printf "%d", $2 }' "$out/$1.txt"; }
+
+# pct LABEL P: a latency percentile in ms from wrk's or wrk2's distribution
+pct() {
+  awk -v p="$2" '
+    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /m$/) return v * 60000; if (v ~ /s$/) return v * 1000; return v }
+    /Latency Distribution/ { on = 1; next }
+    on && $1 == p "%" { printf "%.2f", ms($2); exit }
+    on && $1 == sprintf("%.3f%%", p) { printf "%.2f", ms($2); exit }' "$out/$1.txt"
+}
+
+errors() {
+  awk '/Non-2xx/ { n += $NF } /Socket errors/ { gsub(",", ""); for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) n += $i }
+    END { printf "%d", n }' "$out/$1.txt"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "n/a" }'; }
+
+log "output: $out"
+log "baseline server on port $baseline_port"
+"$JAVA" -Xmx1g -XX:+UseG1GC -cp "$ROOT/jmh/target/benchmarks.jar" io.quorumkv.bench.baseline.BaselineServer \
+  "$baseline_port" >"$out/baseline.log" 2>&1 &
+baseline_pid=$!
+for _ in $(seq 1 60); do curl -sf -o /dev/null "http://127.0.0.1:$baseline_port/v0/entity?id=x" -X PUT -d x && break; sleep 0.5; done
+log "single node (LSM) on port $base_port"
+"$CLUSTER" up --nodes 1 --backend lsm --base-port "$base_port" --dir "$work/single" >/dev/null
+B="http://127.0.0.1:$baseline_port"
+S="http://127.0.0.1:$base_port"
+
+closed warm-baseline "$B" put.lua "" "$warmup"
+closed warm-single "$S" put.lua "" "$warmup"
+closed baseline-put "$B" put.lua "" "$duration"
+closed single-put "$S" put.lua "" "$duration"
+closed warm-baseline-get "$B" get.lua "" 10s
+closed warm-single-get "$S" get.lua "" 10s
+closed baseline-get "$B" get.lua "" "$duration"
+closed single-get "$S" get.lua "" "$duration"
+half=$(($(rps baseline-put) / 2))
+paced baseline-put-half "$B" put.lua "" "$half"
+paced single-put-half "$S" put.lua "" "$half"
+kill "$baseline_pid" 2>/dev/null || true
+baseline_pid=""
+"$CLUSTER" down --dir "$work/single" >/dev/null
+
+log "three nodes (LSM) on ports $base_port.."
+"$CLUSTER" up --nodes 3 --backend lsm --base-port "$base_port" --dir "$work/three" >/dev/null
+closed warm-three "$S" put.lua 2/3 "$warmup"
+closed three-put-2of3 "$S" put.lua 2/3 "$duration"
+three_half=$(($(rps three-put-2of3) / 2))
+paced three-put-2of3-half "$S" put.lua 2/3 "$three_half"
+closed three-put-3of3 "$S" put.lua 3/3 "$duration"
+closed three-get-2of3 "$S" get.lua 2/3 "$duration"
+"$CLUSTER" down --dir "$work/three" >/dev/null
+
+{
+  echo "# Performance goals, $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo
+  echo "Machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%d GiB", $2 / 1048576 }' /proc/meminfo); $("$JAVA" -version 2>&1 | head -n 1);" \
+    "load generator on the same cores. Closed loop: wrk -t1 -c$conns -d$duration; constant rate: wrk2 -t1 -c$conns -d$rate_duration" \
+    "(first ~10 s are calibration); $QKV_VALUE_SIZE-byte values, $QKV_KEYS keys. Command: \`scripts/perf-goals.sh\`."
+  echo
+  echo "| Goal | Baseline | QuorumKV | Ratio | Target |"
+  echo "|---|---|---|---|---|"
+  echo "| 1. PUT closed loop (rps) | $(rps baseline-put) | $(rps single-put) | $(ratio "$(rps single-put)" "$(rps baseline-put)") | ≥ 0.8 |"
+  echo "| 1. GET closed loop (rps) | $(rps baseline-get) | $(rps single-get) | $(ratio "$(rps single-get)" "$(rps baseline-get)") | ≥ 0.8 |"
+  echo "| 2. PUT at $half rps: p99 (ms) | $(pct baseline-put-half 99) | $(pct single-put-half 99) | $(ratio "$(pct single-put-half 99)" "$(pct baseline-put-half 99)") | ≤ 2 |"
+  echo "| 2. PUT at $half rps: p99.9 (ms) | $(pct baseline-put-half 99.9) | $(pct single-put-half 99.9) | $(ratio "$(pct single-put-half 99.9)" "$(pct baseline-put-half 99.9)") | reported |"
+  echo "| 2. PUT at $half rps: achieved (rps) | $(rps baseline-put-half) | $(rps single-put-half) | | |"
+  echo "| 3. 3 nodes 2/3 PUT closed loop (rps) vs single node | $(rps single-put) | $(rps three-put-2of3) | $(ratio "$(rps three-put-2of3)" "$(rps single-put)") | ≥ 0.5 |"
+  echo "| 3. 3 nodes 2/3 PUT at $three_half rps: p99 (ms) | | $(pct three-put-2of3-half 99) | | ≤ 5 ms |"
+  echo "| 3. 3 nodes 2/3 PUT at $three_half rps: p99.9 (ms), achieved rps | | $(pct three-put-2of3-half 99.9), $(rps three-put-2of3-half) | | reported |"
+  echo "| 3. 3 nodes 3/3 PUT closed loop: rps, errors + non-2xx | | $(rps three-put-3of3), $(errors three-put-3of3) | | 0 timeouts |"
+  echo "| 3. 3 nodes 2/3 GET closed loop: rps, p99 (ms) | | $(rps three-get-2of3), $(pct three-get-2of3 99) | | reported |"
+  echo
+  echo "Closed-loop latency (p50 / p99 ms): baseline PUT $(pct baseline-put 50) / $(pct baseline-put 99)," \
+    "single PUT $(pct single-put 50) / $(pct single-put 99), baseline GET $(pct baseline-get 50) / $(pct baseline-get 99)," \
+    "single GET $(pct single-get 50) / $(pct single-get 99), 3 nodes 2/3 PUT $(pct three-put-2of3 50) / $(pct three-put-2of3 99)." \
+    "Errors (socket errors + non-2xx): single PUT $(errors single-put), GET $(errors single-get); 3 nodes 2/3 PUT" \
+    "$(errors three-put-2of3), at half rate $(errors three-put-2of3-half)."
+} >"$out/summary.md"
+cat "$out/summary.md"
