@@ -60,12 +60,7 @@ class EntityApiTest {
 
 	@BeforeEach
 	void client() {
-		this.client = newClient(this.port);
-	}
-
-	/** The client of the node under test; this class reuses keep-alive connections. */
-	protected WebTestClient newClient(int port) {
-		return TestClients.forPort(port);
+		this.client = TestClients.forPort(this.port);
 	}
 
 	/** The URI exactly as written: the test client must not encode it again. */

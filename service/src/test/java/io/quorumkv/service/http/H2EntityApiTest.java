@@ -1,22 +1,9 @@
 package io.quorumkv.service.http;
 
-import io.quorumkv.service.support.TestClients;
-
 import org.springframework.test.context.TestPropertySource;
-import org.springframework.test.web.reactive.server.WebTestClient;
 
 /** The whole public API on a node whose storage is H2. */
 @TestPropertySource(properties = "quorumkv.storage.backend=h2")
 class H2EntityApiTest extends EntityApiTest {
-
-	/**
-	 * Fresh connections: the same assertions as on the LSM node, without the keep-alive
-	 * race after a refused PUT that {@link EntityApiTest} on the LSM node still
-	 * exercises.
-	 */
-	@Override
-	protected WebTestClient newClient(int port) {
-		return TestClients.forPortWithoutKeepAlive(port);
-	}
 
 }
