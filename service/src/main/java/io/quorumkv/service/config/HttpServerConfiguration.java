@@ -2,26 +2,18 @@ package io.quorumkv.service.config;
 
 import java.time.Duration;
 
-import io.quorumkv.service.http.KeepAliveReadResumer;
-
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
-import org.springframework.boot.reactor.netty.autoconfigure.NettyServerProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Customizes the Netty server of the node.
- * <ul>
- * <li>Bounds how long a client may take to send a request body.
+ * Bounds how long a client may take to send a request body.
  * {@code server.netty.idle-timeout} only closes connections idle <em>between</em>
  * requests: a client that sends headers announcing a body and then goes silent would hold
  * the connection, and a public request slot of {@code quorumkv.http.max-in-flight},
  * forever. Reactor Netty's read timeout closes the connection once no byte of the body
- * arrived for {@code quorumkv.http.read-timeout} (default 30 s).</li>
- * <li>Keeps keep-alive connections reading after a queued request was answered before its
- * body was read (see {@link KeepAliveReadResumer}).</li>
- * </ul>
+ * arrived for {@code quorumkv.http.read-timeout} (default 30 s).
  */
 @Configuration(proxyBeanMethods = false)
 public class HttpServerConfiguration {
@@ -32,16 +24,6 @@ public class HttpServerConfiguration {
 			throw new IllegalArgumentException("quorumkv.http.read-timeout must be positive");
 		}
 		return (server) -> server.readTimeout(readTimeout);
-	}
-
-	/**
-	 * The idle timeout is the one Spring Boot gives Reactor Netty
-	 * ({@code server.netty.idle-timeout}), so that the handler Reactor Netty removes when
-	 * the next request arrives is the one it would have added itself.
-	 */
-	@Bean
-	NettyServerCustomizer keepAliveReadResumer(NettyServerProperties netty) {
-		return (server) -> KeepAliveReadResumer.install(server, netty.getIdleTimeout());
 	}
 
 }

@@ -34,13 +34,13 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * refusal) must leave the connection usable for the next request, whether the refused
  * request was read at once or queued behind a request still being answered.
  * <p>
- * The queued case is the one that hung (see {@link KeepAliveReadResumer}): a request
- * queued by Reactor Netty and answered at once lost the connection's next read. It is
- * made deterministic by pipelining the refused request behind {@code GET /test/slow},
- * answered 20 ms later from a timer thread, as a PUT on H2 or Derby, or one that waits
- * for peers, is answered from another thread: the refused request is then always queued.
- * Every round opens its own connection and stops the test at its first unanswered
- * request.
+ * The queued case is the one that hung with Reactor Netty 1.3.7 (reactor-netty #4361, see
+ * docs/reliability.md; the build pins 1.3.8): a request queued by Reactor Netty and
+ * answered at once lost the connection's next read. It is made deterministic by
+ * pipelining the refused request behind {@code GET /test/slow}, answered 20 ms later from
+ * a timer thread, as a PUT on H2 or Derby, or one that waits for peers, is answered from
+ * another thread: the refused request is then always queued. Every round opens its own
+ * connection and stops the test at its first unanswered request.
  */
 @SpringBootTest(classes = { QuorumKvApplication.class, KeepAliveAfterRefusalTest.SlowRoute.class },
 		webEnvironment = WebEnvironment.RANDOM_PORT,
