@@ -4,11 +4,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
+import io.quorumkv.bench.report.LoadRun.SocketErrors;
+
 /**
  * The notes under a report's scenario table: the faults injected during measured runs
- * ({@code kill=}/{@code restart=}).
+ * ({@code kill=}/{@code restart=}), and the runs whose figures need care because the load
+ * generator counted socket errors or fell behind its constant rate.
  */
 final class ScenarioNotes {
+
+	/** Below this share of its target, a wrk2 run fell behind its constant rate. */
+	private static final double BEHIND = 0.95;
 
 	private ScenarioNotes() {
 	}
@@ -24,6 +30,13 @@ final class ScenarioNotes {
 		if (!faulty.isEmpty()) {
 			md.append("† Faults during the measured run, in seconds from its start:\n\n");
 			faulty.forEach((scenario) -> md.append("- ").append(fault(scenario)).append('\n'));
+			md.append('\n');
+		}
+		List<String> caveats = new ArrayList<>();
+		runs.forEach((scenario) -> caveats.addAll(caveats(scenario)));
+		if (!caveats.isEmpty()) {
+			md.append("Read with care:\n\n");
+			caveats.forEach((caveat) -> md.append("- ").append(caveat).append('\n'));
 			md.append('\n');
 		}
 		return md.toString();
@@ -71,6 +84,27 @@ final class ScenarioNotes {
 			node = event.node();
 		}
 		return String.join(", ", steps);
+	}
+
+	private static List<String> caveats(ScenarioRun scenario) {
+		LoadRun run = scenario.run();
+		String label = ReportWriter.cell(scenario.label());
+		List<String> caveats = new ArrayList<>();
+		SocketErrors errors = run.socketErrors();
+		if (errors.errors() + errors.timeout() > 0) {
+			// wrk and wrk2 record the latency of answered requests only.
+			caveats.add(label + ": " + errors.errors() + " socket errors (connect " + errors.connect() + ", read "
+					+ errors.read() + ", write " + errors.write() + ") and " + errors.timeout()
+					+ " timeouts; its latency figures describe only the requests that were answered.");
+		}
+		double target = scenario.targetRate();
+		if (run.tool() == LoadTool.WRK2 && target > 0 && run.requestsPerSecond() < BEHIND * target) {
+			caveats.add(String.format(Locale.ROOT,
+					"%s: %.0f of the %s requests/s asked for: the nodes (or the load generator) fell behind, "
+							+ "so its latency figures are mostly time spent queueing.",
+					label, run.requestsPerSecond(), ReportWriter.number(target)));
+		}
+		return caveats;
 	}
 
 }

@@ -78,7 +78,7 @@ class LoadReportBuilderTests {
 				+ "| ± 1523.250 | ops/s |");
 		assertThat(md)
 			.contains("- `01-h2-n1-put-20k`: `wrk2 -t1 -c64 -d60s -R20000 --latency -U http://127.0.0.1:8081`");
-		assertThat(md).doesNotContain("†");
+		assertThat(md).doesNotContain("†", "Read with care");
 	}
 
 	@Test
@@ -97,6 +97,8 @@ class LoadReportBuilderTests {
 				+ "- n3-put-3of3-kill: node 3 killed (SIGKILL) at 12.1 s, restarted at 15.1 s, ready again at 26.6 s "
 				+ "(after the run ended), in a 20 s measured run. wrk2 counted 3531 non-2xx (5xx: 3531, 504: 3531), "
 				+ "0 socket errors and 0 timeouts over the whole run.\n");
+		assertThat(md).contains("- n3-put-3of3-kill: 248 of the 300 requests/s asked for: the nodes (or the load "
+				+ "generator) fell behind, so its latency figures are mostly time spent queueing.");
 		// The faults are stated under the table, before the charts.
 		assertThat(md.indexOf("† Faults")).isBetween(md.indexOf("| n3-put-3of3-kill †"), md.indexOf("## Charts"));
 	}
@@ -118,6 +120,17 @@ class LoadReportBuilderTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> LoadReportBuilder.build("demo", this.raw, this.out, List.of()))
 			.withMessageContaining("04-n3-put-kill/events.txt: Unknown fault event pause");
+	}
+
+	@Test
+	void warnsOfSocketErrorsAndOfARunBehindItsRate() throws Exception {
+		scenario("04-lsm-n1-killed", "wrk2/put-rate300-node1-killed.txt",
+				"name=n1 killed\nbackend=lsm\nnodes=1\nop=put\nrate=300\n");
+		String md = Files.readString(LoadReportBuilder.build("demo", this.raw, this.out, List.of()));
+		assertThat(md).contains("| n1 killed | lsm | 1 | - | put | 8 | 20.17 s | 300 | 179 |", "| 264674 | 0 | 4 |");
+		assertThat(md).contains("Read with care:\n\n- n1 killed: 264674 socket errors (connect 0, read 11, write "
+				+ "264663) and 4 timeouts; its latency figures describe only the requests that were answered.\n"
+				+ "- n1 killed: 179 of the 300 requests/s asked for:");
 	}
 
 	@Test
