@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs a scenario matrix against local QuorumKV clusters and builds a report.
 #
-#   scripts/loadtest.sh SCENARIO_FILE [--name NAME] [--out DIR] [--only REGEX] [--no-report]
+#   scripts/loadtest.sh SCENARIO_FILE [--name NAME] [--out DIR] [--only REGEX] [--no-report] [--check]
 #
+# --check only reads the scenario file: it validates every scenario's columns and settings and
+# starts nothing.
 # For each scenario line: start a fresh cluster (scripts/cluster.sh), prefill the key space
 # (scripts/prefill.sh) when the operation reads, warm up, measure, optionally profile node 1
 # with async-profiler in extra runs, stop the cluster. Raw outputs go to
@@ -48,7 +50,7 @@ log() {
   echo "[$(date -u +%H:%M:%S)] $*"
 }
 
-[ $# -ge 1 ] || die "usage: scripts/loadtest.sh SCENARIO_FILE [--name NAME] [--out DIR] [--only REGEX] [--no-report]"
+[ $# -ge 1 ] || die "usage: scripts/loadtest.sh SCENARIO_FILE [--name NAME] [--out DIR] [--only REGEX] [--no-report] [--check]"
 scenario_file="$1"
 shift
 [ -f "$scenario_file" ] || die "no scenario file $scenario_file"
@@ -57,12 +59,14 @@ name="$(basename "$scenario_file" .conf)"
 out=""
 only=""
 report=1
+check=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --name) name="${2:?}"; shift 2 ;;
     --out) out="${2:?}"; shift 2 ;;
     --only) only="${2:?}"; shift 2 ;;
     --no-report) report=0; shift ;;
+    --check) check=1; report=0; shift ;;
     *) die "unknown option: $1" ;;
   esac
 done
@@ -71,13 +75,14 @@ out="${out:-$ROOT/docs/reports/$name}"
 
 if [ -n "${JAVA_HOME:-}" ]; then JAVA="$JAVA_HOME/bin/java"; else JAVA="$(command -v java || true)"; fi
 [ -x "$JAVA" ] || die "no java: set JAVA_HOME to a JDK 25"
-[ -f "$ROOT/service/target/quorumkv.jar" ] || die "service/target/quorumkv.jar is missing: run ./mvnw -DskipTests package first"
+[ "$check" = 1 ] || [ -f "$ROOT/service/target/quorumkv.jar" ] ||
+  die "service/target/quorumkv.jar is missing: run ./mvnw -DskipTests package first"
 if [ "$report" = 1 ] && [ ! -f "$ROOT/jmh/target/benchmarks.jar" ]; then
   die "jmh/target/benchmarks.jar is missing: run ./mvnw -DskipTests package first"
 fi
 detect_wrk_tool
 
-work="$ROOT/run/loadtest/$name"
+if [ "$check" = 1 ]; then work="$(mktemp -d)"; else work="$ROOT/run/loadtest/$name"; fi
 raw="$work/raw"
 cluster_dir="$work/cluster"
 base_port="${QKV_BASE_PORT:-8081}"
@@ -100,6 +105,7 @@ cleanup() {
   if [ -f "$cluster_dir/cluster.env" ]; then
     cluster down >/dev/null 2>&1 || true
   fi
+  [ "$check" = 0 ] || rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -289,6 +295,18 @@ run_scenario() {
     esac
   done
   case "$op" in put | get | delete | mixed | range) ;; *) die "$sname: unknown op $op" ;; esac
+  case "$backend" in lsm | h2 | derby) ;; *) die "$sname: backend must be lsm, h2 or derby, not $backend" ;; esac
+  [[ "$nodes" =~ ^[1-9][0-9]*$ ]] || die "$sname: nodes must be a positive number, not $nodes"
+  [ "$replicas" = - ] || [[ "$replicas" =~ ^[1-9][0-9]*/[1-9][0-9]*$ ]] ||
+    die "$sname: replicas must be ACK/FROM or -, not $replicas"
+  case "$dist" in uniform | zipf) ;; *) die "$sname: dist must be uniform or zipf, not $dist" ;; esac
+  case "$placement" in rendezvous | consistent-hash) ;;
+    *) die "$sname: placement must be rendezvous or consistent-hash, not $placement" ;;
+  esac
+  local profiled
+  for profiled in ${profile//,/ }; do
+    case "$profiled" in cpu | alloc | lock) ;; *) die "$sname: profile events are cpu, alloc and lock, not $profiled" ;; esac
+  done
   [ -z "$profile_s" ] || [[ "$profile_s" =~ ^[1-9][0-9]*$ ]] || die "$sname: profile_s=SECONDS, not profile_s=$profile_s"
   [[ "$rate" =~ ^[0-9]+$ ]] || die "$sname: rate must be a number"
   if [ "$WRK_KIND" = wrk2 ] && [ "$rate" = 0 ]; then
@@ -322,6 +340,10 @@ run_scenario() {
     if [ "$restart" -le "$kill_at" ] || [ "$restart" -ge "$duration_s" ]; then
       die "$sname: restart=$restart must fall after the kill (${kill_at}s) and within the ${duration_s}s run"
     fi
+  fi
+  if [ "$check" = 1 ]; then
+    log "[$sname] ok: $backend, $nodes node(s), replicas $replicas, $op at ${rate}/s for $duration${kill:+, kill=$kill}${restart:+ restart=$restart}${profile:+, profile=$profile}"
+    return 0
   fi
   local id
   id="$(printf '%02d' "$index")-$sname"
@@ -453,4 +475,8 @@ if [ "$report" = 1 ]; then
   "$JAVA" -Djava.awt.headless=true -cp "$ROOT/jmh/target/benchmarks.jar" io.quorumkv.bench.report.LoadReportBuilder \
     --name "$name" --raw "$raw" --out "$out"
 fi
-log "done: raw outputs in ${raw#"$ROOT"/}"
+if [ "$check" = 1 ]; then
+  log "checked: $ran scenario(s), no cluster started"
+else
+  log "done: raw outputs in ${raw#"$ROOT"/}"
+fi
