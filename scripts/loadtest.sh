@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs a scenario matrix against local QuorumKV clusters and builds a report.
 #
-#   scripts/loadtest.sh SCENARIO_FILE [--name NAME] [--out DIR] [--only REGEX] [--no-report]
+#   scripts/loadtest.sh SCENARIO_FILE [--name NAME] [--out DIR] [--only REGEX] [--no-report] [--check]
 #
+# --check only reads the scenario file: it validates every scenario's columns and settings and
+# starts nothing.
 # For each scenario line: start a fresh cluster (scripts/cluster.sh), prefill the key space
 # (scripts/prefill.sh) when the operation reads, warm up, measure, optionally profile node 1
 # with async-profiler in extra runs, stop the cluster. Raw outputs go to
@@ -19,12 +21,16 @@
 # Optional keys: keys (10000), value_size (100), dist (uniform|zipf), zipf_s (0.99),
 # read_ratio (mixed, 0.9), range_size (range, 100), placement (rendezvous), warmup
 # (seconds, 10), prefill (yes|no; default yes for get, mixed, range and delete),
-# count_status (1: count answers by status, costs throughput), profile (cpu,alloc,lock).
+# count_status (1: count answers by status, costs throughput), profile (cpu,alloc,lock),
+# profile_s (seconds of each profiling run; default QKV_PROFILE_SECONDS, else the duration),
+# kill (NODE@SECONDS: SIGKILL node NODE, 2..nodes, that many seconds into the measured run),
+# restart (SECONDS: start the killed node again that many seconds into the measured run).
 # A markdown file beside the scenario file (backends.md for backends.conf) heads the report.
 #
 # Environment: QKV_TOOL=wrk|wrk2 forces a load generator (default: wrk2 when found, else wrk),
 # QKV_WRK2 (path of a wrk2 binary), QKV_BASE_PORT (8081), QKV_JAVA_OPTS (node JVM options),
-# QKV_PROFILE_SECONDS (length of each profiling run, default: the scenario's duration),
+# QKV_PROFILE_SECONDS (length of each profiling run where the scenario sets no profile_s,
+# default: the scenario's duration),
 # QKV_PROFILE_CPU_EVENT (itimer; cpu needs perf_events), QKV_ASYNC_PROFILER_LIB (a
 # libasyncProfiler.so; default: tools.profiler:async-profiler QKV_ASYNC_PROFILER_VERSION (4.6)
 # from Maven Central, unpacked under run/tools/).
@@ -44,7 +50,7 @@ log() {
   echo "[$(date -u +%H:%M:%S)] $*"
 }
 
-[ $# -ge 1 ] || die "usage: scripts/loadtest.sh SCENARIO_FILE [--name NAME] [--out DIR] [--only REGEX] [--no-report]"
+[ $# -ge 1 ] || die "usage: scripts/loadtest.sh SCENARIO_FILE [--name NAME] [--out DIR] [--only REGEX] [--no-report] [--check]"
 scenario_file="$1"
 shift
 [ -f "$scenario_file" ] || die "no scenario file $scenario_file"
@@ -53,12 +59,14 @@ name="$(basename "$scenario_file" .conf)"
 out=""
 only=""
 report=1
+check=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --name) name="${2:?}"; shift 2 ;;
     --out) out="${2:?}"; shift 2 ;;
     --only) only="${2:?}"; shift 2 ;;
     --no-report) report=0; shift ;;
+    --check) check=1; report=0; shift ;;
     *) die "unknown option: $1" ;;
   esac
 done
@@ -67,13 +75,14 @@ out="${out:-$ROOT/docs/reports/$name}"
 
 if [ -n "${JAVA_HOME:-}" ]; then JAVA="$JAVA_HOME/bin/java"; else JAVA="$(command -v java || true)"; fi
 [ -x "$JAVA" ] || die "no java: set JAVA_HOME to a JDK 25"
-[ -f "$ROOT/service/target/quorumkv.jar" ] || die "service/target/quorumkv.jar is missing: run ./mvnw -DskipTests package first"
+[ "$check" = 1 ] || [ -f "$ROOT/service/target/quorumkv.jar" ] ||
+  die "service/target/quorumkv.jar is missing: run ./mvnw -DskipTests package first"
 if [ "$report" = 1 ] && [ ! -f "$ROOT/jmh/target/benchmarks.jar" ]; then
   die "jmh/target/benchmarks.jar is missing: run ./mvnw -DskipTests package first"
 fi
 detect_wrk_tool
 
-work="$ROOT/run/loadtest/$name"
+if [ "$check" = 1 ]; then work="$(mktemp -d)"; else work="$ROOT/run/loadtest/$name"; fi
 raw="$work/raw"
 cluster_dir="$work/cluster"
 base_port="${QKV_BASE_PORT:-8081}"
@@ -85,10 +94,18 @@ cluster() {
   "$SCRIPTS/cluster.sh" "$@" --dir "$cluster_dir"
 }
 
+# The background kill/restart schedule of the running scenario, if any.
+fault_pid=""
+
 cleanup() {
+  if [ -n "$fault_pid" ]; then
+    kill "$fault_pid" 2>/dev/null || true
+    wait "$fault_pid" 2>/dev/null || true
+  fi
   if [ -f "$cluster_dir/cluster.env" ]; then
     cluster down >/dev/null 2>&1 || true
   fi
+  [ "$check" = 0 ] || rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -199,28 +216,134 @@ to_seconds() {
   esac
 }
 
+# Seconds since a `date +%s%N` time stamp, to a tenth.
+seconds_since() {
+  awk -v from="$1" -v now="$(date +%s%N)" 'BEGIN { printf "%.1f", (now - from) / 1e9 }'
+}
+
+# Sleeps until SECONDS after the time stamp START_NS: sleep_until START_NS SECONDS. The sleep
+# runs as a child the TERM trap of the fault schedule can stop.
+sleep_until() {
+  local left
+  left="$(awk -v from="$1" -v at="$2" -v now="$(date +%s%N)" 'BEGIN { printf "%.3f", at - (now - from) / 1e9 }')"
+  if awk -v left="$left" 'BEGIN { exit !(left > 0) }'; then
+    sleep "$left" &
+    fault_child=$!
+    wait "$fault_child"
+  fi
+}
+
+# The kill/restart schedule of a scenario, run in the background of its measured run:
+#   fault_schedule ID DIR START_NS NODE KILL_AT [RESTART_AT]
+# SIGKILLs node NODE KILL_AT seconds after START_NS (the start of the load generator) and, with
+# RESTART_AT, starts it again then. Each step is appended to DIR/events.txt as
+# "at_s=SECONDS event=kill|ready|... node=NODE" (the format io.quorumkv.bench.report.FaultEvent
+# reads); cluster.sh's output goes to DIR/faults.log. Exits non-zero when a step fails.
+fault_schedule() {
+  local id="$1" dir="$2" start_ns="$3" node="$4" kill_at="$5" restart_at="${6:-}"
+  local events="$dir/events.txt" status=0
+  fault_child=""
+  trap '[ -z "$fault_child" ] || kill "$fault_child" 2>/dev/null; exit 143' TERM
+  echo "# seconds since the start of the measured run (the load generator's start)" >"$events"
+  sleep_until "$start_ns" "$kill_at"
+  log "[$id] killing node $node (SIGKILL), ${kill_at}s into the measured run"
+  echo "at_s=$(seconds_since "$start_ns") event=kill node=$node" >>"$events"
+  cluster kill "$node" >>"$dir/faults.log" 2>&1 &
+  fault_child=$!
+  wait "$fault_child" || status=$?
+  if [ "$status" -ne 0 ]; then
+    echo "at_s=$(seconds_since "$start_ns") event=kill-failed node=$node" >>"$events"
+    log "[$id] could not kill node $node (see $dir/faults.log)"
+    exit 1
+  fi
+  [ -n "$restart_at" ] || exit 0
+  sleep_until "$start_ns" "$restart_at"
+  log "[$id] restarting node $node, ${restart_at}s into the measured run"
+  echo "at_s=$(seconds_since "$start_ns") event=restart node=$node" >>"$events"
+  cluster restart "$node" >>"$dir/faults.log" 2>&1 &
+  fault_child=$!
+  wait "$fault_child" || status=$?
+  if [ "$status" -ne 0 ]; then
+    echo "at_s=$(seconds_since "$start_ns") event=restart-failed node=$node" >>"$events"
+    log "[$id] node $node did not come back (see $dir/faults.log)"
+    exit 1
+  fi
+  echo "at_s=$(seconds_since "$start_ns") event=ready node=$node" >>"$events"
+  log "[$id] node $node ready again, $(seconds_since "$start_ns")s into the measured run"
+}
+
+# The SUMMARY line's value of KEY in a load generator output: summary_value FILE KEY
+summary_value() {
+  grep '^SUMMARY ' "$1" | tail -n 1 | sed -n "s/.* $2=\([0-9]*\).*/\1/p"
+}
+
 run_scenario() {
   local index="$1" sname="$2" backend="$3" nodes="$4" replicas="$5" op="$6" rate="$7" duration="$8"
   local conns="$9" threads="${10}"
   shift 10
   local keys=10000 value_size=100 dist=uniform zipf_s=0.99 read_ratio=0.9 range_size=100
-  local placement=rendezvous warmup=10 prefill="" count_status=0 profile="" kv key value
+  local placement=rendezvous warmup=10 prefill="" count_status=0 profile="" profile_s="" kill="" restart=""
+  local kv key value
   for kv in "$@"; do
     key="${kv%%=*}"
     value="${kv#*=}"
     case "$key" in
-      keys | value_size | dist | zipf_s | read_ratio | range_size | placement | warmup | prefill | count_status | profile)
+      keys | value_size | dist | zipf_s | read_ratio | range_size | placement | warmup | prefill | count_status | \
+        profile | profile_s | kill | restart)
         printf -v "$key" '%s' "$value" ;;
       *) die "$sname: unknown setting '$key'" ;;
     esac
   done
   case "$op" in put | get | delete | mixed | range) ;; *) die "$sname: unknown op $op" ;; esac
+  case "$backend" in lsm | h2 | derby) ;; *) die "$sname: backend must be lsm, h2 or derby, not $backend" ;; esac
+  [[ "$nodes" =~ ^[1-9][0-9]*$ ]] || die "$sname: nodes must be a positive number, not $nodes"
+  [ "$replicas" = - ] || [[ "$replicas" =~ ^[1-9][0-9]*/[1-9][0-9]*$ ]] ||
+    die "$sname: replicas must be ACK/FROM or -, not $replicas"
+  case "$dist" in uniform | zipf) ;; *) die "$sname: dist must be uniform or zipf, not $dist" ;; esac
+  case "$placement" in rendezvous | consistent-hash) ;;
+    *) die "$sname: placement must be rendezvous or consistent-hash, not $placement" ;;
+  esac
+  local profiled
+  for profiled in ${profile//,/ }; do
+    case "$profiled" in cpu | alloc | lock) ;; *) die "$sname: profile events are cpu, alloc and lock, not $profiled" ;; esac
+  done
+  [ -z "$profile_s" ] || [[ "$profile_s" =~ ^[1-9][0-9]*$ ]] || die "$sname: profile_s=SECONDS, not profile_s=$profile_s"
   [[ "$rate" =~ ^[0-9]+$ ]] || die "$sname: rate must be a number"
   if [ "$WRK_KIND" = wrk2 ] && [ "$rate" = 0 ]; then
     die "$sname: wrk2 needs a rate above 0 (0 means flat out, which only plain wrk does: QKV_TOOL=wrk)"
   fi
   if [ -z "$prefill" ]; then
     case "$op" in put) prefill=no ;; *) prefill=yes ;; esac
+  fi
+  # kill=NODE@SECONDS [restart=SECONDS]: a fault during the measured run. Node 1 takes the
+  # load and coordinates every request, so only the other nodes may be killed.
+  local kill_node="" kill_at="" duration_s
+  duration_s="$(to_seconds "$duration")"
+  if [ -n "$kill" ]; then
+    [[ "$kill" =~ ^([0-9]+)@([0-9]+)$ ]] || die "$sname: kill=NODE@SECONDS, such as kill=3@20, not kill=$kill"
+    kill_node="${BASH_REMATCH[1]}"
+    kill_at="${BASH_REMATCH[2]}"
+    [ "$nodes" -ge 2 ] || die "$sname: kill needs at least 2 nodes (node 1 takes the load)"
+    if [ "$kill_node" -lt 2 ] || [ "$kill_node" -gt "$nodes" ]; then
+      die "$sname: kill=$kill: NODE must be 2..$nodes (node 1 takes the load and coordinates every request)"
+    fi
+    [ "$kill_at" -lt "$duration_s" ] || die "$sname: kill=$kill: the kill must fall within the ${duration_s}s run"
+    [ -z "$profile" ] ||
+      die "$sname: kill and profile do not mix (the profiling runs repeat the load on the changed cluster): profile another scenario"
+    if [ "$WRK_KIND" = wrk2 ] && [ "$kill_at" -le 10 ]; then
+      log "[$sname] note: wrk2 resets its latency histogram after its first ~10s (calibration); a kill at ${kill_at}s may fall before it"
+    fi
+  fi
+  if [ -n "$restart" ]; then
+    [ -n "$kill" ] || die "$sname: restart=$restart needs kill=NODE@SECONDS"
+    [[ "$restart" =~ ^[0-9]+$ ]] || die "$sname: restart=SECONDS, not restart=$restart"
+    if [ "$restart" -le "$kill_at" ] || [ "$restart" -ge "$duration_s" ]; then
+      die "$sname: restart=$restart must fall after the kill (${kill_at}s) and within the ${duration_s}s run"
+    fi
+  fi
+  if [ "$check" = 1 ]; then
+    log "[$sname] ok: $backend, $nodes node(s), replicas $replicas, $op at ${rate}/s for $duration${kill:+, kill=$kill}${restart:+ restart=$restart}${profile:+, profile=$profile}"
+    return 0
   fi
   local id
   id="$(printf '%02d' "$index")-$sname"
@@ -247,6 +370,8 @@ run_scenario() {
     echo "prefill=$prefill"
     echo "tool=$WRK_KIND"
     [ "$WRK_KIND" != wrk ] || [ "$rate" = 0 ] || echo "paced=yes"
+    [ -z "$kill" ] || echo "kill=$kill"
+    [ -z "$restart" ] || echo "restart=$restart"
   } >"$dir/scenario.properties"
 
   export QKV_KEYS="$keys" QKV_VALUE_SIZE="$value_size" QKV_DIST="$dist" QKV_ZIPF_S="$zipf_s"
@@ -283,11 +408,27 @@ run_scenario() {
   command="$(load_command "$duration" "$rate" "$conns" "$threads" "$op")"
   echo "$env_prefix${command//"$SCRIPTS"/scripts}" >"$dir/command.txt"
   log "[$id] measuring ($WRK_KIND): $(cat "$dir/command.txt")"
-  run_load "$dir/measure.txt" "$(to_seconds "$duration")" "$command"
+  if [ -n "$kill" ]; then
+    log "[$id] fault: kill node $kill_node at ${kill_at}s${restart:+, restart it at ${restart}s}"
+    fault_schedule "$id" "$dir" "$(date +%s%N)" "$kill_node" "$kill_at" "$restart" &
+    fault_pid=$!
+  fi
+  run_load "$dir/measure.txt" "$duration_s" "$command"
+  if [ -n "$fault_pid" ]; then
+    # A restart may still be waiting for the node to be ready.
+    local fault_status=0
+    wait "$fault_pid" || fault_status=$?
+    fault_pid=""
+    [ "$fault_status" -eq 0 ] || die "$id: the kill/restart schedule failed: $(tail -n 5 "$dir/faults.log" 2>/dev/null)"
+    log "[$id] over the run with its fault, $WRK_KIND counted $(summary_value "$dir/measure.txt" non2xx) non-2xx," \
+      "$(summary_value "$dir/measure.txt" connect)/$(summary_value "$dir/measure.txt" read)/$(
+        summary_value "$dir/measure.txt" write) connect/read/write errors," \
+      "$(summary_value "$dir/measure.txt" timeout) timeouts"
+  fi
 
   if [ -n "$profile" ]; then
     ensure_profiler
-    local event pid ap_event profile_duration="${QKV_PROFILE_SECONDS:-$(to_seconds "$duration")}"
+    local event pid ap_event profile_duration="${profile_s:-${QKV_PROFILE_SECONDS:-$duration_s}}"
     local -a events
     IFS=, read -r -a events <<<"$profile"
     pid="$(cat "$cluster_dir/node1/node.pid")"
@@ -334,4 +475,8 @@ if [ "$report" = 1 ]; then
   "$JAVA" -Djava.awt.headless=true -cp "$ROOT/jmh/target/benchmarks.jar" io.quorumkv.bench.report.LoadReportBuilder \
     --name "$name" --raw "$raw" --out "$out"
 fi
-log "done: raw outputs in ${raw#"$ROOT"/}"
+if [ "$check" = 1 ]; then
+  log "checked: $ran scenario(s), no cluster started"
+else
+  log "done: raw outputs in ${raw#"$ROOT"/}"
+fi

@@ -34,7 +34,8 @@ import org.jspecify.annotations.Nullable;
  * <li>{@code NOTE.md} (optional): text put under the report's title;</li>
  * <li>one folder per scenario holding {@code measure.txt} (the measured run's output),
  * {@code scenario.properties}, {@code command.txt} and optional
- * {@code flame-<event>.html};</li>
+ * {@code flame-<event>.html} and {@code events.txt} (the kill/restart steps during the
+ * measured run, see {@link FaultEvent});</li>
  * <li>optional JMH results: {@code *.json} in the raw folder or its {@code jmh/}.</li>
  * </ul>
  * The report folder gets {@code README.md}, one latency chart per operation
@@ -129,9 +130,24 @@ public final class LoadReportBuilder {
 			}
 			String command = readIfExists(dir.resolve("command.txt"));
 			runs.add(new ScenarioRun(id, readProperties(dir.resolve("scenario.properties")),
-					(command != null) ? command.strip() : "(not recorded)", run, copyFlameGraphs(id, dir, out)));
+					(command != null) ? command.strip() : "(not recorded)", run, readFaults(dir),
+					copyFlameGraphs(id, dir, out)));
 		}
 		return runs;
+	}
+
+	private static List<FaultEvent> readFaults(Path dir) throws IOException {
+		String events = readIfExists(dir.resolve("events.txt"));
+		if (events == null) {
+			return List.of();
+		}
+		try {
+			return FaultEvent.parse(events);
+		}
+		catch (IllegalArgumentException ex) {
+			// A fault the report cannot state must not pass for a clean run.
+			throw new IllegalArgumentException(dir.resolve("events.txt") + ": " + ex.getMessage(), ex);
+		}
 	}
 
 	private static List<String> copyFlameGraphs(String id, Path dir, Path out) throws IOException {

@@ -103,7 +103,13 @@ final class ReportWriter {
 		if (runs.stream().anyMatch((run) -> run.run().tool() == LoadTool.WRK2)) {
 			md.append(" (wrk2: corrected for coordinated omission)");
 		}
-		md.append(". Errors are socket connect/read/write errors.\n\n");
+		md.append(". Errors (socket connect, read and write errors), non-2xx (answers with a status of 400 or more) ")
+			.append("and timeouts are the load generator's counts over the whole run; timeouts counts, every 2 s, ")
+			.append("the connections whose request had waited more than 2 s");
+		if (runs.stream().anyMatch((run) -> run.run().tool() == LoadTool.WRK2)) {
+			md.append(". wrk2 leaves its first ~10 s (calibration) out of its latency figures, not out of its counts");
+		}
+		md.append(".\n\n");
 		List<String> header = new ArrayList<>(List.of("scenario", "backend", "nodes", "replicas", "op", "conns",
 				"duration", "target rate", "achieved req/s"));
 		ReportPercentiles.TABLE.forEach((p) -> header.add("p" + number(p)));
@@ -113,7 +119,7 @@ final class ReportWriter {
 		for (ScenarioRun scenario : runs) {
 			LoadRun run = scenario.run();
 			List<String> row = new ArrayList<>();
-			row.add(cell(scenario.label()));
+			row.add(cell(scenario.label()) + (scenario.hasFaults() ? " †" : ""));
 			row.add(scenario.setting("backend", "?"));
 			row.add(scenario.setting("nodes", "?"));
 			row.add(scenario.setting("replicas", "-"));
@@ -132,6 +138,7 @@ final class ReportWriter {
 			md.append("| ").append(String.join(" | ", row)).append(" |\n");
 		}
 		md.append('\n');
+		md.append(ScenarioNotes.render(runs));
 	}
 
 	private static String targetRate(ScenarioRun scenario) {
@@ -142,7 +149,12 @@ final class ReportWriter {
 	}
 
 	private static String non2xx(LoadRun run) {
-		StringBuilder text = new StringBuilder(String.valueOf(run.non2xx()));
+		return non2xx(run, "");
+	}
+
+	/** The non-2xx count, {@code unit} and, with {@code count_status=1}, the classes. */
+	static String non2xx(LoadRun run, String unit) {
+		StringBuilder text = new StringBuilder(String.valueOf(run.non2xx())).append(unit);
 		List<String> classes = new ArrayList<>();
 		for (String key : List.of("s4xx", "s404", "s5xx", "s503", "s504")) {
 			String count = run.summary().get(key);
@@ -213,12 +225,12 @@ final class ReportWriter {
 		return String.format(Locale.ROOT, (ms < 10) ? "%.3f" : "%.1f", ms);
 	}
 
-	private static String number(double value) {
+	static String number(double value) {
 		return (value == Math.rint(value)) ? String.valueOf((long) value)
 				: java.math.BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
 	}
 
-	private static String cell(String text) {
+	static String cell(String text) {
 		return text.replace("|", "\\|").replace("\n", " ");
 	}
 

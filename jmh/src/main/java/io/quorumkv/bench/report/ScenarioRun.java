@@ -6,21 +6,33 @@ import java.util.Objects;
 
 /**
  * One measured scenario of a load test: its settings as the runner recorded them, the
- * exact command of the measured run, what it measured and its flame graphs.
+ * exact command of the measured run, what it measured, the faults injected during it and
+ * its flame graphs.
  *
  * @param id the scenario's folder name under {@code raw/}, such as {@code 01-h2-n1-put}
  * @param settings the runner's {@code scenario.properties} (backend, nodes, op, rate...)
  * @param command the load generator command line of the measured run
  * @param run the measured figures
+ * @param faults the kill/restart steps during the measured run, in order; empty without a
+ * fault schedule
  * @param flameGraphs flame graph file names, relative to the report folder
  */
-public record ScenarioRun(String id, Map<String, String> settings, String command, LoadRun run,
+public record ScenarioRun(String id, Map<String, String> settings, String command, LoadRun run, List<FaultEvent> faults,
 		List<String> flameGraphs) {
 
 	public ScenarioRun {
 		Objects.requireNonNull(id, "id");
 		settings = Map.copyOf(settings);
+		faults = List.copyOf(faults);
 		flameGraphs = List.copyOf(flameGraphs);
+	}
+
+	/**
+	 * Whether the scenario had a fault schedule: recorded events, or a planned
+	 * {@code kill} setting whose events are missing.
+	 */
+	public boolean hasFaults() {
+		return !this.faults.isEmpty() || this.settings.containsKey("kill");
 	}
 
 	/** A setting, or {@code fallback} when the runner did not record it. */

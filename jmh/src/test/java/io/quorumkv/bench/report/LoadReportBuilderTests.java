@@ -78,6 +78,59 @@ class LoadReportBuilderTests {
 				+ "| ± 1523.250 | ops/s |");
 		assertThat(md)
 			.contains("- `01-h2-n1-put-20k`: `wrk2 -t1 -c64 -d60s -R20000 --latency -U http://127.0.0.1:8081`");
+		assertThat(md).doesNotContain("†", "Read with care");
+	}
+
+	@Test
+	void statesTheFaultsOfAKillScenario() throws Exception {
+		// Recorded by scripts/loadtest.sh (kill=3@12 restart=15, 3/3 PUT) on a 2-core
+		// machine
+		// busy with another cluster's load test: hence the seconds of latency.
+		Path dir = Files.createDirectories(this.raw.resolve("04-n3-put-3of3-kill"));
+		for (String file : List.of("measure.txt", "events.txt", "scenario.properties", "command.txt")) {
+			Files.writeString(dir.resolve(file), Samples.read("faults/n3-put-3of3-kill/" + file));
+		}
+		String md = Files.readString(LoadReportBuilder.build("demo", this.raw, this.out, List.of()));
+		assertThat(md).contains("| n3-put-3of3-kill † | lsm | 3 | 3/3 | put | 8 | 20 s | 300 | 248 | 6185.0 | 7483.4 "
+				+ "| 7770.1 | 7815.2 | 7831.6 | 7827.5 | 0 | 3531 (5xx: 3531, 504: 3531) | 0 |");
+		assertThat(md).contains("† Faults during the measured run, in seconds from its start:\n\n"
+				+ "- n3-put-3of3-kill: node 3 killed (SIGKILL) at 12.1 s, restarted at 15.1 s, ready again at 26.6 s "
+				+ "(after the run ended), in a 20 s measured run. wrk2 counted 3531 non-2xx (5xx: 3531, 504: 3531), "
+				+ "0 socket errors and 0 timeouts over the whole run.\n");
+		assertThat(md).contains("- n3-put-3of3-kill: 248 of the 300 requests/s asked for: the nodes (or the load "
+				+ "generator) fell behind, so its latency figures are mostly time spent queueing.");
+		// The faults are stated under the table, before the charts.
+		assertThat(md.indexOf("† Faults")).isBetween(md.indexOf("| n3-put-3of3-kill †"), md.indexOf("## Charts"));
+	}
+
+	@Test
+	void saysWhenAPlannedFaultLeftNoEvents() throws Exception {
+		scenario("04-n3-put-kill", "wrk2/put-rate20000-c64.txt",
+				"name=n3 kill\nbackend=lsm\nnodes=3\nop=put\nrate=20000\nkill=3@20\nrestart=40\n");
+		String md = Files.readString(LoadReportBuilder.build("demo", this.raw, this.out, List.of()));
+		assertThat(md).contains("| n3 kill † | lsm | 3 |",
+				"- n3 kill: `kill=3@20` `restart=40` was planned, but no event was recorded (no events.txt): the fault "
+						+ "may not have happened. wrk2 counted 0 non-2xx, 0 socket errors and 0 timeouts over the whole run.");
+	}
+
+	@Test
+	void refusesAnEventsFileItCannotRead() throws Exception {
+		scenario("04-n3-put-kill", "wrk2/put-rate20000-c64.txt", "name=n3 kill\nop=put\nkill=3@20\n");
+		Files.writeString(this.raw.resolve("04-n3-put-kill/events.txt"), "at_s=20.0 event=pause node=3\n");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LoadReportBuilder.build("demo", this.raw, this.out, List.of()))
+			.withMessageContaining("04-n3-put-kill/events.txt: Unknown fault event pause");
+	}
+
+	@Test
+	void warnsOfSocketErrorsAndOfARunBehindItsRate() throws Exception {
+		scenario("04-lsm-n1-killed", "wrk2/put-rate300-node1-killed.txt",
+				"name=n1 killed\nbackend=lsm\nnodes=1\nop=put\nrate=300\n");
+		String md = Files.readString(LoadReportBuilder.build("demo", this.raw, this.out, List.of()));
+		assertThat(md).contains("| n1 killed | lsm | 1 | - | put | 8 | 20.17 s | 300 | 179 |", "| 264674 | 0 | 4 |");
+		assertThat(md).contains("Read with care:\n\n- n1 killed: 264674 socket errors (connect 0, read 11, write "
+				+ "264663) and 4 timeouts; its latency figures describe only the requests that were answered.\n"
+				+ "- n1 killed: 179 of the 300 requests/s asked for:");
 	}
 
 	@Test

@@ -129,6 +129,22 @@ class WrkOutputParserTests {
 	}
 
 	@Test
+	void readsWrk2sSocketErrorsAndTimeouts() {
+		// Node 1 killed 12 s into a 20 s run at 300/s and restarted: wrk2 keeps
+		// reconnecting and
+		// counts every failed attempt; its histograms hold the answered requests only.
+		LoadRun run = WrkOutputParser.parse(Samples.read("wrk2/put-rate300-node1-killed.txt"));
+		assertThat(run.tool()).isEqualTo(LoadTool.WRK2);
+		assertThat(run.socketErrors()).isEqualTo(new SocketErrors(0, 11, 264_663, 4));
+		assertThat(run.socketErrors().errors()).isEqualTo(264_674);
+		assertThat(run.requests()).isEqualTo(3603);
+		assertThat(run.requestsPerSecond()).isCloseTo(178.60, within(EPS));
+		assertThat(run.non2xx()).isZero();
+		assertThat(run.summary()).containsEntry("sock_errors", "264678").containsEntry("timeout", "4");
+		assertThat(run.maxLatencyMillis()).hasValue(7.292);
+	}
+
+	@Test
 	void rejectsAnIncompleteOutput() {
 		String output = Samples.read("wrk/put-closed-loop-c64.txt");
 		assertThatIllegalArgumentException()
