@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# A/B of node settings in one run: for each variant, start a fresh local cluster with that
+# variant's JVM options and node arguments, warm it up, measure closed-loop PUT throughput
+# (wrk) and the latency of a constant-rate PUT load (wrk2), stop it. The figures of
+# docs/performance.md for the GC choice and the other "keep only if it helps" changes.
+#
+#   scripts/compare-nodes.sh [--nodes N] [--replicas ACK/FROM] [--rate RPS] VARIANT...
+#   VARIANT: "label|JVM options|node arguments", e.g.
+#   scripts/compare-nodes.sh --rate 8000 "g1|-Xmx1g -XX:+UseG1GC|" "zgc|-Xmx1g -XX:+UseZGC|"
+#
+# Environment: QKV_DURATION (closed loop, 20s), QKV_RATE_DURATION (wrk2, 40s), QKV_WARMUP (30s),
+# QKV_CONNS (64), QKV_BASE_PORT (18581). Needs wrk and wrk2 (see docs/load-testing.md).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CLUSTER="$ROOT/scripts/cluster.sh"
+# shellcheck source=scripts/lib/wrk-tool.sh
+. "$ROOT/scripts/lib/wrk-tool.sh"
+nodes=1
+replicas=""
+rate=5000
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --nodes) nodes="$2"; shift 2 ;;
+    --replicas) replicas="$2"; shift 2 ;;
+    --rate) rate="$2"; shift 2 ;;
+    *) break ;;
+  esac
+done
+[ $# -gt 0 ] || { sed -n '2,12p' "$0" >&2; exit 2; }
+duration="${QKV_DURATION:-20s}"
+rate_duration="${QKV_RATE_DURATION:-40s}"
+warmup="${QKV_WARMUP:-30s}"
+conns="${QKV_CONNS:-64}"
+port="${QKV_BASE_PORT:-18581}"
+export QKV_KEYS="${QKV_KEYS:-100000}" QKV_VALUE_SIZE="${QKV_VALUE_SIZE:-100}" QKV_REPLICAS="$replicas"
+command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 1; }
+QKV_TOOL=wrk2 detect_wrk_tool || exit 1
+out="$ROOT/run/compare-nodes/$(date -u +%Y%m%dT%H%M%SZ)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/quorumkv-ab.XXXXXX")"
+mkdir -p "$out"
+trap '"$CLUSTER" down --dir "$work/cluster" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+url="http://127.0.0.1:$port"
+
+pct() {
+  awk -v p="$2" '
+    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /m$/) return v * 60000; if (v ~ /s$/) return v * 1000; return v }
+    /Latency Distribution/ { on = 1; next }
+    on && $1 == sprintf("%.3f%%", p) { printf "%.2f", ms($2); exit }' "$1"
+}
+rps() { awk '/^Requests\/sec:/ { printf "%d", $2 }' "$1"; }
+
+{
+  echo "| variant | closed-loop PUT rps | PUT at $rate rps: p50 / p99 / p99.9 / max (ms) | achieved rps |"
+  echo "|---|---|---|---|"
+} >"$out/summary.md"
+for variant in "$@"; do
+  IFS='|' read -r label opts args <<<"$variant"
+  echo "[$(date -u +%H:%M:%S)] $label: up ($nodes node(s), JVM '$opts', args '$args')" >&2
+  QKV_JAVA_OPTS="$opts" QKV_NODE_ARGS="$args" "$CLUSTER" up --nodes "$nodes" --base-port "$port" \
+    --dir "$work/cluster" --fresh >/dev/null
+  wrk -t1 -c"$conns" -d"$warmup" -s "$ROOT/scripts/wrk2/put.lua" "$url" >/dev/null
+  wrk -t1 -c"$conns" -d"$duration" --latency -s "$ROOT/scripts/wrk2/put.lua" "$url" >"$out/$label-closed.txt"
+  "$WRK_BIN" -t1 -c"$conns" -d"$rate_duration" -R"$rate" --u_latency -s "$ROOT/scripts/wrk2/put.lua" "$url" \
+    >"$out/$label-rate.txt"
+  "$CLUSTER" down --dir "$work/cluster" >/dev/null
+  r="$out/$label-rate.txt"
+  echo "| $label | $(rps "$out/$label-closed.txt") | $(pct "$r" 50) / $(pct "$r" 99) / $(pct "$r" 99.9) / $(pct "$r" 100) | $(rps "$r") |" \
+    >>"$out/summary.md"
+done
+echo "raw outputs: $out" >&2
+cat "$out/summary.md"
