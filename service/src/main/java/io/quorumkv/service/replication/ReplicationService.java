@@ -29,6 +29,7 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The coordinator (DESIGN §5). Any node coordinates any request: it picks the key's
@@ -109,8 +110,16 @@ public class ReplicationService {
 			}, (r) -> lost(sink, "get", replicas, r, start), (r) -> repair(key, nodes, r));
 			for (int i = 0; i < nodes.size(); i++) {
 				int index = i;
-				read(nodes.get(i), key).subscribe((answer) -> round.succeeded(index, answer),
-						(error) -> round.failed(index));
+				Node node = nodes.get(i);
+				if (this.topology.isSelf(node)) {
+					Deadline.subscribe(this.storage.get(key), this.replicaTimeout, Schedulers.parallel(),
+							(entry) -> round.succeeded(index, Optional.ofNullable(entry)),
+							(error) -> round.failed(index));
+				}
+				else {
+					read(node, key).subscribe((answer) -> round.succeeded(index, answer),
+							(error) -> round.failed(index));
+				}
 			}
 		});
 	}
@@ -140,12 +149,19 @@ public class ReplicationService {
 			for (int i = 0; i < nodes.size(); i++) {
 				int index = i;
 				Node node = nodes.get(i);
-				write(node, entry).subscribe(null, (error) -> {
-					if (this.topology.isSelf(node) && error instanceof StorageException) {
-						localFailure.set(error);
-					}
-					round.failed(index);
-				}, () -> round.succeeded(index, Optional.empty()));
+				if (this.topology.isSelf(node)) {
+					Deadline.subscribe(this.storage.upsert(entry), this.replicaTimeout, Schedulers.parallel(),
+							(ignored) -> round.succeeded(index, Optional.empty()), (error) -> {
+								if (error instanceof StorageException) {
+									localFailure.set(error);
+								}
+								round.failed(index);
+							});
+				}
+				else {
+					write(node, entry).subscribe(null, (error) -> round.failed(index),
+							() -> round.succeeded(index, Optional.empty()));
+				}
 			}
 		});
 	}
