@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -98,17 +99,17 @@ class EventLoopBlockingTest {
 						.toBodilessEntity();
 				};
 				return request;
-			}, 32).blockLast(java.time.Duration.ofSeconds(120));
+			}, 32).blockLast(Duration.ofSeconds(120));
 			client.get()
 				.uri("/v0/entities?start=k")
 				.retrieve()
 				.bodyToMono(byte[].class)
-				.block(java.time.Duration.ofSeconds(30));
+				.block(Duration.ofSeconds(30));
 			client.get()
 				.uri("/actuator/prometheus")
 				.retrieve()
 				.bodyToMono(String.class)
-				.block(java.time.Duration.ofSeconds(30));
+				.block(Duration.ofSeconds(30));
 		}
 		assertThat(blockingCalls).as("blocking calls on non-blocking threads").isEmpty();
 	}

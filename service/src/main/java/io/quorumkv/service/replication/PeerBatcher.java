@@ -1,5 +1,6 @@
 package io.quorumkv.service.replication;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -270,7 +271,7 @@ final class PeerBatcher {
 	 * @param maxWait how long an operation may wait in the queue
 	 */
 	record Limits(int maxInFlight, int maxOps, int maxBytes, int maxQueued, int maxKeySize,
-			java.time.Duration maxWait) {
+			Duration maxWait) {
 	}
 
 	private static final class Pending {

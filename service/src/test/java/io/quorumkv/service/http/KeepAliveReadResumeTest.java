@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.RepeatedTest;
@@ -64,7 +65,7 @@ class KeepAliveReadResumeTest {
 			}
 			head.append((char) b);
 		}
-		String headers = head.toString().toLowerCase(java.util.Locale.ROOT);
+		String headers = head.toString().toLowerCase(Locale.ROOT);
 		if (headers.contains("transfer-encoding: chunked")) {
 			StringBuilder tail = new StringBuilder();
 			while (!tail.toString().endsWith("0\r\n\r\n")) {
