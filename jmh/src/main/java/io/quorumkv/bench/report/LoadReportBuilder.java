@@ -43,6 +43,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LoadReportBuilder {
 
+	/** The hand-written analysis in a report folder, appended to its README.md. */
+	static final String ANALYSIS = "ANALYSIS.md";
+
 	private LoadReportBuilder() {
 	}
 
@@ -104,7 +107,14 @@ public final class LoadReportBuilder {
 			}
 			Map<String, String> charts = writeCharts(name, runs, out);
 			Path readme = out.resolve("README.md");
-			Files.writeString(readme, ReportWriter.render(name, setup, note, runs, charts, jmh));
+			String report = ReportWriter.render(name, setup, note, runs, charts, jmh);
+			// The written analysis is kept beside the report (it is written after reading
+			// it) and goes at its end on every rebuild.
+			String analysis = readIfExists(out.resolve(ANALYSIS));
+			if (analysis != null) {
+				report = report.stripTrailing() + "\n\n## Analysis\n\n" + analysis.strip() + "\n";
+			}
+			Files.writeString(readme, report);
 			return readme;
 		}
 		catch (IOException ex) {

@@ -82,6 +82,16 @@ class LoadReportBuilderTests {
 	}
 
 	@Test
+	void appendsTheWrittenAnalysisKeptBesideTheReport() throws Exception {
+		Files.createDirectories(this.out);
+		Files.writeString(this.out.resolve(LoadReportBuilder.ANALYSIS), "The LSM leads.\n");
+		String md = Files.readString(LoadReportBuilder.build("demo", this.raw, this.out, List.of()));
+		assertThat(md).endsWith("## Analysis\n\nThe LSM leads.\n");
+		String again = Files.readString(LoadReportBuilder.build("demo", this.raw, this.out, List.of()));
+		assertThat(again).isEqualTo(md);
+	}
+
+	@Test
 	void statesTheFaultsOfAKillScenario() throws Exception {
 		// Recorded by scripts/loadtest.sh (kill=3@12 restart=15, 3/3 PUT) on a 2-core
 		// machine
