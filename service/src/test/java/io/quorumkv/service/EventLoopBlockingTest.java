@@ -100,16 +100,8 @@ class EventLoopBlockingTest {
 				};
 				return request;
 			}, 32).blockLast(Duration.ofSeconds(120));
-			client.get()
-				.uri("/v0/entities?start=k")
-				.retrieve()
-				.bodyToMono(byte[].class)
-				.block(Duration.ofSeconds(30));
-			client.get()
-				.uri("/actuator/prometheus")
-				.retrieve()
-				.bodyToMono(String.class)
-				.block(Duration.ofSeconds(30));
+			client.get().uri("/v0/entities?start=k").retrieve().bodyToMono(byte[].class).block(Duration.ofSeconds(30));
+			client.get().uri("/actuator/prometheus").retrieve().bodyToMono(String.class).block(Duration.ofSeconds(30));
 		}
 		assertThat(blockingCalls).as("blocking calls on non-blocking threads").isEmpty();
 	}

@@ -270,8 +270,7 @@ final class PeerBatcher {
 	 * @param maxKeySize the longest key an answer may hold
 	 * @param maxWait how long an operation may wait in the queue
 	 */
-	record Limits(int maxInFlight, int maxOps, int maxBytes, int maxQueued, int maxKeySize,
-			Duration maxWait) {
+	record Limits(int maxInFlight, int maxOps, int maxBytes, int maxQueued, int maxKeySize, Duration maxWait) {
 	}
 
 	private static final class Pending {
