@@ -117,7 +117,7 @@ public class ReplicationService {
 							(error) -> round.failed(index));
 				}
 				else {
-					read(node, key).subscribe((answer) -> round.succeeded(index, answer),
+					readPeer(node, key).subscribe((answer) -> round.succeeded(index, answer),
 							(error) -> round.failed(index));
 				}
 			}
@@ -185,13 +185,8 @@ public class ReplicationService {
 			.filter((entry) -> !entry.isTombstone());
 	}
 
-	private Mono<Optional<Entry>> read(Node node, byte[] key) {
-		if (this.topology.isSelf(node)) {
-			return this.storage.get(key)
-				.map(Optional::of)
-				.defaultIfEmpty(Optional.empty())
-				.timeout(this.replicaTimeout);
-		}
+	/** A peer's entry of the key (this node's own is read through {@link Deadline}). */
+	private Mono<Optional<Entry>> readPeer(Node node, byte[] key) {
 		PeerBatcher batcher = this.batchers.get(node.id());
 		return (batcher != null) ? batcher.get(key) : this.peers.get(node, key);
 	}
