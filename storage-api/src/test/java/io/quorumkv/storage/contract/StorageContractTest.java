@@ -16,10 +16,12 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.quorumkv.storage.Entry;
@@ -620,22 +622,34 @@ public abstract class StorageContractTest {
 			assertThat(get(key)).isEqualTo(Entry.value(key, bytes("2:400"), 400));
 		}
 
+		/**
+		 * Runs {@code body} on {@code threads} threads at once and waits for all of them.
+		 * The first failure ends the wait and interrupts the others, so a thread that
+		 * fails while the others wait at a barrier surfaces as itself, not as a barrier
+		 * timeout.
+		 */
 		private void runConcurrently(int threads, ThreadBody body) throws Exception {
 			ExecutorService pool = Executors.newFixedThreadPool(threads);
 			try {
 				CountDownLatch start = new CountDownLatch(1);
-				List<Future<?>> futures = new ArrayList<>();
+				ExecutorCompletionService<Integer> done = new ExecutorCompletionService<>(pool);
 				for (int t = 0; t < threads; t++) {
 					int id = t;
-					futures.add(pool.submit(() -> {
+					done.submit(() -> {
 						start.await();
 						body.run(id);
-						return null;
-					}));
+						return id;
+					});
 				}
 				start.countDown();
-				for (Future<?> f : futures) {
-					f.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+				long deadline = System.nanoTime() + TIMEOUT.toNanos();
+				for (int finished = 0; finished < threads; finished++) {
+					Future<Integer> next = done.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+					if (next == null) {
+						throw new TimeoutException(
+								(threads - finished) + " of " + threads + " threads still running after " + TIMEOUT);
+					}
+					next.get();
 				}
 			}
 			finally {
