@@ -1,10 +1,12 @@
 package io.quorumkv.service.http;
 
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 import io.micrometer.core.instrument.Gauge;
+import io.netty.buffer.ByteBuf;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.storage.StorageOverloadedException;
 import reactor.core.publisher.Flux;
@@ -68,6 +70,23 @@ public final class BodyBudget {
 	}
 
 	/**
+	 * As above for a body read straight from Reactor Netty: each buffer is copied into
+	 * the result as it arrives (into an array of {@code contentLength} bytes when the
+	 * length was announced, so one copy in all), and Reactor Netty releases it.
+	 */
+	<T> Mono<T> read(Flux<ByteBuf> body, long contentLength, int maxSize, BooleanSupplier answeredByServer,
+			Function<byte[], Mono<T>> use) {
+		return Mono.defer(() -> {
+			Joiner joiner = new Joiner(contentLength, maxSize);
+			return body.doOnNext(joiner::append)
+				.then(Mono.fromSupplier(joiner::bytes))
+				.flatMap((bytes) -> answeredByServer.getAsBoolean() ? Mono.error(MalformedBody.INSTANCE)
+						: use.apply(bytes))
+				.doFinally((signal) -> this.used.addAndGet(-joiner.reserved.get()));
+		});
+	}
+
+	/**
 	 * Whether the server already answered (and refused) the request itself. When Reactor
 	 * Netty fails to decode a body (a malformed chunk size, a chunk not ended by CRLF) it
 	 * answers 400 itself and then <em>completes</em> the body with whatever came before
@@ -80,10 +99,18 @@ public final class BodyBudget {
 	}
 
 	private void reserve(DataBuffer buffer, AtomicLong reserved) {
-		int size = buffer.readableByteCount();
+		try {
+			reserve(buffer.readableByteCount(), reserved);
+		}
+		catch (StorageOverloadedException ex) {
+			DataBufferUtils.release(buffer);
+			throw ex;
+		}
+	}
+
+	private void reserve(int size, AtomicLong reserved) {
 		if (this.used.addAndGet(size) > this.capacity) {
 			this.used.addAndGet(-size);
-			DataBufferUtils.release(buffer);
 			throw new StorageOverloadedException("node overloaded: too many request bodies in memory, retry later");
 		}
 		reserved.addAndGet(size);
@@ -98,6 +125,53 @@ public final class BodyBudget {
 		finally {
 			DataBufferUtils.release(buffer);
 		}
+	}
+
+	/**
+	 * Copies the buffers of one body into one array, within the limit and the budget:
+	 * what is reserved is the array's capacity, taken as buffers arrive (the announced
+	 * length at the first buffer, so one copy in all; doubling when chunked).
+	 */
+	private final class Joiner {
+
+		private static final byte[] NONE = new byte[0];
+
+		private final AtomicLong reserved = new AtomicLong();
+
+		private final long contentLength;
+
+		private final int maxSize;
+
+		private byte[] bytes = NONE;
+
+		private int size;
+
+		Joiner(long contentLength, int maxSize) {
+			this.contentLength = contentLength;
+			this.maxSize = maxSize;
+		}
+
+		void append(ByteBuf buffer) {
+			int length = buffer.readableBytes();
+			if (length > this.maxSize - this.size) {
+				throw new DataBufferLimitException("request body exceeds " + this.maxSize + " bytes");
+			}
+			int needed = this.size + length;
+			if (needed > this.bytes.length) {
+				long wanted = (this.size == 0 && this.contentLength >= needed) ? this.contentLength
+						: Math.max(2L * this.bytes.length, needed);
+				int capacity = (int) Math.min(wanted, this.maxSize);
+				reserve(capacity - this.bytes.length, this.reserved);
+				this.bytes = Arrays.copyOf(this.bytes, capacity);
+			}
+			buffer.getBytes(buffer.readerIndex(), this.bytes, this.size, length);
+			this.size = needed;
+		}
+
+		byte[] bytes() {
+			return (this.size == this.bytes.length) ? this.bytes : Arrays.copyOf(this.bytes, this.size);
+		}
+
 	}
 
 	long used() {

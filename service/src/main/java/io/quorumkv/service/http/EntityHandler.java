@@ -7,6 +7,7 @@ import io.quorumkv.service.replication.ReplicationService;
 import io.quorumkv.service.replication.Replicas;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -31,6 +32,8 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 public class EntityHandler {
 
 	private static final DataBufferFactory BUFFERS = DefaultDataBufferFactory.sharedInstance;
+
+	private static final Reply NOT_FOUND = Reply.text(HttpStatus.NOT_FOUND, "not found");
 
 	private final ReplicationService replication;
 
@@ -63,37 +66,54 @@ public class EntityHandler {
 	}
 
 	Mono<ServerResponse> get(ServerRequest request) {
-		return handle("get", request, (query) -> {
+		return get(request.uri().getRawQuery()).flatMap(Reply::toServerResponse);
+	}
+
+	Mono<ServerResponse> put(ServerRequest request) {
+		return put(request.uri().getRawQuery(), request.headers().contentLength().orElse(-1),
+				(maxSize, use) -> this.bodies.read(request, maxSize, use))
+			.flatMap(Reply::toServerResponse);
+	}
+
+	Mono<ServerResponse> delete(ServerRequest request) {
+		return delete(request.uri().getRawQuery()).flatMap(Reply::toServerResponse);
+	}
+
+	/** GET /v0/entity with the raw query {@code rawQuery}: the value, or 404. */
+	Mono<Reply> get(@Nullable String rawQuery) {
+		return reply("get", rawQuery, (query) -> {
 			byte[] key = query.key("id", this.maxKeySize);
 			Replicas replicas = replicas(query);
 			return this.replication.get(key, replicas)
 				.filter((entry) -> !entry.isTombstone())
-				.flatMap((entry) -> ServerResponse.ok()
-					.contentType(MediaType.APPLICATION_OCTET_STREAM)
-					.bodyValue(BUFFERS.wrap(entry.value())))
-				.switchIfEmpty(Mono.defer(() -> ErrorResponses.text(HttpStatus.NOT_FOUND, "not found")));
+				.map((entry) -> Reply.value(entry.value()))
+				.defaultIfEmpty(NOT_FOUND);
 		});
 	}
 
-	Mono<ServerResponse> put(ServerRequest request) {
-		return handle("put", request, (query) -> {
+	/**
+	 * PUT /v0/entity: {@code contentLength} is the announced body size (-1 when chunked),
+	 * {@code body} reads the body within {@link BodyBudget}.
+	 */
+	Mono<Reply> put(@Nullable String rawQuery, long contentLength, Body body) {
+		return reply("put", rawQuery, (query) -> {
 			byte[] key = query.key("id", this.maxKeySize);
 			Replicas replicas = replicas(query);
-			if (request.headers().contentLength().orElse(0) > this.maxBodySize) {
+			if (contentLength > this.maxBodySize) {
 				throw new ApiException(HttpStatus.CONTENT_TOO_LARGE,
 						"request body too large: the limit is " + this.maxBodySize + " bytes");
 			}
-			return this.bodies.read(request, this.maxBodySize, (value) -> this.replication.write(key, value, replicas))
-				.then(Mono.defer(() -> ServerResponse.status(HttpStatus.CREATED).build()));
+			return body.read(this.maxBodySize, (value) -> this.replication.write(key, value, replicas))
+				.thenReturn(Reply.CREATED);
 		});
 	}
 
-	Mono<ServerResponse> delete(ServerRequest request) {
-		return handle("delete", request, (query) -> {
+	/** DELETE /v0/entity: writes a tombstone. */
+	Mono<Reply> delete(@Nullable String rawQuery) {
+		return reply("delete", rawQuery, (query) -> {
 			byte[] key = query.key("id", this.maxKeySize);
 			Replicas replicas = replicas(query);
-			return this.replication.write(key, null, replicas)
-				.then(Mono.defer(() -> ServerResponse.status(HttpStatus.ACCEPTED).build()));
+			return this.replication.write(key, null, replicas).thenReturn(Reply.ACCEPTED);
 		});
 	}
 
@@ -137,9 +157,27 @@ public class EntityHandler {
 			.doOnNext((response) -> this.metrics.record(operation, response.statusCode().value(), start));
 	}
 
+	private Mono<Reply> reply(String operation, @Nullable String rawQuery,
+			Function<QueryParameters, Mono<Reply>> body) {
+		long start = System.nanoTime();
+		return Mono.defer(() -> body.apply(QueryParameters.parse(rawQuery)))
+			.onErrorResume((error) -> Mono.just(ErrorResponses.toReply(error)))
+			.doOnNext((reply) -> this.metrics.record(operation, reply.status(), start));
+	}
+
 	private Replicas replicas(QueryParameters query) {
 		return ReplicasParameter.parse(query.text("replicas"), query.text("ack"), query.text("from"),
 				this.replication.clusterSize());
+	}
+
+	/**
+	 * Reads a request body of at most {@code maxSize} bytes and hands it to {@code use}.
+	 */
+	@FunctionalInterface
+	interface Body {
+
+		Mono<Void> read(int maxSize, Function<byte[], Mono<Void>> use);
+
 	}
 
 	private static DataBuffer record(Entry entry) {

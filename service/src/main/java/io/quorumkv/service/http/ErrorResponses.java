@@ -33,44 +33,44 @@ final class ErrorResponses {
 	}
 
 	static Mono<ServerResponse> toResponse(Throwable error) {
+		return toReply(error).toServerResponse();
+	}
+
+	static Reply toReply(Throwable error) {
 		return switch (error) {
-			case ApiException api -> text(api.status(), api.getMessage());
-			case DataBufferLimitException tooLarge -> text(HttpStatus.CONTENT_TOO_LARGE, "request body too large");
-			case ResponseStatusException status ->
-				text(status.getStatusCode(), (status.getReason() != null) ? status.getReason() : "request refused");
-			case QuorumNotReachedException quorum -> text(HttpStatus.GATEWAY_TIMEOUT, quorum.getMessage());
-			case ReplicaUnavailableException unavailable -> retryLater(unavailable.getMessage());
+			case ApiException api -> Reply.text(api.status(), api.getMessage());
+			case DataBufferLimitException tooLarge ->
+				Reply.text(HttpStatus.CONTENT_TOO_LARGE, "request body too large");
+			case ResponseStatusException status -> Reply.text(status.getStatusCode(),
+					(status.getReason() != null) ? status.getReason() : "request refused");
+			case QuorumNotReachedException quorum -> Reply.text(HttpStatus.GATEWAY_TIMEOUT, quorum.getMessage());
+			case ReplicaUnavailableException unavailable -> Reply.retryLater(unavailable.getMessage());
 			// The client stopped sending its body (quorumkv.http.read-timeout) or went
 			// away mid-body: its fault, not the node's; the connection is closed either
 			// way.
-			case ReadTimeoutException timeout -> text(HttpStatus.REQUEST_TIMEOUT, "request body not received in time");
-			case AbortedException aborted -> text(HttpStatus.BAD_REQUEST, "connection closed before the request ended");
-			case StorageOverloadedException overloaded -> retryLater(overloaded.getMessage());
-			case StorageClosedException closed -> retryLater("node is shutting down");
+			case ReadTimeoutException timeout ->
+				Reply.text(HttpStatus.REQUEST_TIMEOUT, "request body not received in time");
+			case AbortedException aborted ->
+				Reply.text(HttpStatus.BAD_REQUEST, "connection closed before the request ended");
+			case StorageOverloadedException overloaded -> Reply.retryLater(overloaded.getMessage());
+			case StorageClosedException closed -> Reply.retryLater("node is shutting down");
 			case CorruptedStorageException corrupted -> {
 				logger.error("Storage corruption: " + corrupted.getMessage());
-				yield text(HttpStatus.INTERNAL_SERVER_ERROR, "storage corrupted: " + corrupted.getMessage());
+				yield Reply.text(HttpStatus.INTERNAL_SERVER_ERROR, "storage corrupted: " + corrupted.getMessage());
 			}
 			case StorageException storage -> {
 				logger.warn("Storage failure: " + storage.getMessage(), storage.getCause());
-				yield text(HttpStatus.SERVICE_UNAVAILABLE, "storage failure: " + storage.getMessage());
+				yield Reply.text(HttpStatus.SERVICE_UNAVAILABLE, "storage failure: " + storage.getMessage());
 			}
 			default -> {
 				logger.error("Unexpected failure of a request", error);
-				yield text(HttpStatus.INTERNAL_SERVER_ERROR, "internal error");
+				yield Reply.text(HttpStatus.INTERNAL_SERVER_ERROR, "internal error");
 			}
 		};
 	}
 
 	static Mono<ServerResponse> text(HttpStatusCode status, String message) {
-		return ServerResponse.status(status).contentType(MediaType.TEXT_PLAIN).bodyValue(message + "\n");
-	}
-
-	static Mono<ServerResponse> retryLater(String message) {
-		return ServerResponse.status(HttpStatus.SERVICE_UNAVAILABLE)
-			.header(HttpHeaders.RETRY_AFTER, "1")
-			.contentType(MediaType.TEXT_PLAIN)
-			.bodyValue(message + "\n");
+		return Reply.text(status, message).toServerResponse();
 	}
 
 }

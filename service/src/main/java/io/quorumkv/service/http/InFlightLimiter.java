@@ -13,7 +13,6 @@ import org.springframework.core.annotation.Order;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
@@ -29,7 +28,8 @@ import org.springframework.web.server.WebFilterChain;
 @Order(Ordered.HIGHEST_PRECEDENCE)
 public class InFlightLimiter implements WebFilter {
 
-	private static final byte[] OVERLOADED = "node overloaded: too many requests in flight, retry later\n".getBytes();
+	private static final Reply OVERLOADED = Reply
+		.retryLater("node overloaded: too many requests in flight, retry later");
 
 	private final AtomicInteger inFlight = new AtomicInteger();
 
@@ -52,19 +52,39 @@ public class InFlightLimiter implements WebFilter {
 		if (!exchange.getRequest().getPath().value().startsWith("/v0/")) {
 			return chain.filter(exchange);
 		}
+		if (!tryEnter()) {
+			return reject(exchange.getResponse());
+		}
+		return chain.filter(exchange).doFinally((signal) -> exit());
+	}
+
+	/**
+	 * Takes a slot for a public request; false (counted as rejected) when none is free. A
+	 * taken slot is given back with {@link #exit()}.
+	 */
+	boolean tryEnter() {
 		if (this.inFlight.incrementAndGet() > this.limit) {
 			this.inFlight.decrementAndGet();
 			this.rejected.increment();
-			return reject(exchange.getResponse());
+			return false;
 		}
-		return chain.filter(exchange).doFinally((signal) -> this.inFlight.decrementAndGet());
+		return true;
+	}
+
+	void exit() {
+		this.inFlight.decrementAndGet();
+	}
+
+	/** The answer to a request refused for want of a slot. */
+	Reply refusal() {
+		return OVERLOADED;
 	}
 
 	private static Mono<Void> reject(ServerHttpResponse response) {
-		response.setStatusCode(HttpStatus.SERVICE_UNAVAILABLE);
+		response.setStatusCode(HttpStatus.valueOf(OVERLOADED.status()));
 		response.getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
-		response.getHeaders().setContentType(MediaType.TEXT_PLAIN);
-		DataBuffer body = response.bufferFactory().wrap(OVERLOADED);
+		response.getHeaders().setContentType(OVERLOADED.contentType());
+		DataBuffer body = response.bufferFactory().wrap(OVERLOADED.body());
 		return response.writeWith(Mono.just(body));
 	}
 

@@ -20,6 +20,8 @@ import reactor.core.publisher.Flux;
 import reactor.netty.http.client.HttpClient;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quorumkv.service.config.QuorumKvProperties;
 import org.springframework.boot.micrometer.metrics.test.autoconfigure.AutoConfigureMetrics;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
@@ -55,6 +57,12 @@ class EntityApiTest {
 
 	@Autowired
 	RequestMetrics metrics;
+
+	@Autowired
+	MeterRegistry meters;
+
+	@Autowired
+	QuorumKvProperties properties;
 
 	WebTestClient client;
 
@@ -331,6 +339,15 @@ class EntityApiTest {
 			.isOk()
 			.expectBody(String.class)
 			.value((body) -> assertThat(body).contains("\"COUNT\""));
+	}
+
+	@Test
+	void entityRequestsAreServedByTheConfiguredLayer() {
+		// WebFlux observes every request it serves as http.server.requests; the direct
+		// route does not: a PUT must show up there exactly when the route is off.
+		put("id=served-by", "v".getBytes()).expectStatus().isCreated();
+		boolean observed = this.meters.find("http.server.requests").tag("uri", "/v0/entity").timer() != null;
+		assertThat(observed).isEqualTo(!this.properties.http().directRoute());
 	}
 
 	@Test
