@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.quorumkv.storage.StorageOverloadedException;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
@@ -17,6 +19,8 @@ import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 
 class BodyBudgetTest {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
 	private static Flux<DataBuffer> body(int... sizes) {
 		return Flux.fromArray(java.util.Arrays.stream(sizes).boxed().toArray(Integer[]::new))
@@ -64,6 +68,82 @@ class BodyBudgetTest {
 		StepVerifier.create(budget.read(body(30, 30), 40, () -> false, (bytes) -> Mono.just(bytes.length)))
 			.expectError(DataBufferLimitException.class)
 			.verify(Duration.ofSeconds(5));
+		assertThat(budget.used()).isZero();
+	}
+
+	/**
+	 * A body as Reactor Netty hands it over: filled buffers (byte i of the body is i).
+	 */
+	private static Flux<ByteBuf> nettyBody(int... sizes) {
+		return Flux.defer(() -> {
+			int[] next = { 0 };
+			return Flux.fromArray(java.util.Arrays.stream(sizes).boxed().toArray(Integer[]::new)).map((size) -> {
+				ByteBuf buffer = Unpooled.buffer(size);
+				for (int i = 0; i < size; i++) {
+					buffer.writeByte(next[0]++);
+				}
+				return buffer;
+			});
+		});
+	}
+
+	private static byte[] counting(int size) {
+		byte[] bytes = new byte[size];
+		for (int i = 0; i < size; i++) {
+			bytes[i] = (byte) i;
+		}
+		return bytes;
+	}
+
+	@Test
+	void nettyBodyOfAnnouncedLengthIsJoinedAndItsReservationReleased() {
+		BodyBudget budget = new BodyBudget(100, new SimpleMeterRegistry());
+		AtomicLong seenDuringUse = new AtomicLong();
+		StepVerifier.create(budget.read(nettyBody(30, 20, 10), 60, 1000, () -> false, (bytes) -> {
+			seenDuringUse.set(budget.used());
+			return Mono.just(bytes);
+		})).assertNext((bytes) -> assertThat(bytes).isEqualTo(counting(60))).expectComplete().verify(TIMEOUT);
+		assertThat(seenDuringUse).hasValue(60);
+		assertThat(budget.used()).isZero();
+	}
+
+	@Test
+	void chunkedNettyBodyGrowsWithinTheLimitAndBudget() {
+		BodyBudget budget = new BodyBudget(1000, new SimpleMeterRegistry());
+		AtomicLong seenDuringUse = new AtomicLong();
+		StepVerifier.create(budget.read(nettyBody(10, 10, 10, 10, 5), -1, 64, () -> false, (bytes) -> {
+			seenDuringUse.set(budget.used());
+			return Mono.just(bytes);
+		})).assertNext((bytes) -> assertThat(bytes).isEqualTo(counting(45))).expectComplete().verify(TIMEOUT);
+		// Reserved is what is held: the array grew 10, 20, 40 and then to the limit.
+		assertThat(seenDuringUse).hasValue(64);
+		assertThat(budget.used()).isZero();
+	}
+
+	@Test
+	void nettyBodyOverTheLimitOrTheBudgetIsRefusedAndReleased() {
+		BodyBudget small = new BodyBudget(40, new SimpleMeterRegistry());
+		StepVerifier.create(small.read(nettyBody(30, 20), 50, 1000, () -> false, Mono::just))
+			.expectError(StorageOverloadedException.class)
+			.verify(TIMEOUT);
+		assertThat(small.used()).isZero();
+		BodyBudget large = new BodyBudget(1000, new SimpleMeterRegistry());
+		StepVerifier.create(large.read(nettyBody(30, 30), -1, 40, () -> false, Mono::just))
+			.expectError(DataBufferLimitException.class)
+			.verify(TIMEOUT);
+		assertThat(large.used()).isZero();
+	}
+
+	@Test
+	void emptyNettyBodyIsAnEmptyValueAndABodyTheServerRefusedIsNotUsed() {
+		BodyBudget budget = new BodyBudget(100, new SimpleMeterRegistry());
+		StepVerifier.create(budget.read(nettyBody(), 0, 1000, () -> false, Mono::just))
+			.assertNext((bytes) -> assertThat(bytes).isEmpty())
+			.expectComplete()
+			.verify(TIMEOUT);
+		StepVerifier.create(budget.read(nettyBody(10), 20, 1000, () -> true, Mono::just))
+			.expectError(BodyBudget.MalformedBody.class)
+			.verify(TIMEOUT);
 		assertThat(budget.used()).isZero();
 	}
 
