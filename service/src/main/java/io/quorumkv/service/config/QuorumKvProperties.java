@@ -301,9 +301,9 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param maxInFlight public requests served at once; more get 503 with Retry-After
 	 * @param maxBufferedBodies request body bytes held in memory at once, over all
 	 * requests; more get 503 with Retry-After
-	 * @param directRoute serve GET, PUT and DELETE of /v0/entity straight from Reactor
-	 * Netty instead of through Spring WebFlux (same API, same quorumkv.requests timers;
-	 * no http.server.requests observation for them)
+	 * @param directRoute serve GET, PUT and DELETE of /v0/entity and the replicas' batch
+	 * calls straight from Reactor Netty instead of through Spring WebFlux (same API, same
+	 * quorumkv.requests timers; no http.server.requests observation for them)
 	 */
 	public record HttpProperties(@DefaultValue("4MB") DataSize maxBodySize, @DefaultValue("1KB") DataSize maxKeySize,
 			@DefaultValue("1024") int maxInFlight, @DefaultValue("256MB") DataSize maxBufferedBodies,

@@ -86,7 +86,7 @@ public class EntityHandler {
 			Replicas replicas = replicas(query);
 			return this.replication.get(key, replicas)
 				.filter((entry) -> !entry.isTombstone())
-				.map((entry) -> Reply.value(entry.value()))
+				.map((entry) -> Reply.binary(entry.value()))
 				.defaultIfEmpty(NOT_FOUND);
 		});
 	}
@@ -95,7 +95,7 @@ public class EntityHandler {
 	 * PUT /v0/entity: {@code contentLength} is the announced body size (-1 when chunked),
 	 * {@code body} reads the body within {@link BodyBudget}.
 	 */
-	Mono<Reply> put(@Nullable String rawQuery, long contentLength, Body body) {
+	Mono<Reply> put(@Nullable String rawQuery, long contentLength, RequestBody body) {
 		return reply("put", rawQuery, (query) -> {
 			byte[] key = query.key("id", this.maxKeySize);
 			Replicas replicas = replicas(query);
@@ -103,8 +103,8 @@ public class EntityHandler {
 				throw new ApiException(HttpStatus.CONTENT_TOO_LARGE,
 						"request body too large: the limit is " + this.maxBodySize + " bytes");
 			}
-			return body.read(this.maxBodySize, (value) -> this.replication.write(key, value, replicas))
-				.thenReturn(Reply.CREATED);
+			return body.read(this.maxBodySize,
+					(value) -> this.replication.write(key, value, replicas).thenReturn(Reply.CREATED));
 		});
 	}
 

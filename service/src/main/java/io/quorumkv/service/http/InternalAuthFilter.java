@@ -2,17 +2,19 @@ package io.quorumkv.service.http;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.function.Supplier;
 
 import io.quorumkv.service.cluster.Topology;
 import io.quorumkv.service.replication.InternalApi;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
@@ -41,24 +43,36 @@ public class InternalAuthFilter implements WebFilter {
 		if (!exchange.getRequest().getPath().value().startsWith("/internal/")) {
 			return chain.filter(exchange);
 		}
-		String presented = exchange.getRequest().getHeaders().getFirst(InternalApi.SECRET);
+		ServerHttpRequest request = exchange.getRequest();
+		Reply refusal = refusal(request.getHeaders().getFirst(InternalApi.SECRET),
+				() -> request.getRemoteAddress() + " for " + request.getMethod() + " " + request.getPath());
+		if (refusal == null) {
+			return chain.filter(exchange);
+		}
+		ServerHttpResponse response = exchange.getResponse();
+		response.setStatusCode(HttpStatus.valueOf(refusal.status()));
+		response.getHeaders().setContentType(refusal.contentType());
+		return response.writeWith(Mono.just(response.bufferFactory().wrap(refusal.body())));
+	}
+
+	/**
+	 * Null when {@code presented} is the cluster secret, else the refusal to send (401
+	 * without a secret, 403 with a wrong one), logged with {@code caller}'s description.
+	 */
+	@Nullable Reply refusal(@Nullable String presented, Supplier<String> caller) {
 		if (presented == null) {
-			return refuse(exchange, HttpStatus.UNAUTHORIZED, "internal API: missing " + InternalApi.SECRET);
+			return refuse(HttpStatus.UNAUTHORIZED, "internal API: missing " + InternalApi.SECRET, caller);
 		}
 		byte[] given = presented.getBytes(StandardCharsets.UTF_8);
 		if (this.secret.length == 0 || !MessageDigest.isEqual(this.secret, given)) {
-			return refuse(exchange, HttpStatus.FORBIDDEN, "internal API: wrong cluster secret");
+			return refuse(HttpStatus.FORBIDDEN, "internal API: wrong cluster secret", caller);
 		}
-		return chain.filter(exchange);
+		return null;
 	}
 
-	private static Mono<Void> refuse(ServerWebExchange exchange, HttpStatus status, String reason) {
-		logger.warn(reason + " from " + exchange.getRequest().getRemoteAddress() + " for "
-				+ exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath());
-		ServerHttpResponse response = exchange.getResponse();
-		response.setStatusCode(status);
-		response.getHeaders().setContentType(MediaType.TEXT_PLAIN);
-		return response.writeWith(Mono.just(response.bufferFactory().wrap((reason + "\n").getBytes())));
+	private static Reply refuse(HttpStatus status, String reason, Supplier<String> caller) {
+		logger.warn(reason + " from " + caller.get());
+		return Reply.text(status, reason);
 	}
 
 }

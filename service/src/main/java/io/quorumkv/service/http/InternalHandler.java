@@ -88,17 +88,21 @@ public class InternalHandler {
 	 * gets whose entries would take the answer past its cap are answered "ask alone".
 	 */
 	Mono<ServerResponse> batch(ServerRequest request) {
-		return this.bodies.read(request, this.maxBatchBody, (body) -> {
-			List<Operation> operations = BatchCodec.decodeRequest(body, this.maxKeySize);
+		return batch((maxSize, use) -> this.bodies.read(request, maxSize, use)).flatMap(Reply::toServerResponse);
+	}
+
+	/** As above, whichever server layer reads the body. */
+	Mono<Reply> batch(RequestBody body) {
+		return body.read(this.maxBatchBody, (bytes) -> {
+			List<Operation> operations = BatchCodec.decodeRequest(bytes, this.maxKeySize);
 			AtomicLong answerBytes = new AtomicLong();
 			return Flux.fromIterable(operations)
 				.flatMapSequential((operation) -> execute(operation, answerBytes), BATCH_CONCURRENCY)
 				.collectList()
-				.map(BatchCodec::encodeResponse);
+				.map((results) -> Reply.binary(BatchCodec.encodeResponse(results)));
 		})
-			.flatMap((answer) -> ServerResponse.ok().contentType(MediaType.APPLICATION_OCTET_STREAM).bodyValue(answer))
 			.onErrorMap(MalformedBatchException.class, (ex) -> ApiException.badRequest(ex.getMessage()))
-			.onErrorResume(ErrorResponses::toResponse);
+			.onErrorResume((error) -> Mono.just(ErrorResponses.toReply(error)));
 	}
 
 	private Mono<Result> execute(Operation operation, AtomicLong answerBytes) {

@@ -2,7 +2,10 @@ package io.quorumkv.service.http;
 
 import java.nio.charset.StandardCharsets;
 
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.util.AsciiString;
 import org.jspecify.annotations.Nullable;
+import reactor.netty.http.server.HttpServerResponse;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -14,8 +17,8 @@ import reactor.core.publisher.Mono;
 /**
  * A whole answer to a public request, independent of the server layer that sends it: a
  * status, an optional body with its content type, and whether the client should retry
- * after a second. {@link EntityRoute} writes it straight to Reactor Netty,
- * {@link #toServerResponse()} hands it to WebFlux.
+ * after a second. {@link #writeTo} sends it straight through Reactor Netty
+ * ({@link DirectRoutes}), {@link #toServerResponse()} hands it to WebFlux.
  *
  * @param status the status code
  * @param contentType the body's media type, or null when there is no body
@@ -25,6 +28,8 @@ import reactor.core.publisher.Mono;
 record Reply(int status, @Nullable MediaType contentType, byte[] body, boolean retryAfter) {
 
 	private static final byte[] EMPTY = new byte[0];
+
+	private static final AsciiString RETRY_AFTER_ONE = AsciiString.cached("1");
 
 	static final Reply CREATED = empty(HttpStatus.CREATED);
 
@@ -46,9 +51,25 @@ record Reply(int status, @Nullable MediaType contentType, byte[] body, boolean r
 				(message + "\n").getBytes(StandardCharsets.UTF_8), true);
 	}
 
-	/** A stored value, sent as it is. */
-	static Reply value(byte[] value) {
-		return new Reply(HttpStatus.OK.value(), MediaType.APPLICATION_OCTET_STREAM, value, false);
+	/** A 200 with binary content: a stored value, a batch answer. */
+	static Reply binary(byte[] body) {
+		return new Reply(HttpStatus.OK.value(), MediaType.APPLICATION_OCTET_STREAM, body, false);
+	}
+
+	/** Sends this reply as the whole response. */
+	Mono<Void> writeTo(HttpServerResponse response) {
+		response.status(this.status);
+		if (this.retryAfter) {
+			response.header(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_ONE);
+		}
+		if (this.contentType != null) {
+			response.header(HttpHeaderNames.CONTENT_TYPE, this.contentType.toString());
+		}
+		response.header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(this.body.length));
+		if (this.body.length == 0) {
+			return response.send().then();
+		}
+		return response.sendByteArray(Mono.just(this.body)).then();
 	}
 
 	Mono<ServerResponse> toServerResponse() {

@@ -1,6 +1,7 @@
 package io.quorumkv.service.replication;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -27,13 +28,17 @@ import io.github.resilience4j.timelimiter.TimeLimiterConfig;
 import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelOption;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.netty.ByteBufFlux;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
 import reactor.netty.resources.LoopResources;
@@ -51,6 +56,8 @@ import org.springframework.web.reactive.function.client.WebClient;
  * exported as metrics with a timer per peer, operation and outcome.
  */
 public final class PeerClient implements AutoCloseable {
+
+	private static final byte[] NO_BYTES = new byte[0];
 
 	private final WebClient client;
 
@@ -74,7 +81,10 @@ public final class PeerClient implements AutoCloseable {
 
 	private final Map<String, String> lastOutcomes = new ConcurrentHashMap<>();
 
-	private final Map<String, URI> batchUris = new ConcurrentHashMap<>();
+	/** The pool's client with the batch call's fixed headers, used without WebClient. */
+	private final HttpClient batchClient;
+
+	private final Map<String, String> batchUris = new ConcurrentHashMap<>();
 
 	/**
 	 * @param loops the event loops to run on: the server's own, so that a call to a peer
@@ -99,6 +109,8 @@ public final class PeerClient implements AutoCloseable {
 			.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) cluster.connectTimeout().toMillis())
 			.keepAlive(true)
 			.responseTimeout(cluster.replicaTimeout());
+		this.batchClient = http.headers((headers) -> headers.set(InternalApi.SECRET, secret)
+			.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM));
 		this.client = WebClient.builder()
 			.clientConnector(new ReactorClientHttpConnector(http))
 			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(this.maxFrameSize))
@@ -147,15 +159,35 @@ public final class PeerClient implements AutoCloseable {
 
 	/**
 	 * Sends a batch of replica operations ({@link BatchCodec}) and emits the answer body.
+	 * The hottest call between nodes goes through Reactor Netty's client directly: no
+	 * WebClient exchange, codecs or body extractors, one copy of the answer. An answer
+	 * over the largest batch frame fails the call instead of being held.
 	 */
 	public Mono<byte[]> batch(Node peer, byte[] body) {
-		Mono<byte[]> call = this.client.post()
-			.uri(this.batchUris.computeIfAbsent(peer.id(), (id) -> URI.create(id + InternalApi.BATCH_PATH)))
-			.header(InternalApi.SECRET, this.secret)
-			.contentType(MediaType.APPLICATION_OCTET_STREAM)
-			.bodyValue(body)
-			.exchangeToMono((response) -> (response.statusCode().value() == HttpStatus.OK.value())
-					? response.bodyToMono(byte[].class).defaultIfEmpty(new byte[0]) : failure(response));
+		Mono<byte[]> call = this.batchClient.post()
+			.uri(this.batchUris.computeIfAbsent(peer.id(), (id) -> id + InternalApi.BATCH_PATH))
+			.send((request, outbound) -> {
+				request.header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(body.length));
+				return outbound.send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(body)));
+			})
+			.response((response, content) -> {
+				int status = response.status().code();
+				if (status != HttpStatus.OK.value()) {
+					return content.aggregate()
+						.asString(StandardCharsets.UTF_8)
+						.defaultIfEmpty("")
+						.flatMap((text) -> Mono
+							.error(new PeerException("replica answered " + status + ": " + text.strip())));
+				}
+				long[] received = { 0 };
+				return ByteBufFlux.fromInbound(content.doOnNext((buffer) -> {
+					received[0] += buffer.readableBytes();
+					if (received[0] > this.maxFrameSize) {
+						throw new PeerException("replica answer exceeds " + this.maxFrameSize + " bytes");
+					}
+				})).aggregate().asByteArray().defaultIfEmpty(NO_BYTES);
+			})
+			.single();
 		return guarded(peer, "batch", call);
 	}
 

@@ -10,7 +10,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.QuorumKvApplication;
+import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.replication.BatchCodec;
+import io.quorumkv.service.replication.BatchCodec.Operation;
+import io.quorumkv.storage.Entry;
 import io.quorumkv.service.support.TestClients;
 import io.quorumkv.service.support.RawHttp;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,8 +25,6 @@ import reactor.core.publisher.Flux;
 import reactor.netty.http.client.HttpClient;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.quorumkv.service.config.QuorumKvProperties;
 import org.springframework.boot.micrometer.metrics.test.autoconfigure.AutoConfigureMetrics;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
@@ -209,6 +212,25 @@ class EntityApiTest {
 			.uri(uri("/internal/v0/entry?id=k"))
 			.header("X-QuorumKV-Secret", "guess")
 			.header("X-QuorumKV-Timestamp", "99999999999999999")
+			.exchange()
+			.expectStatus()
+			.isForbidden();
+		get("id=k").expectStatus().isNotFound();
+		// The batch call, served by its own route when direct routes are on, checks the
+		// same.
+		byte[] batch = BatchCodec.encodeRequest(List.of(Operation.upsert(Entry.value(bytes("k"), bytes("v"), 1))));
+		this.client.post()
+			.uri(uri("/internal/v0/batch"))
+			.bodyValue(batch)
+			.exchange()
+			.expectStatus()
+			.isUnauthorized()
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).contains("missing"));
+		this.client.post()
+			.uri(uri("/internal/v0/batch"))
+			.header("X-QuorumKV-Secret", "guess")
+			.bodyValue(batch)
 			.exchange()
 			.expectStatus()
 			.isForbidden();

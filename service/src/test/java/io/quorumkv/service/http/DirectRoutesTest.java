@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * The direct route must refuse exactly the request targets WebFlux refuses: WebFlux
  * parses every target with {@link URI} and answers 400 when that fails.
  */
-class EntityRouteTest {
+class DirectRoutesTest {
 
 	@Test
 	void queryCheckAgreesWithJavaNetUriOnEveryCharacter() {
@@ -21,7 +21,7 @@ class EntityRouteTest {
 		for (char c = 0; c < 0x200; c++) {
 			if (c == '#') {
 				continue; // a target with a fragment is left to WebFlux
-							// (EntityRoute.matches)
+							// (DirectRoutes.matches)
 			}
 			queries.add("id=a" + c + "b");
 			queries.add("id=" + c);
@@ -29,15 +29,15 @@ class EntityRouteTest {
 		queries.addAll(List.of("id=%", "id=%4", "id=%zz", "id=%4g", "id=%41", "id=a%2", "id=%C3%A9", "", "id=a&b=c",
 				"id=\u00e9\u00a0", "id=\u2028", "id=\u3000", "id=%%41"));
 		for (String query : queries) {
-			assertThat(EntityRoute.isUriQuery(query)).as("query %s", escaped(query)).isEqualTo(uriAccepts(query));
+			assertThat(DirectRoutes.isUriQuery(query)).as("query %s", escaped(query)).isEqualTo(uriAccepts(query));
 		}
 	}
 
 	@Test
 	void rawQueryIsWhatFollowsTheQuestionMark() {
-		assertThat(EntityRoute.rawQuery("/v0/entity")).isNull();
-		assertThat(EntityRoute.rawQuery("/v0/entity?")).isEmpty();
-		assertThat(EntityRoute.rawQuery("/v0/entity?id=a?b")).isEqualTo("id=a?b");
+		assertThat(DirectRoutes.rawQuery("/v0/entity")).isNull();
+		assertThat(DirectRoutes.rawQuery("/v0/entity?")).isEmpty();
+		assertThat(DirectRoutes.rawQuery("/v0/entity?id=a?b")).isEqualTo("id=a?b");
 	}
 
 	private static boolean uriAccepts(String query) {

@@ -2,8 +2,8 @@ package io.quorumkv.service.http;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
-import io.netty.util.AsciiString;
 import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.replication.InternalApi;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
@@ -16,19 +16,20 @@ import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 
 /**
- * Serves {@code GET}, {@code PUT} and {@code DELETE /v0/entity} as a Reactor Netty route
- * ahead of Spring WebFlux, which serves everything else (other methods on the path get
- * its 405). The API is the same as through {@link EntityHandler}'s WebFlux handlers, and
- * so is the code behind it: the in-flight limit of {@link InFlightLimiter}, the body
- * budget of {@link BodyBudget}, the parsing, replication, errors and
- * {@code quorumkv.requests} timers of {@link EntityHandler}. What is left out is
- * WebFlux's per-request machinery (exchange, handler mappings, filter chain, result
- * handling, the {@code http.server.requests} observation), the largest cost of a request
- * in the node's CPU and allocation profiles (docs/performance.md).
- * {@code quorumkv.http.direct-route=false} turns the route off.
+ * Serves the hot paths as Reactor Netty routes ahead of Spring WebFlux, which serves
+ * everything else: {@code GET}, {@code PUT} and {@code DELETE /v0/entity} (other methods
+ * on the path get WebFlux's 405), and the replicas' {@code POST /internal/v0/batch}. The
+ * API is the same as through the WebFlux handlers, and so is the code behind it: the
+ * in-flight limit of {@link InFlightLimiter}, the secret check of
+ * {@link InternalAuthFilter}, the body budget of {@link BodyBudget}, and the parsing,
+ * replication, errors and {@code quorumkv.requests} timers of {@link EntityHandler} and
+ * {@link InternalHandler}. What is left out is WebFlux's per-request machinery (exchange,
+ * handler mappings, filter chain, result handling, the {@code http.server.requests}
+ * observation), the largest cost of a request in the node's CPU and allocation profiles
+ * (docs/performance.md). {@code quorumkv.http.direct-route=false} turns the routes off.
  */
 @Component
-public class EntityRoute implements NettyRouteProvider {
+public class DirectRoutes implements NettyRouteProvider {
 
 	static final String PATH = "/v0/entity";
 
@@ -37,27 +38,39 @@ public class EntityRoute implements NettyRouteProvider {
 	private static final Reply MALFORMED_TARGET = Reply.text(HttpStatus.BAD_REQUEST,
 			"malformed request target: the query has a character a URI does not allow");
 
-	private static final AsciiString RETRY_AFTER_ONE = AsciiString.cached("1");
-
 	private final EntityHandler handler;
 
+	private final InternalHandler internal;
+
 	private final InFlightLimiter limiter;
+
+	private final InternalAuthFilter auth;
 
 	private final BodyBudget bodies;
 
 	private final boolean enabled;
 
-	public EntityRoute(EntityHandler handler, InFlightLimiter limiter, BodyBudget bodies,
-			QuorumKvProperties properties) {
+	public DirectRoutes(EntityHandler handler, InternalHandler internal, InFlightLimiter limiter,
+			InternalAuthFilter auth, BodyBudget bodies, QuorumKvProperties properties) {
 		this.handler = handler;
+		this.internal = internal;
 		this.limiter = limiter;
+		this.auth = auth;
 		this.bodies = bodies;
 		this.enabled = properties.http().directRoute();
 	}
 
 	@Override
 	public HttpServerRoutes apply(HttpServerRoutes routes) {
-		return this.enabled ? routes.route(EntityRoute::matches, this::serve) : routes;
+		if (!this.enabled) {
+			return routes;
+		}
+		return routes.route(DirectRoutes::matches, this::serve).route(DirectRoutes::isBatch, this::serveBatch);
+	}
+
+	/** POST of exactly {@code /internal/v0/batch}. */
+	static boolean isBatch(HttpServerRequest request) {
+		return HttpMethod.POST.equals(request.method()) && InternalApi.BATCH_PATH.equals(request.uri());
 	}
 
 	/**
@@ -76,7 +89,7 @@ public class EntityRoute implements NettyRouteProvider {
 
 	private Publisher<Void> serve(HttpServerRequest request, HttpServerResponse response) {
 		if (!this.limiter.tryEnter()) {
-			return send(response, this.limiter.refusal());
+			return this.limiter.refusal().writeTo(response);
 		}
 		String query = rawQuery(request.uri());
 		HttpMethod method = request.method();
@@ -89,13 +102,27 @@ public class EntityRoute implements NettyRouteProvider {
 		}
 		else if (HttpMethod.PUT.equals(method)) {
 			long contentLength = contentLength(request);
-			reply = this.handler.put(query, contentLength, (maxSize, use) -> this.bodies.read(request.receive(),
-					contentLength, maxSize, response::hasSentHeaders, use));
+			reply = this.handler.put(query, contentLength, body(request, response, contentLength));
 		}
 		else {
 			reply = this.handler.delete(query);
 		}
-		return reply.flatMap((answer) -> send(response, answer)).doFinally((signal) -> this.limiter.exit());
+		return reply.flatMap((answer) -> answer.writeTo(response)).doFinally((signal) -> this.limiter.exit());
+	}
+
+	private Publisher<Void> serveBatch(HttpServerRequest request, HttpServerResponse response) {
+		Reply refusal = this.auth.refusal(request.requestHeaders().get(InternalApi.SECRET),
+				() -> request.remoteAddress() + " for POST " + InternalApi.BATCH_PATH);
+		if (refusal != null) {
+			return refusal.writeTo(response);
+		}
+		return this.internal.batch(body(request, response, contentLength(request)))
+			.flatMap((answer) -> answer.writeTo(response));
+	}
+
+	private RequestBody body(HttpServerRequest request, HttpServerResponse response, long contentLength) {
+		return (maxSize, use) -> this.bodies.read(request.receive(), contentLength, maxSize, response::hasSentHeaders,
+				use);
 	}
 
 	/**
@@ -150,22 +177,6 @@ public class EntityRoute implements NettyRouteProvider {
 		catch (NumberFormatException ex) {
 			return -1; // Netty's decoder refuses a malformed length before a route runs
 		}
-	}
-
-	private static Mono<Void> send(HttpServerResponse response, Reply reply) {
-		response.status(reply.status());
-		if (reply.retryAfter()) {
-			response.header(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_ONE);
-		}
-		if (reply.contentType() != null) {
-			response.header(HttpHeaderNames.CONTENT_TYPE, reply.contentType().toString());
-		}
-		byte[] body = reply.body();
-		response.header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(body.length));
-		if (body.length == 0) {
-			return response.send().then();
-		}
-		return response.sendByteArray(Mono.just(body)).then();
 	}
 
 }

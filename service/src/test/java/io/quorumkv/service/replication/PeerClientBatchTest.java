@@ -1,0 +1,123 @@
+package io.quorumkv.service.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.config.QuorumKvProperties;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+import reactor.netty.http.server.HttpServerRequest;
+import reactor.netty.http.server.HttpServerResponse;
+import reactor.netty.resources.LoopResources;
+import reactor.test.StepVerifier;
+
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+
+/**
+ * The batch call of {@link PeerClient} (Reactor Netty's client, no WebClient) against a
+ * bare server: what it sends, and what it makes of every kind of answer.
+ */
+class PeerClientBatchTest {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+	/** The largest batch answer the client takes: max(1MB, 4MB + 64KB) by default. */
+	private static final int MAX_ANSWER = 4 * 1024 * 1024 + 65_536;
+
+	private final LoopResources loops = LoopResources.create("peer-client-test", 1, true);
+
+	private final AtomicReference<HttpHeaders> seenHeaders = new AtomicReference<>();
+
+	private final AtomicReference<byte[]> seenBody = new AtomicReference<>();
+
+	private DisposableServer server;
+
+	private PeerClient client;
+
+	@AfterEach
+	void close() {
+		if (this.client != null) {
+			this.client.close();
+		}
+		if (this.server != null) {
+			this.server.disposeNow();
+		}
+		this.loops.disposeLater(Duration.ZERO, TIMEOUT).block(TIMEOUT);
+	}
+
+	private Node start(java.util.function.BiFunction<HttpServerRequest, HttpServerResponse, Mono<Void>> answer) {
+		this.server = HttpServer.create()
+			.host("127.0.0.1")
+			.port(0)
+			.route((routes) -> routes.post(InternalApi.BATCH_PATH,
+					(request, response) -> request.receive().aggregate().asByteArray().flatMap((body) -> {
+						this.seenHeaders.set(request.requestHeaders());
+						this.seenBody.set(body);
+						return answer.apply(request, response);
+					})))
+			.bindNow();
+		QuorumKvProperties properties = new Binder(new MapConfigurationPropertySource(Map.of()))
+			.bindOrCreate("quorumkv", QuorumKvProperties.class);
+		this.client = new PeerClient(properties.cluster(), "the-secret", 4 * 1024 * 1024, this.loops,
+				new SimpleMeterRegistry());
+		return new Node(URI.create("http://127.0.0.1:" + this.server.port()));
+	}
+
+	@Test
+	void sendsTheBodyWithSecretAndLengthAndReturnsTheAnswer() {
+		Node peer = start((request, response) -> response.sendByteArray(Mono.just(new byte[] { 7, 8, 9 })).then());
+		StepVerifier.create(this.client.batch(peer, new byte[] { 1, 2, 3, 4 }))
+			.assertNext((answer) -> assertThat(answer).containsExactly(7, 8, 9))
+			.expectComplete()
+			.verify(TIMEOUT);
+		assertThat(this.seenBody.get()).containsExactly(1, 2, 3, 4);
+		assertThat(this.seenHeaders.get().get(InternalApi.SECRET)).isEqualTo("the-secret");
+		assertThat(this.seenHeaders.get().get(HttpHeaderNames.CONTENT_LENGTH)).isEqualTo("4");
+		assertThat(this.seenHeaders.get().get(HttpHeaderNames.CONTENT_TYPE)).isEqualTo("application/octet-stream");
+	}
+
+	@Test
+	void anEmptyAnswerIsAnEmptyArray() {
+		Node peer = start((request, response) -> response.send().then());
+		StepVerifier.create(this.client.batch(peer, new byte[] { 1 }))
+			.assertNext((answer) -> assertThat(answer).isEmpty())
+			.expectComplete()
+			.verify(TIMEOUT);
+	}
+
+	@Test
+	void aRefusalFailsWithTheStatusAndText() {
+		Node peer = start((request, response) -> response.status(403).sendString(Mono.just("wrong secret\n")).then());
+		StepVerifier.create(this.client.batch(peer, new byte[] { 1 }))
+			.expectErrorSatisfies((error) -> assertThat(error).isInstanceOf(PeerException.class)
+				.hasMessage("replica answered 403: wrong secret"))
+			.verify(TIMEOUT);
+	}
+
+	@Test
+	void anAnswerOverTheLargestFrameFailsTheCall() {
+		// Chunked, so that only counting the bytes as they come can stop it.
+		byte[] chunk = new byte[64 * 1024];
+		int chunks = MAX_ANSWER / chunk.length + 2;
+		Node peer = start(
+				(request, response) -> response.sendByteArray(Flux.range(0, chunks).map((i) -> chunk)).then());
+		StepVerifier.create(this.client.batch(peer, new byte[] { 1 }))
+			.expectErrorSatisfies((error) -> assertThat(error).isInstanceOf(PeerException.class)
+				.hasMessageContaining("exceeds " + MAX_ANSWER))
+			.verify(TIMEOUT);
+	}
+
+}
