@@ -35,23 +35,21 @@ public final class MemTable {
 	public boolean put(Entry entry) {
 		this.minTimestamp.accumulateAndGet(entry.timestamp(), Math::min);
 		this.maxTimestamp.accumulateAndGet(entry.timestamp(), Math::max);
-		byte[] key = entry.key();
-		while (true) {
-			Entry current = this.map.get(key);
-			if (current == null) {
-				if (this.map.putIfAbsent(key, entry) == null) {
-					this.bytes.addAndGet(entry.sizeInBytes() + ENTRY_OVERHEAD);
-					return true;
-				}
-			}
-			else if (!EntryOrder.supersedes(entry, current)) {
-				return false;
-			}
-			else if (this.map.replace(key, current, entry)) {
-				this.bytes.addAndGet(entry.sizeInBytes() - current.sizeInBytes());
-				return true;
-			}
+		// One search of the skip list for a key already present (compute finds the node
+		// and swaps its value with a compare-and-set; get-then-replace searched twice).
+		// The function may run again after a lost race; the last run is the one that won.
+		Entry[] replaced = new Entry[1];
+		Entry kept = this.map.compute(entry.key(), (key, current) -> {
+			replaced[0] = current;
+			return (current == null || EntryOrder.supersedes(entry, current)) ? entry : current;
+		});
+		Entry previous = replaced[0];
+		if (kept != entry || previous == entry) {
+			return false;
 		}
+		this.bytes.addAndGet((previous == null) ? entry.sizeInBytes() + ENTRY_OVERHEAD
+				: entry.sizeInBytes() - previous.sizeInBytes());
+		return true;
 	}
 
 	public @Nullable Entry get(byte[] key) {

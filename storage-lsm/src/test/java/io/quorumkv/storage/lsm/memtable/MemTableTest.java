@@ -1,0 +1,92 @@
+package io.quorumkv.storage.lsm.memtable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.quorumkv.storage.Entry;
+import org.junit.jupiter.api.Test;
+
+class MemTableTest {
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+	@Test
+	void keepsOnlyTheGreatestVersionAndSaysWhichPutWon() {
+		MemTable table = new MemTable();
+		Entry first = Entry.value(bytes("k"), bytes("one"), 10);
+		Entry newer = Entry.value(bytes("k"), bytes("three"), 20);
+		Entry older = Entry.value(bytes("k"), bytes("zero"), 5);
+		assertThat(table.put(first)).isTrue();
+		assertThat(table.put(newer)).isTrue();
+		assertThat(table.put(older)).isFalse();
+		assertThat(table.put(newer)).as("the same entry again").isFalse();
+		assertThat(table.get(bytes("k"))).isSameAs(newer);
+		assertThat(table.count()).isOne();
+		assertThat(table.minTimestamp()).isEqualTo(5);
+		assertThat(table.maxTimestamp()).isEqualTo(20);
+	}
+
+	@Test
+	void sizeCountsInsertsWithOverheadAndReplacementsByDifference() {
+		MemTable table = new MemTable();
+		Entry small = Entry.value(bytes("k"), bytes("v"), 1);
+		Entry large = Entry.value(bytes("k"), new byte[100], 2);
+		table.put(small);
+		assertThat(table.sizeInBytes()).isEqualTo(small.sizeInBytes() + MemTable.ENTRY_OVERHEAD);
+		table.put(large);
+		assertThat(table.sizeInBytes()).isEqualTo(large.sizeInBytes() + MemTable.ENTRY_OVERHEAD);
+		table.put(Entry.tombstone(bytes("k"), 1));
+		assertThat(table.sizeInBytes()).as("a losing put changes nothing")
+			.isEqualTo(large.sizeInBytes() + MemTable.ENTRY_OVERHEAD);
+		Entry tombstone = Entry.tombstone(bytes("k"), 3);
+		table.put(tombstone);
+		assertThat(table.sizeInBytes()).isEqualTo(tombstone.sizeInBytes() + MemTable.ENTRY_OVERHEAD);
+	}
+
+	@Test
+	void concurrentPutsOfFewKeysConvergeAndKeepTheSizeExact() throws Exception {
+		MemTable table = new MemTable();
+		int threads = 4;
+		int perThread = 20_000;
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<?>> futures = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				int id = t;
+				futures.add(pool.submit(() -> {
+					for (int i = 0; i < perThread; i++) {
+						// 8 hot keys, interleaved timestamps, values of varying size
+						table.put(
+								Entry.value(bytes("key-" + (i % 8)), new byte[(i + id) % 50], (long) i * threads + id));
+					}
+				}));
+			}
+			for (Future<?> future : futures) {
+				future.get(60, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		long expectedSize = 0;
+		for (int k = 0; k < 8; k++) {
+			Entry kept = table.get(bytes("key-" + k));
+			// The greatest timestamp of key k: the last i with i % 8 == k, from the last
+			// thread.
+			int lastI = perThread - 8 + k;
+			assertThat(kept.timestamp()).isEqualTo((long) lastI * threads + (threads - 1));
+			expectedSize += kept.sizeInBytes() + MemTable.ENTRY_OVERHEAD;
+		}
+		assertThat(table.sizeInBytes()).isEqualTo(expectedSize);
+	}
+
+}
