@@ -1,8 +1,13 @@
 package io.quorumkv.storage.lsm.memtable;
 
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Iterator;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAccumulator;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
@@ -14,60 +19,100 @@ import org.jspecify.annotations.Nullable;
  * {@link EntryOrder}, replaced with compare-and-set so that concurrent upserts never lose
  * an update. Tracks its size (entry bytes plus a per-entry overhead) to decide when to
  * freeze, and its timestamp range for compaction's tombstone checks.
+ *
+ * <p>
+ * Each key has one slot holding its entry, reachable two ways: a hash index for point
+ * reads and updates, and a skip list for ordered iteration (scans, flush). An update of a
+ * key already present touches only the index and the slot; searching the skip list of a
+ * large memtable costs a cache miss per level and was most of a replica's CPU in the
+ * profiles (docs/performance.md). A new key goes into the index first and then into the
+ * skip list, both before {@link #put} returns: a scan running meanwhile may miss a write
+ * still in progress, never one that was acknowledged, and the engine freezes a memtable
+ * only while no upsert is inside it (its memtable lock), so a flush sees every key.
  */
 public final class MemTable {
 
-	/** Skip-list node, Entry object and array headers, roughly. */
-	static final int ENTRY_OVERHEAD = 64;
+	/**
+	 * Per entry beyond its key and value, roughly: the skip-list node and index levels,
+	 * the hash index's node and key, the slot, the Entry object and array headers.
+	 */
+	static final int ENTRY_OVERHEAD = 160;
 
-	private final ConcurrentSkipListMap<byte[], Entry> map = new ConcurrentSkipListMap<>(Keys.ORDER);
+	private final ConcurrentHashMap<IndexKey, AtomicReference<Entry>> index = new ConcurrentHashMap<>();
+
+	private final ConcurrentSkipListMap<byte[], AtomicReference<Entry>> sorted = new ConcurrentSkipListMap<>(
+			Keys.ORDER);
 
 	private final AtomicLong bytes = new AtomicLong();
 
-	private final AtomicLong minTimestamp = new AtomicLong(Long.MAX_VALUE);
+	private final LongAccumulator minTimestamp = new LongAccumulator(Math::min, Long.MAX_VALUE);
 
-	private final AtomicLong maxTimestamp = new AtomicLong(Long.MIN_VALUE);
+	private final LongAccumulator maxTimestamp = new LongAccumulator(Math::max, Long.MIN_VALUE);
 
 	/**
 	 * Keeps {@code entry} if it supersedes the kept one.
 	 * @return whether it was kept
 	 */
 	public boolean put(Entry entry) {
-		this.minTimestamp.accumulateAndGet(entry.timestamp(), Math::min);
-		this.maxTimestamp.accumulateAndGet(entry.timestamp(), Math::max);
-		// One search of the skip list for a key already present (compute finds the node
-		// and swaps its value with a compare-and-set; get-then-replace searched twice).
-		// The function may run again after a lost race; the last run is the one that won.
-		Entry[] replaced = new Entry[1];
-		Entry kept = this.map.compute(entry.key(), (key, current) -> {
-			replaced[0] = current;
-			return (current == null || EntryOrder.supersedes(entry, current)) ? entry : current;
-		});
-		Entry previous = replaced[0];
-		if (kept != entry || previous == entry) {
-			return false;
+		this.minTimestamp.accumulate(entry.timestamp());
+		this.maxTimestamp.accumulate(entry.timestamp());
+		IndexKey key = new IndexKey(entry.key());
+		AtomicReference<Entry> slot = this.index.get(key);
+		if (slot == null) {
+			AtomicReference<Entry> fresh = new AtomicReference<>(entry);
+			slot = this.index.putIfAbsent(key, fresh);
+			if (slot == null) {
+				this.sorted.put(entry.key(), fresh);
+				this.bytes.addAndGet(entry.sizeInBytes() + ENTRY_OVERHEAD);
+				return true;
+			}
 		}
-		this.bytes.addAndGet((previous == null) ? entry.sizeInBytes() + ENTRY_OVERHEAD
-				: entry.sizeInBytes() - previous.sizeInBytes());
-		return true;
+		while (true) {
+			Entry current = slot.get();
+			if (current == entry || !EntryOrder.supersedes(entry, current)) {
+				return false;
+			}
+			if (slot.compareAndSet(current, entry)) {
+				this.bytes.addAndGet(entry.sizeInBytes() - current.sizeInBytes());
+				return true;
+			}
+		}
 	}
 
 	public @Nullable Entry get(byte[] key) {
-		return this.map.get(key);
+		AtomicReference<Entry> slot = this.index.get(new IndexKey(key));
+		return (slot != null) ? slot.get() : null;
 	}
 
 	/** Entries with {@code from <= key < to} ({@code to == null}: open), in key order. */
 	public Iterator<Entry> iterator(byte[] from, byte @Nullable [] to) {
 		if (to != null && Keys.compare(from, to) >= 0) {
-			return java.util.Collections.emptyIterator();
+			return Collections.emptyIterator();
 		}
-		return ((to != null) ? this.map.subMap(from, true, to, false) : this.map.tailMap(from, true)).values()
-			.iterator();
+		return entries(
+				((to != null) ? this.sorted.subMap(from, true, to, false) : this.sorted.tailMap(from, true)).values()
+					.iterator());
 	}
 
 	/** All entries in key order. */
 	public Iterator<Entry> iterator() {
-		return this.map.values().iterator();
+		return entries(this.sorted.values().iterator());
+	}
+
+	private static Iterator<Entry> entries(Iterator<AtomicReference<Entry>> slots) {
+		return new Iterator<>() {
+
+			@Override
+			public boolean hasNext() {
+				return slots.hasNext();
+			}
+
+			@Override
+			public Entry next() {
+				return slots.next().get();
+			}
+
+		};
 	}
 
 	public long sizeInBytes() {
@@ -75,11 +120,11 @@ public final class MemTable {
 	}
 
 	public boolean isEmpty() {
-		return this.map.isEmpty();
+		return this.index.isEmpty();
 	}
 
 	public int count() {
-		return this.map.size();
+		return this.index.size();
 	}
 
 	public long minTimestamp() {
@@ -88,6 +133,30 @@ public final class MemTable {
 
 	public long maxTimestamp() {
 		return this.maxTimestamp.get();
+	}
+
+	/** A key of the hash index: the bytes compared by content, the hash computed once. */
+	private static final class IndexKey {
+
+		private final byte[] key;
+
+		private final int hash;
+
+		IndexKey(byte[] key) {
+			this.key = key;
+			this.hash = Arrays.hashCode(key);
+		}
+
+		@Override
+		public boolean equals(Object other) {
+			return other instanceof IndexKey that && Arrays.equals(this.key, that.key);
+		}
+
+		@Override
+		public int hashCode() {
+			return this.hash;
+		}
+
 	}
 
 }

@@ -89,4 +89,28 @@ class MemTableTest {
 		assertThat(table.sizeInBytes()).isEqualTo(expectedSize);
 	}
 
+	@Test
+	void iterationIsInKeyOrderWithTheKeptVersionsAndReadsSeeTheSame() {
+		MemTable table = new MemTable();
+		for (String key : List.of("b", "a", "d", "c", "a\u0000", "\u00ff")) {
+			table.put(Entry.value(bytes(key), bytes(key + "-1"), 1));
+		}
+		table.put(Entry.value(bytes("c"), bytes("c-2"), 2));
+		table.put(Entry.tombstone(bytes("d"), 2));
+		List<String> all = new ArrayList<>();
+		table.iterator()
+			.forEachRemaining((e) -> all.add(new String(e.key(), StandardCharsets.UTF_8) + "="
+					+ ((e.value() != null) ? new String(e.value(), StandardCharsets.UTF_8) : "deleted")));
+		assertThat(all).containsExactly("a=a-1", "a\u0000=a\u0000-1", "b=b-1", "c=c-2", "d=deleted", "\u00ff=\u00ff-1");
+		List<String> range = new ArrayList<>();
+		table.iterator(bytes("b"), bytes("d"))
+			.forEachRemaining((e) -> range.add(new String(e.key(), StandardCharsets.UTF_8)));
+		assertThat(range).containsExactly("b", "c");
+		assertThat(table.iterator(bytes("d"), bytes("b")).hasNext()).isFalse();
+		assertThat(table.get(bytes("c")).value()).isEqualTo(bytes("c-2"));
+		assertThat(table.get(bytes("absent"))).isNull();
+		assertThat(table.count()).isEqualTo(6);
+		assertThat(new MemTable().isEmpty()).isTrue();
+	}
+
 }
