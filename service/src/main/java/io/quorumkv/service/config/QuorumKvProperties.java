@@ -177,6 +177,10 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param placement how keys are placed on nodes: {@code rendezvous} or
 	 * {@code consistent-hash}
 	 * @param virtualNodes virtual nodes per node for {@code consistent-hash}
+	 * @param peerProtocol protocol of the calls between nodes: {@code http1} (a pool of
+	 * keep-alive connections per peer) or {@code h2c} (HTTP/2 without TLS, prior
+	 * knowledge, streams multiplexed on few connections; every node then needs
+	 * {@code server.http2.enabled=true})
 	 */
 	public record ClusterProperties(@DefaultValue List<URI> nodes, @Nullable URI self, @Nullable String secret,
 			@DefaultValue("1s") Duration replicaTimeout, @DefaultValue("500ms") Duration connectTimeout,
@@ -184,7 +188,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("512") int maxConcurrentCallsPerPeer, @DefaultValue BreakerProperties breaker,
 			@DefaultValue HintProperties hints, @DefaultValue("256") int maxConcurrentRepairs,
 			@DefaultValue("rendezvous") PlacementStrategy placement, @DefaultValue("128") int virtualNodes,
-			@DefaultValue BatchProperties batch) {
+			@DefaultValue BatchProperties batch, @DefaultValue("http1") PeerProtocol peerProtocol) {
 
 		public ClusterProperties {
 			nodes = List.copyOf(nodes);
@@ -203,6 +207,18 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			return "ClusterProperties[nodes=" + this.nodes + ", self=" + this.self + ", secret="
 					+ ((this.secret != null) ? "(set)" : "(none)") + ", replicaTimeout=" + this.replicaTimeout + "]";
 		}
+
+	}
+
+	/** Protocol of the calls between nodes. */
+	public enum PeerProtocol {
+
+		/** HTTP/1.1 over a pool of keep-alive connections per peer. */
+		HTTP1,
+		/**
+		 * HTTP/2 without TLS (prior knowledge), streams multiplexed on few connections.
+		 */
+		H2C
 
 	}
 

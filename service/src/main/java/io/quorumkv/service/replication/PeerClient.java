@@ -34,11 +34,13 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
+import io.quorumkv.service.config.QuorumKvProperties.PeerProtocol;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.ByteBufFlux;
+import reactor.netty.http.HttpProtocol;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
 import reactor.netty.resources.LoopResources;
@@ -108,7 +110,8 @@ public final class PeerClient implements AutoCloseable {
 			.runOn(loops)
 			.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) cluster.connectTimeout().toMillis())
 			.keepAlive(true)
-			.responseTimeout(cluster.replicaTimeout());
+			.responseTimeout(cluster.replicaTimeout())
+			.protocol((cluster.peerProtocol() == PeerProtocol.H2C) ? HttpProtocol.H2C : HttpProtocol.HTTP11);
 		this.batchClient = http.headers((headers) -> headers.set(InternalApi.SECRET, secret)
 			.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM));
 		this.client = WebClient.builder()

@@ -45,7 +45,12 @@ class ClusterTest {
 
 	@BeforeEach
 	void start() {
-		this.cluster = new TestCluster(this.root, 3, Map.of()).startAll();
+		this.cluster = new TestCluster(this.root, 3, nodeProperties()).startAll();
+	}
+
+	/** Settings of every node, beyond what {@link TestCluster} sets. */
+	Map<String, String> nodeProperties() {
+		return Map.of();
 	}
 
 	@AfterEach

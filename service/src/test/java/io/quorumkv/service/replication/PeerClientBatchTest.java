@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
+import reactor.netty.http.HttpProtocol;
 import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
@@ -43,6 +44,8 @@ class PeerClientBatchTest {
 
 	private final AtomicReference<byte[]> seenBody = new AtomicReference<>();
 
+	private final AtomicReference<String> seenProtocol = new AtomicReference<>();
+
 	private DisposableServer server;
 
 	private PeerClient client;
@@ -59,17 +62,24 @@ class PeerClientBatchTest {
 	}
 
 	private Node start(java.util.function.BiFunction<HttpServerRequest, HttpServerResponse, Mono<Void>> answer) {
+		return start(HttpProtocol.HTTP11, Map.of(), answer);
+	}
+
+	private Node start(HttpProtocol protocol, Map<String, String> settings,
+			java.util.function.BiFunction<HttpServerRequest, HttpServerResponse, Mono<Void>> answer) {
 		this.server = HttpServer.create()
+			.protocol(protocol)
 			.host("127.0.0.1")
 			.port(0)
 			.route((routes) -> routes.post(InternalApi.BATCH_PATH,
 					(request, response) -> request.receive().aggregate().asByteArray().flatMap((body) -> {
 						this.seenHeaders.set(request.requestHeaders());
 						this.seenBody.set(body);
+						this.seenProtocol.set(request.protocol());
 						return answer.apply(request, response);
 					})))
 			.bindNow();
-		QuorumKvProperties properties = new Binder(new MapConfigurationPropertySource(Map.of()))
+		QuorumKvProperties properties = new Binder(new MapConfigurationPropertySource(settings))
 			.bindOrCreate("quorumkv", QuorumKvProperties.class);
 		this.client = new PeerClient(properties.cluster(), "the-secret", 4 * 1024 * 1024, this.loops,
 				new SimpleMeterRegistry());
@@ -87,6 +97,19 @@ class PeerClientBatchTest {
 		assertThat(this.seenHeaders.get().get(InternalApi.SECRET)).isEqualTo("the-secret");
 		assertThat(this.seenHeaders.get().get(HttpHeaderNames.CONTENT_LENGTH)).isEqualTo("4");
 		assertThat(this.seenHeaders.get().get(HttpHeaderNames.CONTENT_TYPE)).isEqualTo("application/octet-stream");
+	}
+
+	@Test
+	void h2cPeerProtocolSpeaksHttp2WithPriorKnowledge() {
+		// The server speaks only h2c: an HTTP/1.1 request would not be answered.
+		Node peer = start(HttpProtocol.H2C, Map.of("quorumkv.cluster.peer-protocol", "h2c"),
+				(request, response) -> response.sendByteArray(Mono.just(new byte[] { 5 })).then());
+		StepVerifier.create(this.client.batch(peer, new byte[] { 1, 2 }))
+			.assertNext((answer) -> assertThat(answer).containsExactly(5))
+			.expectComplete()
+			.verify(TIMEOUT);
+		assertThat(this.seenProtocol.get()).isEqualTo("HTTP/2.0");
+		assertThat(this.seenBody.get()).containsExactly(1, 2);
 	}
 
 	@Test
