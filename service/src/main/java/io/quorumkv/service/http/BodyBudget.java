@@ -6,8 +6,8 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 import io.micrometer.core.instrument.Gauge;
-import io.netty.buffer.ByteBuf;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.buffer.ByteBuf;
 import io.quorumkv.storage.StorageOverloadedException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;

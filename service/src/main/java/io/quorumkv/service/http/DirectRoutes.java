@@ -126,15 +126,12 @@ public class DirectRoutes implements NettyRouteProvider {
 	}
 
 	/**
-	 * The raw query of a request target, null without one (as {@code URI.getRawQuery}).
+	 * The raw query of a request target, null without one. {@link #matches} leaves
+	 * targets with a fragment to WebFlux, so everything after the {@code ?} is the query.
 	 */
 	static @Nullable String rawQuery(String uri) {
 		int question = uri.indexOf('?');
-		if (question < 0) {
-			return null;
-		}
-		int hash = uri.indexOf('#', question);
-		return uri.substring(question + 1, (hash < 0) ? uri.length() : hash);
+		return (question < 0) ? null : uri.substring(question + 1);
 	}
 
 	/**

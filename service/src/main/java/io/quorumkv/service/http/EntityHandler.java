@@ -170,16 +170,6 @@ public class EntityHandler {
 				this.replication.clusterSize());
 	}
 
-	/**
-	 * Reads a request body of at most {@code maxSize} bytes and hands it to {@code use}.
-	 */
-	@FunctionalInterface
-	interface Body {
-
-		Mono<Void> read(int maxSize, Function<byte[], Mono<Void>> use);
-
-	}
-
 	private static DataBuffer record(Entry entry) {
 		byte[] key = entry.key();
 		byte[] value = entry.value();

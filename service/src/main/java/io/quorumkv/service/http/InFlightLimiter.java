@@ -10,10 +10,6 @@ import reactor.core.publisher.Mono;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
@@ -53,7 +49,7 @@ public class InFlightLimiter implements WebFilter {
 			return chain.filter(exchange);
 		}
 		if (!tryEnter()) {
-			return reject(exchange.getResponse());
+			return OVERLOADED.writeTo(exchange.getResponse());
 		}
 		return chain.filter(exchange).doFinally((signal) -> exit());
 	}
@@ -78,14 +74,6 @@ public class InFlightLimiter implements WebFilter {
 	/** The answer to a request refused for want of a slot. */
 	Reply refusal() {
 		return OVERLOADED;
-	}
-
-	private static Mono<Void> reject(ServerHttpResponse response) {
-		response.setStatusCode(HttpStatus.valueOf(OVERLOADED.status()));
-		response.getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
-		response.getHeaders().setContentType(OVERLOADED.contentType());
-		DataBuffer body = response.bufferFactory().wrap(OVERLOADED.body());
-		return response.writeWith(Mono.just(body));
 	}
 
 	int inFlight() {

@@ -15,7 +15,6 @@ import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.server.reactive.ServerHttpRequest;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
@@ -49,10 +48,7 @@ public class InternalAuthFilter implements WebFilter {
 		if (refusal == null) {
 			return chain.filter(exchange);
 		}
-		ServerHttpResponse response = exchange.getResponse();
-		response.setStatusCode(HttpStatus.valueOf(refusal.status()));
-		response.getHeaders().setContentType(refusal.contentType());
-		return response.writeWith(Mono.just(response.bufferFactory().wrap(refusal.body())));
+		return refusal.writeTo(exchange.getResponse());
 	}
 
 	/**

@@ -5,14 +5,15 @@ import java.nio.charset.StandardCharsets;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.util.AsciiString;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerResponse;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
+import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.reactive.function.server.ServerResponse;
-import reactor.core.publisher.Mono;
 
 /**
  * A whole answer to a public request, independent of the server layer that sends it: a
@@ -70,6 +71,22 @@ record Reply(int status, @Nullable MediaType contentType, byte[] body, boolean r
 			return response.send().then();
 		}
 		return response.sendByteArray(Mono.just(this.body)).then();
+	}
+
+	/**
+	 * Sends this reply as the whole response from a WebFlux filter, which answers before
+	 * any handler runs.
+	 */
+	Mono<Void> writeTo(ServerHttpResponse response) {
+		response.setStatusCode(HttpStatusCode.valueOf(this.status));
+		if (this.retryAfter) {
+			response.getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
+		}
+		if (this.contentType == null) {
+			return response.setComplete();
+		}
+		response.getHeaders().setContentType(this.contentType);
+		return response.writeWith(Mono.just(response.bufferFactory().wrap(this.body)));
 	}
 
 	Mono<ServerResponse> toServerResponse() {
