@@ -14,13 +14,14 @@
 # command line and never printed. `up --fresh` deletes the nodes' earlier data first.
 #
 # Environment: JAVA_HOME (its bin/java is used when set), QKV_JAVA_OPTS (JVM options, default
-# "-Xmx1g -XX:+UseG1GC"), QKV_NODE_ARGS (extra Spring arguments for every node),
+# "-Xmx1g -XX:+UseG1GC"), QKV_NODE_ARGS (extra Spring arguments for every node), QKV_JAR (another
+# build of the service, for A/B runs; default service/target/quorumkv.jar),
 # QKV_UP_TIMEOUT (seconds `up` waits for readiness, default 120: JVMs start slowly on busy
 # cores), QKV_DOWN_TIMEOUT (seconds a node gets to stop after SIGTERM before SIGKILL, default 30).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-JAR="$ROOT/service/target/quorumkv.jar"
+JAR="${QKV_JAR:-$ROOT/service/target/quorumkv.jar}"
 
 die() {
   echo "cluster.sh: $*" >&2

@@ -5,8 +5,9 @@
 # docs/performance.md for the GC choice and the other "keep only if it helps" changes.
 #
 #   scripts/compare-nodes.sh [--nodes N] [--replicas ACK/FROM] [--rate RPS] VARIANT...
-#   VARIANT: "label|JVM options|node arguments", e.g.
+#   VARIANT: "label|JVM options|node arguments[|jar]", e.g.
 #   scripts/compare-nodes.sh --rate 8000 "g1|-Xmx1g -XX:+UseG1GC|" "zgc|-Xmx1g -XX:+UseZGC|"
+#   (the jar, default service/target/quorumkv.jar, compares two builds: copy one aside first)
 #
 # Environment: QKV_DURATION (closed loop, 20s), QKV_RATE_DURATION (wrk2, 40s), QKV_WARMUP (30s),
 # QKV_CONNS (64), QKV_BASE_PORT (18581). Needs wrk and wrk2 (see docs/load-testing.md).
@@ -55,9 +56,9 @@ rps() { awk '/^Requests\/sec:/ { printf "%d", $2 }' "$1"; }
   echo "|---|---|---|---|"
 } >"$out/summary.md"
 for variant in "$@"; do
-  IFS='|' read -r label opts args <<<"$variant"
-  echo "[$(date -u +%H:%M:%S)] $label: up ($nodes node(s), JVM '$opts', args '$args')" >&2
-  QKV_JAVA_OPTS="$opts" QKV_NODE_ARGS="$args" "$CLUSTER" up --nodes "$nodes" --base-port "$port" \
+  IFS='|' read -r label opts args jar <<<"$variant"
+  echo "[$(date -u +%H:%M:%S)] $label: up ($nodes node(s), JVM '$opts', args '$args'${jar:+, $jar})" >&2
+  QKV_JAR="${jar:-$ROOT/service/target/quorumkv.jar}" QKV_JAVA_OPTS="$opts" QKV_NODE_ARGS="$args" "$CLUSTER" up --nodes "$nodes" --base-port "$port" \
     --dir "$work/cluster" --fresh >/dev/null
   wrk -t1 -c"$conns" -d"$warmup" -s "$ROOT/scripts/wrk2/put.lua" "$url" >/dev/null
   wrk -t1 -c"$conns" -d"$duration" --latency -s "$ROOT/scripts/wrk2/put.lua" "$url" >"$out/$label-closed.txt"

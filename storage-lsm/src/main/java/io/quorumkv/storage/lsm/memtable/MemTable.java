@@ -3,6 +3,7 @@ package io.quorumkv.storage.lsm.memtable;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Iterator;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -21,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * freeze, and its timestamp range for compaction's tombstone checks.
  *
  * <p>
- * Each key has one slot holding its entry, reachable two ways: a hash index for point
+ * Each key has one slot holding its version, reachable two ways: a hash index for point
  * reads and updates, and a skip list for ordered iteration (scans, flush). An update of a
  * key already present touches only the index and the slot; searching the skip list of a
  * large memtable costs a cache miss per level and was most of a replica's CPU in the
@@ -29,18 +30,25 @@ import org.jspecify.annotations.Nullable;
  * skip list, both before {@link #put} returns: a scan running meanwhile may miss a write
  * still in progress, never one that was acknowledged, and the engine freezes a memtable
  * only while no upsert is inside it (its memtable lock), so a flush sees every key.
+ *
+ * <p>
+ * A version is one byte array (timestamp, tombstone flag, value; {@link Version}), not an
+ * {@link Entry} with its key and value arrays: under a write load most versions are
+ * younger than the JVM's promotion age, so every young collection copies all of them, and
+ * it copies three small objects per version for an {@code Entry} against one
+ * (docs/performance.md, "GC pauses"). Reads build their {@code Entry} from it.
  */
 public final class MemTable {
 
 	/**
 	 * Per entry beyond its key and value, roughly: the skip-list node and index levels,
-	 * the hash index's node and key, the slot, the Entry object and array headers.
+	 * the hash index's node and key, the slot, the version's array header.
 	 */
-	static final int ENTRY_OVERHEAD = 160;
+	static final int ENTRY_OVERHEAD = 128;
 
-	private final ConcurrentHashMap<IndexKey, AtomicReference<Entry>> index = new ConcurrentHashMap<>();
+	private final ConcurrentHashMap<IndexKey, AtomicReference<byte[]>> index = new ConcurrentHashMap<>();
 
-	private final ConcurrentSkipListMap<byte[], AtomicReference<Entry>> sorted = new ConcurrentSkipListMap<>(
+	private final ConcurrentSkipListMap<byte[], AtomicReference<byte[]>> sorted = new ConcurrentSkipListMap<>(
 			Keys.ORDER);
 
 	private final AtomicLong bytes = new AtomicLong();
@@ -56,10 +64,11 @@ public final class MemTable {
 	public boolean put(Entry entry) {
 		this.minTimestamp.accumulate(entry.timestamp());
 		this.maxTimestamp.accumulate(entry.timestamp());
+		byte[] version = Version.encode(entry);
 		IndexKey key = new IndexKey(entry.key());
-		AtomicReference<Entry> slot = this.index.get(key);
+		AtomicReference<byte[]> slot = this.index.get(key);
 		if (slot == null) {
-			AtomicReference<Entry> fresh = new AtomicReference<>(entry);
+			AtomicReference<byte[]> fresh = new AtomicReference<>(version);
 			slot = this.index.putIfAbsent(key, fresh);
 			if (slot == null) {
 				this.sorted.put(entry.key(), fresh);
@@ -68,20 +77,20 @@ public final class MemTable {
 			}
 		}
 		while (true) {
-			Entry current = slot.get();
-			if (current == entry || !EntryOrder.supersedes(entry, current)) {
+			byte[] current = slot.get();
+			if (Version.compare(version, current) <= 0) {
 				return false;
 			}
-			if (slot.compareAndSet(current, entry)) {
-				this.bytes.addAndGet(entry.sizeInBytes() - current.sizeInBytes());
+			if (slot.compareAndSet(current, version)) {
+				this.bytes.addAndGet(Version.valueLength(version) - Version.valueLength(current));
 				return true;
 			}
 		}
 	}
 
 	public @Nullable Entry get(byte[] key) {
-		AtomicReference<Entry> slot = this.index.get(new IndexKey(key));
-		return (slot != null) ? slot.get() : null;
+		AtomicReference<byte[]> slot = this.index.get(new IndexKey(key));
+		return (slot != null) ? Version.decode(key, slot.get()) : null;
 	}
 
 	/** Entries with {@code from <= key < to} ({@code to == null}: open), in key order. */
@@ -90,16 +99,16 @@ public final class MemTable {
 			return Collections.emptyIterator();
 		}
 		return entries(
-				((to != null) ? this.sorted.subMap(from, true, to, false) : this.sorted.tailMap(from, true)).values()
+				((to != null) ? this.sorted.subMap(from, true, to, false) : this.sorted.tailMap(from, true)).entrySet()
 					.iterator());
 	}
 
 	/** All entries in key order. */
 	public Iterator<Entry> iterator() {
-		return entries(this.sorted.values().iterator());
+		return entries(this.sorted.entrySet().iterator());
 	}
 
-	private static Iterator<Entry> entries(Iterator<AtomicReference<Entry>> slots) {
+	private static Iterator<Entry> entries(Iterator<Map.Entry<byte[], AtomicReference<byte[]>>> slots) {
 		return new Iterator<>() {
 
 			@Override
@@ -109,7 +118,8 @@ public final class MemTable {
 
 			@Override
 			public Entry next() {
-				return slots.next().get();
+				Map.Entry<byte[], AtomicReference<byte[]>> slot = slots.next();
+				return Version.decode(slot.getKey(), slot.getValue().get());
 			}
 
 		};

@@ -29,7 +29,7 @@ class MemTableTest {
 		assertThat(table.put(newer)).isTrue();
 		assertThat(table.put(older)).isFalse();
 		assertThat(table.put(newer)).as("the same entry again").isFalse();
-		assertThat(table.get(bytes("k"))).isSameAs(newer);
+		assertThat(table.get(bytes("k"))).isEqualTo(newer);
 		assertThat(table.count()).isOne();
 		assertThat(table.minTimestamp()).isEqualTo(5);
 		assertThat(table.maxTimestamp()).isEqualTo(20);
@@ -87,6 +87,18 @@ class MemTableTest {
 			expectedSize += kept.sizeInBytes() + MemTable.ENTRY_OVERHEAD;
 		}
 		assertThat(table.sizeInBytes()).isEqualTo(expectedSize);
+	}
+
+	@Test
+	void onEqualTimestampsATombstoneAndThenTheGreaterValueWin() {
+		MemTable table = new MemTable();
+		assertThat(table.put(Entry.value(bytes("k"), bytes("b"), 7))).isTrue();
+		assertThat(table.put(Entry.value(bytes("k"), bytes("a"), 7))).isFalse();
+		assertThat(table.put(Entry.value(bytes("k"), bytes("c"), 7))).isTrue();
+		assertThat(table.get(bytes("k")).value()).isEqualTo(bytes("c"));
+		assertThat(table.put(Entry.tombstone(bytes("k"), 7))).isTrue();
+		assertThat(table.put(Entry.value(bytes("k"), bytes("z"), 7))).isFalse();
+		assertThat(table.get(bytes("k")).isTombstone()).isTrue();
 	}
 
 	@Test

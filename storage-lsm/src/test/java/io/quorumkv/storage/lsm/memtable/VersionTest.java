@@ -1,0 +1,53 @@
+package io.quorumkv.storage.lsm.memtable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.EntryOrder;
+import org.junit.jupiter.api.Test;
+
+class VersionTest {
+
+	private static final byte[] KEY = "k".getBytes(StandardCharsets.UTF_8);
+
+	@Test
+	void decodesWhatItEncodedTellingAnEmptyValueFromATombstone() {
+		List<Entry> entries = List.of(Entry.value(KEY, new byte[0], 1), Entry.tombstone(KEY, 1),
+				Entry.value(KEY, new byte[] { -1, 0, 7 }, Long.MAX_VALUE), Entry.tombstone(KEY, Long.MIN_VALUE));
+		for (Entry entry : entries) {
+			byte[] version = Version.encode(entry);
+			assertThat(Version.decode(KEY, version)).isEqualTo(entry);
+			assertThat(Version.valueLength(version) + KEY.length + Long.BYTES).isEqualTo(entry.sizeInBytes());
+		}
+	}
+
+	@Test
+	void ordersVersionsExactlyAsEntryOrderDoes() {
+		Random random = new Random(7);
+		List<Entry> entries = new ArrayList<>();
+		for (int i = 0; i < 300; i++) {
+			// Few timestamps and short values, so that ties on both are frequent.
+			long timestamp = random.nextInt(4) - 2;
+			if (random.nextInt(5) == 0) {
+				entries.add(Entry.tombstone(KEY, timestamp));
+			}
+			else {
+				byte[] value = new byte[random.nextInt(3)];
+				random.nextBytes(value);
+				entries.add(Entry.value(KEY, value, timestamp));
+			}
+		}
+		for (Entry a : entries) {
+			for (Entry b : entries) {
+				assertThat(Integer.signum(Version.compare(Version.encode(a), Version.encode(b)))).as("%s vs %s", a, b)
+					.isEqualTo(Integer.signum(EntryOrder.INSTANCE.compare(a, b)));
+			}
+		}
+	}
+
+}
