@@ -32,6 +32,8 @@ record Reply(int status, @Nullable MediaType contentType, byte[] body, boolean r
 
 	private static final AsciiString RETRY_AFTER_ONE = AsciiString.cached("1");
 
+	private static final AsciiString LENGTH_ZERO = AsciiString.cached("0");
+
 	static final Reply CREATED = empty(HttpStatus.CREATED);
 
 	static final Reply ACCEPTED = empty(HttpStatus.ACCEPTED);
@@ -66,10 +68,10 @@ record Reply(int status, @Nullable MediaType contentType, byte[] body, boolean r
 		if (this.contentType != null) {
 			response.header(HttpHeaderNames.CONTENT_TYPE, this.contentType.toString());
 		}
-		response.header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(this.body.length));
 		if (this.body.length == 0) {
-			return response.send().then();
+			return response.header(HttpHeaderNames.CONTENT_LENGTH, LENGTH_ZERO).send().then();
 		}
+		response.header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(this.body.length));
 		return response.sendByteArray(Mono.just(this.body)).then();
 	}
 
