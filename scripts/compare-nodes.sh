@@ -43,13 +43,8 @@ mkdir -p "$out"
 trap '"$CLUSTER" down --dir "$work/cluster" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 url="http://127.0.0.1:$port"
 
-pct() {
-  awk -v p="$2" '
-    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /m$/) return v * 60000; if (v ~ /s$/) return v * 1000; return v }
-    /Latency Distribution/ { on = 1; next }
-    on && $1 == sprintf("%.3f%%", p) { printf "%.2f", ms($2); exit }' "$1"
-}
-rps() { awk '/^Requests\/sec:/ { printf "%d", $2 }' "$1"; }
+pct() { wrk_pct "$@"; }
+rps() { wrk_rps "$1"; }
 
 {
   echo "| variant | closed-loop PUT rps | PUT at $rate rps: p50 / p99 / p99.9 / max (ms) | achieved rps |"

@@ -64,16 +64,10 @@ paced() {
     >"$out/$1.txt" 2>&1
 }
 
-rps() { awk '/^Requests\/sec:/ { printf "%d", $2 }' "$out/$1.txt"; }
+rps() { wrk_rps "$out/$1.txt"; }
 
-# pct LABEL P: a latency percentile in ms from wrk's or wrk2's distribution
-pct() {
-  awk -v p="$2" '
-    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /m$/) return v * 60000; if (v ~ /s$/) return v * 1000; return v }
-    /Latency Distribution/ { on = 1; next }
-    on && $1 == p "%" { printf "%.2f", ms($2); exit }
-    on && $1 == sprintf("%.3f%%", p) { printf "%.2f", ms($2); exit }' "$out/$1.txt"
-}
+# pct LABEL P: a latency percentile in ms
+pct() { wrk_pct "$out/$1.txt" "$2"; }
 
 errors() {
   awk '/Non-2xx/ { n += $NF } /Socket errors/ { gsub(",", ""); for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) n += $i }

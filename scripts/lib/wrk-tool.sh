@@ -1,5 +1,6 @@
 # shellcheck shell=bash disable=SC2034
-# Finds the load generator, sourced by loadtest.sh and prefill.sh. Sets:
+# Finds the load generator and reads its outputs; sourced by loadtest.sh, prefill.sh,
+# perf-goals.sh and compare-nodes.sh. detect_wrk_tool sets:
 #   WRK_BIN      the binary
 #   WRK_KIND     wrk2 (constant rate, -R) or wrk (closed loop)
 #   WRK_VERSION  its version line
@@ -40,4 +41,17 @@ detect_wrk_tool() {
     return 1
   fi
   WRK_VERSION="$("$WRK_BIN" -v 2>&1 | head -n 1 || true)"
+}
+
+# wrk_rps FILE: the requests per second of a wrk or wrk2 output, as an integer
+wrk_rps() { awk '/^Requests\/sec:/ { printf "%d", $2 }' "$1"; }
+
+# wrk_pct FILE P: latency percentile P (50, 99, 99.9, 100) in ms from the first latency
+# distribution of a wrk output ("99%") or wrk2 output ("99.000%", the corrected one)
+wrk_pct() {
+  awk -v p="$2" '
+    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /m$/) return v * 60000; if (v ~ /s$/) return v * 1000; return v }
+    /Latency Distribution/ { on = 1; next }
+    on && $1 == p "%" { printf "%.2f", ms($2); exit }
+    on && $1 == sprintf("%.3f%%", p) { printf "%.2f", ms($2); exit }' "$1"
 }
