@@ -191,9 +191,15 @@ public class ReplicationService {
 		return (batcher != null) ? batcher.get(key) : this.peers.get(node, key);
 	}
 
+	/**
+	 * Writes {@code entry} to one replica: a peer, or this node's storage within the
+	 * replica timeout through {@link Deadline} (only read repair comes here for it; a
+	 * client write's fan-out subscribes to its local write itself).
+	 */
 	private Mono<Void> write(Node node, Entry entry) {
 		if (this.topology.isSelf(node)) {
-			return this.storage.upsert(entry).timeout(this.replicaTimeout);
+			return Mono.create((sink) -> Deadline.subscribe(this.storage.upsert(entry), this.replicaTimeout,
+					Schedulers.parallel(), (ignored) -> sink.success(), sink::error));
 		}
 		PeerBatcher batcher = this.batchers.get(node.id());
 		return (batcher != null) ? batcher.upsert(entry) : this.peers.upsert(node, entry);

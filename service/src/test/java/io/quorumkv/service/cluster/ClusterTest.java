@@ -173,6 +173,21 @@ class ClusterTest {
 	}
 
 	@Test
+	void readRepairFixesTheCoordinatorsOwnStaleCopy() {
+		put(0, "stale-here", "old", "3/3").expectStatus().isCreated();
+		this.cluster.stop(2);
+		put(0, "stale-here", "new", "2/3").expectStatus().isCreated();
+		this.cluster.stop(0);
+		deleteFolder(this.root.resolve("node0").resolve("hints"));
+		this.cluster.start(0);
+		this.cluster.start(2);
+		assertThat(this.cluster.localValue(2, "stale-here")).isEqualTo("old");
+		// Node 2 coordinates the read: the stale replica is its own storage.
+		get(2, "stale-here", "3/3").expectStatus().isOk().expectBody(String.class).isEqualTo("new");
+		eventually(Duration.ofSeconds(5), () -> assertThat(this.cluster.localValue(2, "stale-here")).isEqualTo("new"));
+	}
+
+	@Test
 	void concurrentWritersThroughDifferentNodesConverge() throws Exception {
 		ExecutorService pool = Executors.newFixedThreadPool(6);
 		try {
