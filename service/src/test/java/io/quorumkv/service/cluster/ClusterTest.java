@@ -159,32 +159,31 @@ class ClusterTest {
 
 	@Test
 	void readRepairFixesAStaleReplica() {
-		put(0, "stale", "old", "3/3").expectStatus().isCreated();
-		this.cluster.stop(2);
-		put(0, "stale", "new", "2/3").expectStatus().isCreated();
-		// Drop the hint so that only read repair can fix node 2.
-		this.cluster.stop(0);
-		deleteFolder(this.root.resolve("node0").resolve("hints"));
-		this.cluster.start(0);
-		this.cluster.start(2);
-		assertThat(this.cluster.localValue(2, "stale")).isEqualTo("old");
-		get(1, "stale", "3/3").expectStatus().isOk().expectBody(String.class).isEqualTo("new");
-		eventually(Duration.ofSeconds(5), () -> assertThat(this.cluster.localValue(2, "stale")).isEqualTo("new"));
+		readRepairsNode2Through(1);
 	}
 
 	@Test
 	void readRepairFixesTheCoordinatorsOwnStaleCopy() {
-		put(0, "stale-here", "old", "3/3").expectStatus().isCreated();
+		// Node 2 coordinates the read: the stale replica is its own storage.
+		readRepairsNode2Through(2);
+	}
+
+	/**
+	 * Leaves node 2 with an older version than the others (its hint dropped, so that only
+	 * read repair can fix it), then reads through {@code coordinator}.
+	 */
+	private void readRepairsNode2Through(int coordinator) {
+		String key = "stale-via-" + coordinator;
+		put(0, key, "old", "3/3").expectStatus().isCreated();
 		this.cluster.stop(2);
-		put(0, "stale-here", "new", "2/3").expectStatus().isCreated();
+		put(0, key, "new", "2/3").expectStatus().isCreated();
 		this.cluster.stop(0);
 		deleteFolder(this.root.resolve("node0").resolve("hints"));
 		this.cluster.start(0);
 		this.cluster.start(2);
-		assertThat(this.cluster.localValue(2, "stale-here")).isEqualTo("old");
-		// Node 2 coordinates the read: the stale replica is its own storage.
-		get(2, "stale-here", "3/3").expectStatus().isOk().expectBody(String.class).isEqualTo("new");
-		eventually(Duration.ofSeconds(5), () -> assertThat(this.cluster.localValue(2, "stale-here")).isEqualTo("new"));
+		assertThat(this.cluster.localValue(2, key)).isEqualTo("old");
+		get(coordinator, key, "3/3").expectStatus().isOk().expectBody(String.class).isEqualTo("new");
+		eventually(Duration.ofSeconds(5), () -> assertThat(this.cluster.localValue(2, key)).isEqualTo("new"));
 	}
 
 	@Test

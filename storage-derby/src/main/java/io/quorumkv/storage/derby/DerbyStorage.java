@@ -12,6 +12,7 @@ import com.zaxxer.hikari.HikariPoolMXBean;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageClosedException;
+import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.StorageStats;
 import io.quorumkv.storage.derby.DerbyStorageOptions.Durability;
 import io.quorumkv.storage.derby.ScanPage.Bound;
@@ -41,6 +42,8 @@ public final class DerbyStorage implements Storage {
 
 	static final String BACKEND = "derby";
 
+	private static final System.Logger LOG = System.getLogger(DerbyStorage.class.getName());
+
 	/** Upsert attempts before a lock conflict is reported (deadlock, timeout, race). */
 	static final int MAX_ATTEMPTS = 10;
 
@@ -61,6 +64,8 @@ public final class DerbyStorage implements Storage {
 	private final LongAdder scans = new LongAdder();
 
 	private final LongAdder retries = new LongAdder();
+
+	private final LongAdder reconnects = new LongAdder();
 
 	private DerbyStorage(DerbyStorageOptions options, DerbyDatabase database, HikariDataSource pool) {
 		this.options = options;
@@ -107,7 +112,18 @@ public final class DerbyStorage implements Storage {
 					return null;
 				}
 				catch (SQLException ex) {
-					connection.rollback();
+					try {
+						connection.rollback();
+					}
+					catch (SQLException rollbackFailure) {
+						// Report what failed the upsert, not the rollback's consequence
+						// of it
+						// (a connection the failure closed answers 08003 to the
+						// rollback).
+						ex.addSuppressed(rollbackFailure);
+						throw SqlFailures.toStorageException("upsert (and roll back) after " + attempt + " attempts",
+								ex);
+					}
 					if (!SqlFailures.isRetryable(ex) || attempt == MAX_ATTEMPTS) {
 						throw SqlFailures.toStorageException("upsert after " + attempt + " attempts", ex);
 					}
@@ -157,7 +173,7 @@ public final class DerbyStorage implements Storage {
 		boolean up = bean != null && !this.closed.get();
 		return new StorageStats(BACKEND,
 				Map.of("gets", this.gets.sum(), "upserts", this.upserts.sum(), "scans", this.scans.sum(), "retries",
-						this.retries.sum()),
+						this.retries.sum(), "reconnects", this.reconnects.sum()),
 				Map.of("pool.active", up ? (long) bean.getActiveConnections() : 0L, "pool.idle",
 						up ? (long) bean.getIdleConnections() : 0L, "pool.pending",
 						up ? (long) bean.getThreadsAwaitingConnection() : 0L, "executor.queued",
@@ -197,16 +213,36 @@ public final class DerbyStorage implements Storage {
 			if (this.closed.get()) {
 				return Mono.error(new StorageClosedException(BACKEND));
 			}
-			return this.jdbc.call(() -> {
-				try (Connection connection = this.pool.getConnection()) {
-					return work.run(connection);
-				}
-			});
+			return this.jdbc.call(() -> withConnection(work));
 		});
 	}
 
+	/**
+	 * Runs {@code work} on a pooled connection, and once more on another when the first
+	 * turned out closed (SQLState class 08; HikariCP evicts it). Every task is
+	 * idempotent: reads, checkpoints, and upserts that keep the greater version. A rare
+	 * CI failure showed a pooled connection answering "No current connection" to an
+	 * upsert's rollback; the warning logs what closed it.
+	 */
+	<T> @Nullable T withConnection(SqlWork<T> work) throws SQLException {
+		try (Connection connection = this.pool.getConnection()) {
+			return work.run(connection);
+		}
+		catch (SQLException | StorageException ex) {
+			if (!SqlFailures.isConnectionLost(ex)) {
+				throw ex;
+			}
+			this.reconnects.increment();
+			LOG.log(System.Logger.Level.WARNING, "a pooled derby connection was closed under a task;"
+					+ " running the task once more on another connection", ex);
+			try (Connection connection = this.pool.getConnection()) {
+				return work.run(connection);
+			}
+		}
+	}
+
 	@FunctionalInterface
-	private interface SqlWork<T> {
+	interface SqlWork<T> {
 
 		@Nullable T run(Connection connection) throws SQLException;
 

@@ -28,6 +28,28 @@ final class SqlFailures {
 		return DEADLOCK.equals(state) || LOCK_TIMEOUT.equals(state) || DUPLICATE_KEY.equals(state);
 	}
 
+	/**
+	 * Whether {@code ex}, or a cause or suppressed failure of it, says the connection is
+	 * gone (SQLState class 08: closed, broken, never opened).
+	 */
+	static boolean isConnectionLost(Throwable ex) {
+		for (Throwable failure = ex; failure != null; failure = failure.getCause()) {
+			if (isConnectionState(failure)) {
+				return true;
+			}
+			for (Throwable suppressed : failure.getSuppressed()) {
+				if (isConnectionState(suppressed)) {
+					return true;
+				}
+			}
+		}
+		return false;
+	}
+
+	private static boolean isConnectionState(Throwable failure) {
+		return failure instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("08");
+	}
+
 	static StorageException toStorageException(String action, SQLException ex) {
 		if (ex instanceof SQLTransientConnectionException) {
 			// HikariCP: no connection became free within acquireTimeout.

@@ -1,5 +1,9 @@
 package io.quorumkv.storage.derby;
 
+import java.util.concurrent.atomic.AtomicInteger;
+import java.sql.SQLException;
+import java.sql.ResultSet;
+import java.sql.PreparedStatement;
 import static io.quorumkv.storage.contract.Entries.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -139,6 +143,39 @@ class DerbyStorageTest {
 			.hasMessageContaining("cannot open derby database");
 		try (DerbyStorage storage = DerbyStorage.open(DerbyStorageOptions.defaults(this.dir))) {
 			assertThat(storage.get(bytes("k")).block(TIMEOUT)).isNull();
+		}
+	}
+
+	@Test
+	void aTaskWhosePooledConnectionWasClosedRunsOnceMoreOnAnother() throws Exception {
+		try (DerbyStorage storage = DerbyStorage.open(DerbyStorageOptions.defaults(this.dir))) {
+			AtomicInteger calls = new AtomicInteger();
+			Long one = storage.withConnection((connection) -> {
+				if (calls.incrementAndGet() == 1) {
+					// Close Derby's own connection under the pool's proxy.
+					java.sql.Connection raw = connection.unwrap(java.sql.Connection.class);
+					raw.rollback();
+					raw.close();
+				}
+				try (PreparedStatement statement = connection.prepareStatement("VALUES 1");
+						ResultSet row = statement.executeQuery()) {
+					row.next();
+					return row.getLong(1);
+				}
+			});
+			assertThat(one).isEqualTo(1L);
+			assertThat(calls).hasValue(2);
+			assertThat(storage.stats().counters()).containsEntry("reconnects", 1L);
+			storage.upsert(Entry.value(bytes("k"), bytes("v"), 1)).block(TIMEOUT);
+			assertThat(storage.get(bytes("k")).block(TIMEOUT)).isEqualTo(Entry.value(bytes("k"), bytes("v"), 1));
+
+			AtomicInteger failing = new AtomicInteger();
+			assertThatThrownBy(() -> storage.withConnection((connection) -> {
+				failing.incrementAndGet();
+				throw new SQLException("Table/View 'X' does not exist.", "42X05");
+			})).isInstanceOf(SQLException.class);
+			assertThat(failing).as("other failures are not run again").hasValue(1);
+			assertThat(storage.stats().counters()).containsEntry("reconnects", 1L);
 		}
 	}
 

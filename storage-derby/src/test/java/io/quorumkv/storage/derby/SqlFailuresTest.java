@@ -22,6 +22,19 @@ class SqlFailuresTest {
 	}
 
 	@Test
+	void aLostConnectionIsFoundInCausesAndSuppressedFailures() {
+		assertThat(SqlFailures.isConnectionLost(new SQLException("No current connection.", "08003"))).isTrue();
+		SQLException upsert = new SQLException("internal", "XJ001");
+		assertThat(SqlFailures.isConnectionLost(upsert)).isFalse();
+		upsert.addSuppressed(new SQLException("No current connection.", "08003"));
+		assertThat(SqlFailures.isConnectionLost(SqlFailures.toStorageException("upsert", upsert))).isTrue();
+		assertThat(SqlFailures.isConnectionLost(new StorageException("x", new SQLException("closed", "08006"))))
+			.isTrue();
+		assertThat(SqlFailures.isConnectionLost(new SQLException("deadlock", "40001"))).isFalse();
+		assertThat(SqlFailures.isConnectionLost(new SQLException("no state"))).isFalse();
+	}
+
+	@Test
 	void poolAndExecutorExhaustionAreOverload() {
 		assertThat(SqlFailures.map(new SQLTransientConnectionException("quorumkv-derby - Connection is not available")))
 			.isInstanceOf(StorageOverloadedException.class)
