@@ -53,7 +53,8 @@ rps() { wrk_rps "$1"; }
 for variant in "$@"; do
   IFS='|' read -r label opts args jar <<<"$variant"
   echo "[$(date -u +%H:%M:%S)] $label: up ($nodes node(s), JVM '$opts', args '$args'${jar:+, $jar})" >&2
-  QKV_JAR="${jar:-$ROOT/service/target/quorumkv.jar}" QKV_JAVA_OPTS="$opts" QKV_NODE_ARGS="$args" "$CLUSTER" up --nodes "$nodes" --base-port "$port" \
+  # An empty QKV_JAR is cluster.sh's default build.
+  QKV_JAR="$jar" QKV_JAVA_OPTS="$opts" QKV_NODE_ARGS="$args" "$CLUSTER" up --nodes "$nodes" --base-port "$port" \
     --dir "$work/cluster" --fresh >/dev/null
   wrk -t1 -c"$conns" -d"$warmup" -s "$ROOT/scripts/wrk2/put.lua" "$url" >/dev/null
   wrk -t1 -c"$conns" -d"$duration" --latency -s "$ROOT/scripts/wrk2/put.lua" "$url" >"$out/$label-closed.txt"

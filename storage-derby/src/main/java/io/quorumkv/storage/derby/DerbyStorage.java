@@ -112,18 +112,7 @@ public final class DerbyStorage implements Storage {
 					return null;
 				}
 				catch (SQLException ex) {
-					try {
-						connection.rollback();
-					}
-					catch (SQLException rollbackFailure) {
-						// Report what failed the upsert, not the rollback's consequence
-						// of it
-						// (a connection the failure closed answers 08003 to the
-						// rollback).
-						ex.addSuppressed(rollbackFailure);
-						throw SqlFailures.toStorageException("upsert (and roll back) after " + attempt + " attempts",
-								ex);
-					}
+					rollBackAfter(connection, ex, attempt);
 					if (!SqlFailures.isRetryable(ex) || attempt == MAX_ATTEMPTS) {
 						throw SqlFailures.toStorageException("upsert after " + attempt + " attempts", ex);
 					}
@@ -131,6 +120,21 @@ public final class DerbyStorage implements Storage {
 				}
 			}
 		});
+	}
+
+	/**
+	 * Rolls back after a failed upsert attempt. When the rollback fails too, reports the
+	 * attempt's own failure with the rollback's attached: a connection that the failure
+	 * closed answers 08003 to the rollback, which alone would hide the cause.
+	 */
+	private static void rollBackAfter(Connection connection, SQLException failure, int attempt) {
+		try {
+			connection.rollback();
+		}
+		catch (SQLException rollbackFailure) {
+			failure.addSuppressed(rollbackFailure);
+			throw SqlFailures.toStorageException("upsert (and roll back) after " + attempt + " attempts", failure);
+		}
 	}
 
 	@Override
