@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAccumulator;
 
 import io.quorumkv.storage.Entry;
@@ -22,34 +21,39 @@ import org.jspecify.annotations.Nullable;
  * freeze, and its timestamp range for compaction's tombstone checks.
  *
  * <p>
- * Each key has one slot holding its version, reachable two ways: a hash index for point
- * reads and updates, and a skip list for ordered iteration (scans, flush). An update of a
- * key already present touches only the index and the slot; searching the skip list of a
- * large memtable costs a cache miss per level and was most of a replica's CPU in the
- * profiles (docs/performance.md). A new key goes into the index first and then into the
- * skip list, both before {@link #put} returns: a scan running meanwhile may miss a write
- * still in progress, never one that was acknowledged, and the engine freezes a memtable
- * only while no upsert is inside it (its memtable lock), so a flush sees every key.
+ * Each key has one slot holding its version ({@link Slots}), reachable two ways by its
+ * number: a hash index for point reads and updates, and a skip list for ordered iteration
+ * (scans, flush). An update of a key already present touches only the index and the slot;
+ * searching the skip list of a large memtable costs a cache miss per level and was most
+ * of a replica's CPU in the profiles (docs/performance.md). A new key goes into the index
+ * first and then into the skip list, both before {@link #put} returns: a scan running
+ * meanwhile may miss a write still in progress, never one that was acknowledged, and the
+ * engine freezes a memtable only while no upsert is inside it (its memtable lock), so a
+ * flush sees every key.
  *
  * <p>
  * A version is one byte array (timestamp, tombstone flag, value; {@link Version}), not an
  * {@link Entry} with its key and value arrays: under a write load most versions are
  * younger than the JVM's promotion age, so every young collection copies all of them, and
  * it copies three small objects per version for an {@code Entry} against one
- * (docs/performance.md, "GC pauses"). Reads build their {@code Entry} from it.
+ * (docs/performance.md, "GC pauses"). Reads build their {@code Entry} from it. The slots
+ * are packed in arrays rather than one object per key for the same collections, which
+ * scan every old-generation card that points to a young version.
  */
 public final class MemTable {
 
 	/**
 	 * Per entry beyond its key and value, roughly: the skip-list node and index levels,
-	 * the hash index's node and key, the slot, the version's array header.
+	 * the hash index's node and key, the slot number and its reference, the version's
+	 * array header.
 	 */
 	static final int ENTRY_OVERHEAD = 128;
 
-	private final ConcurrentHashMap<IndexKey, AtomicReference<byte[]>> index = new ConcurrentHashMap<>();
+	private final ConcurrentHashMap<IndexKey, Integer> index = new ConcurrentHashMap<>();
 
-	private final ConcurrentSkipListMap<byte[], AtomicReference<byte[]>> sorted = new ConcurrentSkipListMap<>(
-			Keys.ORDER);
+	private final ConcurrentSkipListMap<byte[], Integer> sorted = new ConcurrentSkipListMap<>(Keys.ORDER);
+
+	private final Slots slots = new Slots();
 
 	private final AtomicLong bytes = new AtomicLong();
 
@@ -66,22 +70,23 @@ public final class MemTable {
 		this.maxTimestamp.accumulate(entry.timestamp());
 		byte[] version = Version.encode(entry);
 		IndexKey key = new IndexKey(entry.key());
-		AtomicReference<byte[]> slot = this.index.get(key);
+		Integer slot = this.index.get(key);
 		if (slot == null) {
-			AtomicReference<byte[]> fresh = new AtomicReference<>(version);
+			Integer fresh = this.slots.add(version);
 			slot = this.index.putIfAbsent(key, fresh);
 			if (slot == null) {
 				this.sorted.put(entry.key(), fresh);
 				this.bytes.addAndGet(entry.sizeInBytes() + ENTRY_OVERHEAD);
 				return true;
 			}
+			this.slots.clear(fresh);
 		}
 		while (true) {
-			byte[] current = slot.get();
+			byte[] current = this.slots.get(slot);
 			if (Version.compare(version, current) <= 0) {
 				return false;
 			}
-			if (slot.compareAndSet(current, version)) {
+			if (this.slots.compareAndSet(slot, current, version)) {
 				this.bytes.addAndGet(Version.valueLength(version) - Version.valueLength(current));
 				return true;
 			}
@@ -89,8 +94,8 @@ public final class MemTable {
 	}
 
 	public @Nullable Entry get(byte[] key) {
-		AtomicReference<byte[]> slot = this.index.get(new IndexKey(key));
-		return (slot != null) ? Version.decode(key, slot.get()) : null;
+		Integer slot = this.index.get(new IndexKey(key));
+		return (slot != null) ? Version.decode(key, this.slots.get(slot)) : null;
 	}
 
 	/** Entries with {@code from <= key < to} ({@code to == null}: open), in key order. */
@@ -108,18 +113,18 @@ public final class MemTable {
 		return entries(this.sorted.entrySet().iterator());
 	}
 
-	private static Iterator<Entry> entries(Iterator<Map.Entry<byte[], AtomicReference<byte[]>>> slots) {
+	private Iterator<Entry> entries(Iterator<Map.Entry<byte[], Integer>> keys) {
 		return new Iterator<>() {
 
 			@Override
 			public boolean hasNext() {
-				return slots.hasNext();
+				return keys.hasNext();
 			}
 
 			@Override
 			public Entry next() {
-				Map.Entry<byte[], AtomicReference<byte[]>> slot = slots.next();
-				return Version.decode(slot.getKey(), slot.getValue().get());
+				Map.Entry<byte[], Integer> key = keys.next();
+				return Version.decode(key.getKey(), MemTable.this.slots.get(key.getValue()));
 			}
 
 		};
