@@ -122,7 +122,6 @@ final class LsmEngine {
 					}));
 			}
 		}
-		byte[] record = WalRecord.encode(entry);
 		WalWriter wal;
 		long memtableBytes;
 		this.rotationLock.readLock().lock();
@@ -130,7 +129,7 @@ final class LsmEngine {
 			checkWritable();
 			MemTableSlot slot = this.state.get().active();
 			wal = slot.wal();
-			wal.append(record);
+			wal.append(entry);
 			slot.memtable().put(entry);
 			memtableBytes = slot.memtable().sizeInBytes();
 		}
@@ -142,7 +141,7 @@ final class LsmEngine {
 			this.rotationLock.readLock().unlock();
 		}
 		this.stats.upserts.increment();
-		this.stats.walBytes.add(record.length);
+		this.stats.walBytes.add(WalRecord.encodedSize(entry));
 		if (memtableBytes >= this.options.memtableSize()) {
 			rotate(false);
 		}

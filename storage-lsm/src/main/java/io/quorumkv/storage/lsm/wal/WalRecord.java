@@ -1,5 +1,7 @@
 package io.quorumkv.storage.lsm.wal;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
@@ -33,27 +35,51 @@ public final class WalRecord {
 
 	static final byte KIND_TOMBSTONE = 1;
 
+	private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+
+	private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
 	private WalRecord() {
 	}
 
 	/** The full record (header and payload) of {@code entry}. */
 	public static byte[] encode(Entry entry) {
+		byte[] out = new byte[encodedSize(entry)];
+		encode(entry, out, 0);
+		return out;
+	}
+
+	/** Bytes of {@code entry}'s full record. */
+	public static int encodedSize(Entry entry) {
+		return HEADER_SIZE + payloadSize(entry);
+	}
+
+	/**
+	 * Writes {@code entry}'s full record into {@code out} at {@code offset}.
+	 * @return the offset after it
+	 */
+	public static int encode(Entry entry, byte[] out, int offset) {
 		byte[] key = entry.key();
 		byte[] value = entry.value();
-		int payloadLength = 1 + 8 + 4 + key.length + ((value != null) ? 4 + value.length : 0);
-		ByteBuffer buffer = ByteBuffer.allocate(HEADER_SIZE + payloadLength).order(ByteOrder.BIG_ENDIAN);
-		buffer.position(HEADER_SIZE);
-		buffer.put((value != null) ? KIND_VALUE : KIND_TOMBSTONE);
-		buffer.putLong(entry.timestamp());
-		buffer.putInt(key.length).put(key);
+		int payloadLength = payloadSize(entry);
+		int at = offset + HEADER_SIZE;
+		out[at] = (value != null) ? KIND_VALUE : KIND_TOMBSTONE;
+		LONGS.set(out, at + 1, entry.timestamp());
+		INTS.set(out, at + 9, key.length);
+		System.arraycopy(key, 0, out, at + 13, key.length);
 		if (value != null) {
-			buffer.putInt(value.length).put(value);
+			INTS.set(out, at + 13 + key.length, value.length);
+			System.arraycopy(value, 0, out, at + 17 + key.length, value.length);
 		}
-		byte[] out = buffer.array();
-		buffer.putInt(0, payloadLength);
-		buffer.putInt(4, crc(out, HEADER_SIZE, payloadLength));
-		buffer.putInt(8, crc(out, 0, 8));
-		return out;
+		INTS.set(out, offset, payloadLength);
+		INTS.set(out, offset + 4, crc(out, offset + HEADER_SIZE, payloadLength));
+		INTS.set(out, offset + 8, crc(out, offset, 8));
+		return offset + HEADER_SIZE + payloadLength;
+	}
+
+	private static int payloadSize(Entry entry) {
+		byte[] value = entry.value();
+		return 1 + 8 + 4 + entry.key().length + ((value != null) ? 4 + value.length : 0);
 	}
 
 	static int crc(byte[] bytes, int offset, int length) {

@@ -7,18 +7,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Appends records to one WAL segment with group writes: concurrent appenders queue their
  * records and whoever holds the write lock writes every queued record in one gathering
- * write (leader/follower), so a burst of writers costs one system call. An append returns
- * once its record is in the operating system (page cache); {@link #sync()} forces it to
- * the disk and is called by the {@link Syncer} only, never by an event loop.
+ * write (leader/follower), so a burst of writers costs one system call. Entries are
+ * encoded by that writer into one buffer it keeps for the next batch, so an append
+ * allocates no record of its own (young collections are what set the tail latency at a
+ * constant rate: docs/performance.md, "GC pauses"). An append returns once its record is
+ * in the operating system (page cache); {@link #sync()} forces it to the disk and is
+ * called by the {@link Syncer} only, never by an event loop.
  *
  * <p>
  * Written through a {@link FileOutputStream}, not a {@code FileChannel}: an interrupted
@@ -37,7 +40,19 @@ public final class WalWriter implements AutoCloseable {
 
 	private final Object syncLock = new Object();
 
+	/**
+	 * Batches up to this size are encoded into the kept buffer; larger ones get their
+	 * own.
+	 */
+	static final int KEPT_BUFFER_LIMIT = 256 * 1024;
+
 	private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
+
+	/** Guarded by the write lock. */
+	private final ArrayList<Pending> batch = new ArrayList<>();
+
+	/** Guarded by the write lock. */
+	private byte[] buffer = new byte[4096];
 
 	private volatile long writtenPosition;
 
@@ -73,11 +88,22 @@ public final class WalWriter implements AutoCloseable {
 	}
 
 	/**
+	 * Appends {@code entry}'s record ({@link WalRecord}) and returns the log position
+	 * after it, once it was written to the operating system.
+	 */
+	public long append(Entry entry) throws IOException {
+		return append(new Pending(entry, null, WalRecord.encodedSize(entry)));
+	}
+
+	/**
 	 * Appends one encoded record and returns the log position after it, once it was
 	 * written to the operating system.
 	 */
 	public long append(byte[] record) throws IOException {
-		Pending mine = new Pending(record);
+		return append(new Pending(null, record, record.length));
+	}
+
+	private long append(Pending mine) throws IOException {
 		this.queue.add(mine);
 		this.writeLock.lock();
 		try {
@@ -99,39 +125,54 @@ public final class WalWriter implements AutoCloseable {
 		if (this.closed) {
 			throw new IOException("WAL segment " + this.path + " is closed");
 		}
-		List<Pending> batch = new ArrayList<>();
-		for (Pending p = this.queue.poll(); p != null; p = this.queue.poll()) {
-			batch.add(p);
-		}
-		long position = this.writtenPosition;
-		int total = 0;
-		for (Pending p : batch) {
-			total += p.record.length;
-		}
-		byte[] buffer = (batch.size() == 1) ? batch.get(0).record : new byte[total];
-		int offset = 0;
-		for (Pending p : batch) {
-			if (buffer != p.record) {
-				System.arraycopy(p.record, 0, buffer, offset, p.record.length);
-			}
-			offset += p.record.length;
-			position += p.record.length;
-			p.endPosition = position;
-		}
+		ArrayList<Pending> batch = this.batch;
 		try {
-			this.out.write(buffer);
-		}
-		catch (IOException ex) {
-			// The followers whose records were in this batch fail with the leader.
-			for (Pending p : batch) {
-				p.failure = ex;
+			long total = 0;
+			for (Pending p = this.queue.poll(); p != null; p = this.queue.poll()) {
+				batch.add(p);
+				total += p.size;
 			}
-			throw ex;
+			long position = this.writtenPosition;
+			try {
+				byte[] out = buffer(total);
+				int offset = 0;
+				for (Pending p : batch) {
+					offset = p.encodeInto(out, offset);
+					position += p.size;
+					p.endPosition = position;
+				}
+				this.out.write(out, 0, offset);
+			}
+			catch (IOException | RuntimeException ex) {
+				// The followers whose records were in this batch fail with the leader.
+				IOException failure = (ex instanceof IOException io) ? io
+						: new IOException("WAL batch could not be encoded", ex);
+				for (Pending p : batch) {
+					p.failure = failure;
+				}
+				throw failure;
+			}
+			this.writtenPosition = position;
+			for (Pending p : batch) {
+				p.written = true;
+			}
 		}
-		this.writtenPosition = position;
-		for (Pending p : batch) {
-			p.written = true;
+		finally {
+			batch.clear();
 		}
+	}
+
+	private byte[] buffer(long total) throws IOException {
+		if (total > Integer.MAX_VALUE - 16) {
+			throw new IOException("WAL batch of " + total + " bytes is too large");
+		}
+		if (total > KEPT_BUFFER_LIMIT) {
+			return new byte[(int) total];
+		}
+		if (total > this.buffer.length) {
+			this.buffer = new byte[(int) Math.min(KEPT_BUFFER_LIMIT, Math.max(total, 2L * this.buffer.length))];
+		}
+		return this.buffer;
 	}
 
 	/** Forces everything written so far to the disk; a no-op once closed. */
@@ -173,9 +214,14 @@ public final class WalWriter implements AutoCloseable {
 		}
 	}
 
+	/** A queued record: an entry to encode, or a record encoded by the caller. */
 	private static final class Pending {
 
-		final byte[] record;
+		final @Nullable Entry entry;
+
+		final byte @Nullable [] record;
+
+		final int size;
 
 		/** Guarded by the write lock. */
 		boolean written;
@@ -186,8 +232,18 @@ public final class WalWriter implements AutoCloseable {
 		/** Guarded by the write lock. */
 		@Nullable IOException failure;
 
-		Pending(byte[] record) {
+		Pending(@Nullable Entry entry, byte @Nullable [] record, int size) {
+			this.entry = entry;
 			this.record = record;
+			this.size = size;
+		}
+
+		int encodeInto(byte[] out, int offset) {
+			if (this.entry != null) {
+				return WalRecord.encode(this.entry, out, offset);
+			}
+			System.arraycopy(this.record, 0, out, offset, this.size);
+			return offset + this.size;
 		}
 
 	}

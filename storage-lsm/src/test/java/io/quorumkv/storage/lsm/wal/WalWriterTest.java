@@ -1,0 +1,111 @@
+package io.quorumkv.storage.lsm.wal;
+
+import static io.quorumkv.storage.contract.Entries.allByteValues;
+import static io.quorumkv.storage.contract.Entries.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.quorumkv.storage.Entry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WalWriterTest {
+
+	@TempDir
+	Path dir;
+
+	@Test
+	void entriesAreEncodedAsTheirRecordsAndMixWithEncodedOnes() throws IOException {
+		Path file = this.dir.resolve("wal-000001.log");
+		Entry small = Entry.value(bytes("k"), bytes("v"), 1);
+		Entry tombstone = Entry.tombstone(allByteValues(), -5);
+		Entry large = Entry.value(bytes("large"), new byte[WalWriter.KEPT_BUFFER_LIMIT + 1], 7);
+		try (WalWriter writer = WalWriter.create(file, 1)) {
+			long end = writer.append(small);
+			assertThat(end).isEqualTo(WalRecord.encodedSize(small));
+			end = writer.append(WalRecord.encode(tombstone));
+			end = writer.append(large);
+			assertThat(end).isEqualTo(writer.writtenPosition())
+				.isEqualTo(
+						WalRecord.encodedSize(small) + WalRecord.encodedSize(tombstone) + WalRecord.encodedSize(large));
+			writer.append(small);
+		}
+		byte[] expected = concat(WalRecord.encode(small), WalRecord.encode(tombstone), WalRecord.encode(large),
+				WalRecord.encode(small));
+		assertThat(Files.readAllBytes(file)).isEqualTo(expected);
+	}
+
+	@Test
+	void concurrentAppendsAllLandWholeAtThePositionsTheyWereGiven() throws Exception {
+		Path file = this.dir.resolve("wal-000002.log");
+		int threads = 4;
+		int perThread = 3_000;
+		List<Entry> replayed = new ArrayList<>();
+		Set<Long> ends = new HashSet<>();
+		try (WalWriter writer = WalWriter.create(file, 2)) {
+			ExecutorService pool = Executors.newFixedThreadPool(threads);
+			try {
+				List<Future<List<Long>>> futures = new ArrayList<>();
+				for (int t = 0; t < threads; t++) {
+					int thread = t;
+					futures.add(pool.submit(() -> {
+						List<Long> mine = new ArrayList<>();
+						for (int i = 0; i < perThread; i++) {
+							// sizes vary so that batches cross the buffer's growth steps
+							Entry entry = Entry.value(bytes("t" + thread + "-" + i), new byte[(i * 37) % 5000],
+									(long) thread * perThread + i);
+							mine.add(writer.append(entry));
+						}
+						return mine;
+					}));
+				}
+				for (Future<List<Long>> future : futures) {
+					ends.addAll(future.get(60, TimeUnit.SECONDS));
+				}
+			}
+			finally {
+				pool.shutdownNow();
+			}
+			assertThat(ends).hasSize(threads * perThread).contains(writer.writtenPosition());
+		}
+		WalReader.Replay replay = WalReader.replay(file, replayed::add);
+		assertThat(replay.tornTail()).isFalse();
+		assertThat(replay.records()).isEqualTo(threads * perThread);
+		long position = 0;
+		Set<Long> replayedEnds = new HashSet<>();
+		for (Entry entry : replayed) {
+			position += WalRecord.encodedSize(entry);
+			replayedEnds.add(position);
+			String key = new String(entry.key());
+			int i = Integer.parseInt(key.substring(key.indexOf('-') + 1));
+			assertThat(entry.value()).hasSize((i * 37) % 5000);
+		}
+		assertThat(replayedEnds).isEqualTo(ends);
+	}
+
+	private static byte[] concat(byte[]... parts) {
+		int length = 0;
+		for (byte[] part : parts) {
+			length += part.length;
+		}
+		byte[] out = new byte[length];
+		int offset = 0;
+		for (byte[] part : parts) {
+			System.arraycopy(part, 0, out, offset, part.length);
+			offset += part.length;
+		}
+		return out;
+	}
+
+}
