@@ -21,6 +21,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class QueryParameters {
 
+	/** The parameters the API reads, matched without building a name per request. */
+	private static final String[] NAMES = { "id", "replicas", "ack", "from", "start", "end" };
+
 	private final Map<String, byte[]> values;
 
 	private QueryParameters(Map<String, byte[]> values) {
@@ -41,8 +44,7 @@ final class QueryParameters {
 			if (end > start) {
 				int eq = rawQuery.indexOf('=', start);
 				boolean hasValue = eq >= 0 && eq < end;
-				String name = new String(decode(rawQuery, start, hasValue ? eq : end, "parameter name"),
-						StandardCharsets.UTF_8);
+				String name = name(rawQuery, start, hasValue ? eq : end);
 				byte[] value = hasValue ? decode(rawQuery, eq + 1, end, name) : new byte[0];
 				if (values.putIfAbsent(name, value) != null) {
 					throw ApiException.badRequest("parameter '" + name + "' is given more than once");
@@ -61,7 +63,10 @@ final class QueryParameters {
 	/** The decoded parameter as UTF-8 text, or null when absent. */
 	@Nullable String text(String name) {
 		byte[] raw = this.values.get(name);
-		return (raw != null) ? utf8(raw, name) : null;
+		if (raw == null) {
+			return null;
+		}
+		return isAscii(raw) ? new String(raw, StandardCharsets.ISO_8859_1) : utf8(raw, name);
 	}
 
 	/** A required, non-empty key parameter, checked for UTF-8 and size. */
@@ -89,7 +94,28 @@ final class QueryParameters {
 			throw ApiException.badRequest(
 					"parameter '" + name + "' is " + raw.length + " bytes; the limit is " + maxKeySize + " bytes");
 		}
-		utf8(raw, name);
+		if (!isAscii(raw)) {
+			utf8(raw, name);
+		}
+	}
+
+	private static boolean isAscii(byte[] raw) {
+		for (byte b : raw) {
+			if (b < 0) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/** The decoded name of the parameter at {@code [from, to)}. */
+	private static String name(String query, int from, int to) {
+		for (String known : NAMES) {
+			if (known.length() == to - from && query.startsWith(known, from)) {
+				return known;
+			}
+		}
+		return new String(decode(query, from, to, "parameter name"), StandardCharsets.UTF_8);
 	}
 
 	private static String utf8(byte[] raw, String name) {
@@ -113,7 +139,13 @@ final class QueryParameters {
 		// UTF-8 check like an escaped one.
 		int percent = s.indexOf('%', from);
 		if (percent < 0 || percent >= to) {
-			return s.substring(from, to).getBytes(StandardCharsets.ISO_8859_1);
+			byte[] bytes = new byte[to - from];
+			for (int i = from; i < to; i++) {
+				char c = s.charAt(i);
+				bytes[i - from] = (c <= 0xFF) ? (byte) c : (byte) '?'; // as ISO-8859-1
+																		// encodes
+			}
+			return bytes;
 		}
 		ByteArrayOutputStream out = new ByteArrayOutputStream(to - from);
 		for (int i = from; i < to; i++) {
