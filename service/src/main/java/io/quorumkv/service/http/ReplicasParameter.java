@@ -30,12 +30,12 @@ final class ReplicasParameter {
 			if (slash < 0) {
 				throw ApiException.badRequest("replicas must be ACK/FROM, got '" + printable(replicas) + "'");
 			}
-			a = number(replicas.substring(0, slash), "ack");
-			f = number(replicas.substring(slash + 1), "from");
+			a = number(replicas, 0, slash, "ack");
+			f = number(replicas, slash + 1, replicas.length(), "from");
 		}
 		else {
-			f = (from != null) ? number(from, "from") : clusterSize;
-			a = (ack != null) ? number(ack, "ack") : f / 2 + 1;
+			f = (from != null) ? number(from, 0, from.length(), "from") : clusterSize;
+			a = (ack != null) ? number(ack, 0, ack.length(), "ack") : f / 2 + 1;
 		}
 		if (a < 1) {
 			throw ApiException.badRequest("ack must be at least 1, got " + a);
@@ -49,12 +49,25 @@ final class ReplicasParameter {
 		return new Replicas(a, f);
 	}
 
-	private static int number(String text, String name) {
-		if (text.isEmpty() || text.length() > 9 || !text.chars().allMatch((c) -> c >= '0' && c <= '9')) {
-			throw ApiException
-				.badRequest(name + " must be a small non-negative integer, got '" + printable(text) + "'");
+	/** The decimal number {@code text[from, to)}: 1 to 9 ASCII digits. */
+	private static int number(String text, int from, int to, String name) {
+		if (to == from || to - from > 9) {
+			throw notANumber(text, from, to, name);
 		}
-		return Integer.parseInt(text);
+		int value = 0;
+		for (int i = from; i < to; i++) {
+			char c = text.charAt(i);
+			if (c < '0' || c > '9') {
+				throw notANumber(text, from, to, name);
+			}
+			value = value * 10 + (c - '0');
+		}
+		return value;
+	}
+
+	private static ApiException notANumber(String text, int from, int to, String name) {
+		return ApiException.badRequest(
+				name + " must be a small non-negative integer, got '" + printable(text.substring(from, to)) + "'");
 	}
 
 	private static String printable(String text) {
