@@ -86,7 +86,12 @@ public final class PeerClient implements AutoCloseable {
 	/** The pool's client with the batch call's fixed headers, used without WebClient. */
 	private final HttpClient batchClient;
 
-	private final Map<String, String> batchUris = new ConcurrentHashMap<>();
+	/**
+	 * The batch call's request to each peer, configured once: each configuration step of
+	 * a Reactor Netty client copies its configuration, and a target given as a string is
+	 * parsed with a regular expression on every call.
+	 */
+	private final Map<String, HttpClient.RequestSender> batchSenders = new ConcurrentHashMap<>();
 
 	/**
 	 * @param loops the event loops to run on: the server's own, so that a call to a peer
@@ -167,8 +172,8 @@ public final class PeerClient implements AutoCloseable {
 	 * over the largest batch frame fails the call instead of being held.
 	 */
 	public Mono<byte[]> batch(Node peer, byte[] body) {
-		Mono<byte[]> call = this.batchClient.post()
-			.uri(this.batchUris.computeIfAbsent(peer.id(), (id) -> id + InternalApi.BATCH_PATH))
+		Mono<byte[]> call = this.batchSenders
+			.computeIfAbsent(peer.id(), (id) -> this.batchClient.post().uri(URI.create(id + InternalApi.BATCH_PATH)))
 			.send((request, outbound) -> {
 				request.header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(body.length));
 				return outbound.send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(body)));
