@@ -91,10 +91,7 @@ public final class DerbyStorage implements Storage {
 	public Mono<Entry> get(byte[] key) {
 		Objects.requireNonNull(key, "key");
 		byte[] copy = key.clone();
-		return work((connection) -> {
-			this.gets.increment();
-			return EntryTable.get(connection, copy);
-		});
+		return work(this.gets, (connection) -> EntryTable.get(connection, copy));
 	}
 
 	@Override
@@ -104,8 +101,7 @@ public final class DerbyStorage implements Storage {
 			return Mono.error(new IllegalArgumentException(
 					"key is " + entry.key().length + " bytes, longer than " + EntryTable.MAX_KEY_BYTES));
 		}
-		return this.<Void>work((connection) -> {
-			this.upserts.increment();
+		return this.<Void>work(this.upserts, (connection) -> {
 			for (int attempt = 1;; attempt++) {
 				try {
 					EntryTable.upsertOnce(connection, entry);
@@ -213,11 +209,24 @@ public final class DerbyStorage implements Storage {
 	 * returned on every outcome, and a transaction left open is rolled back by the pool.
 	 */
 	private <T> Mono<T> work(SqlWork<T> work) {
+		return work(null, work);
+	}
+
+	/**
+	 * As above, counting the task once in {@code counter} when it starts, however often
+	 * {@link #withConnection} runs it.
+	 */
+	<T> Mono<T> work(@Nullable LongAdder counter, SqlWork<T> work) {
 		return Mono.defer(() -> {
 			if (this.closed.get()) {
 				return Mono.error(new StorageClosedException(BACKEND));
 			}
-			return this.jdbc.call(() -> withConnection(work));
+			return this.jdbc.call(() -> {
+				if (counter != null) {
+					counter.increment();
+				}
+				return withConnection(work);
+			});
 		});
 	}
 

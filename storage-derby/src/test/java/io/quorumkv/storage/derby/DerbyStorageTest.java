@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.IntStream;
 
 import io.quorumkv.storage.Entry;
@@ -150,22 +151,19 @@ class DerbyStorageTest {
 	void aTaskWhosePooledConnectionWasClosedRunsOnceMoreOnAnother() throws Exception {
 		try (DerbyStorage storage = DerbyStorage.open(DerbyStorageOptions.defaults(this.dir))) {
 			AtomicInteger calls = new AtomicInteger();
-			Long one = storage.withConnection((connection) -> {
-				if (calls.incrementAndGet() == 1) {
-					// Close Derby's own connection under the pool's proxy.
-					java.sql.Connection raw = connection.unwrap(java.sql.Connection.class);
-					raw.rollback();
-					raw.close();
-				}
-				try (PreparedStatement statement = connection.prepareStatement("VALUES 1");
-						ResultSet row = statement.executeQuery()) {
-					row.next();
-					return row.getLong(1);
-				}
-			});
+			Long one = storage.withConnection(closingItsConnectionOnce(calls, 1));
 			assertThat(one).isEqualTo(1L);
 			assertThat(calls).hasValue(2);
 			assertThat(storage.stats().counters()).containsEntry("reconnects", 1L);
+
+			// A counted task (gets, upserts) counts once, though it ran twice.
+			AtomicInteger countedCalls = new AtomicInteger();
+			LongAdder counted = new LongAdder();
+			Long again = storage.work(counted, closingItsConnectionOnce(countedCalls, 2)).block(TIMEOUT);
+			assertThat(again).isEqualTo(2L);
+			assertThat(countedCalls).hasValue(2);
+			assertThat(counted.sum()).isOne();
+			assertThat(storage.stats().counters()).containsEntry("reconnects", 2L);
 			storage.upsert(Entry.value(bytes("k"), bytes("v"), 1)).block(TIMEOUT);
 			assertThat(storage.get(bytes("k")).block(TIMEOUT)).isEqualTo(Entry.value(bytes("k"), bytes("v"), 1));
 
@@ -175,8 +173,27 @@ class DerbyStorageTest {
 				throw new SQLException("Table/View 'X' does not exist.", "42X05");
 			})).isInstanceOf(SQLException.class);
 			assertThat(failing).as("other failures are not run again").hasValue(1);
-			assertThat(storage.stats().counters()).containsEntry("reconnects", 1L);
+			assertThat(storage.stats().counters()).containsEntry("reconnects", 2L);
 		}
+	}
+
+	/**
+	 * A task that closes Derby's own connection under the pool's proxy on its first run,
+	 * then selects {@code value}.
+	 */
+	private static DerbyStorage.SqlWork<Long> closingItsConnectionOnce(AtomicInteger calls, long value) {
+		return (connection) -> {
+			if (calls.incrementAndGet() == 1) {
+				java.sql.Connection raw = connection.unwrap(java.sql.Connection.class);
+				raw.rollback();
+				raw.close();
+			}
+			try (PreparedStatement statement = connection.prepareStatement("VALUES " + value);
+					ResultSet row = statement.executeQuery()) {
+				row.next();
+				return row.getLong(1);
+			}
+		};
 	}
 
 	@Test
