@@ -142,8 +142,8 @@ final class QueryParameters {
 			byte[] bytes = new byte[to - from];
 			for (int i = from; i < to; i++) {
 				char c = s.charAt(i);
-				bytes[i - from] = (c <= 0xFF) ? (byte) c : (byte) '?'; // as ISO-8859-1
-																		// encodes
+				// as ISO-8859-1 encodes: a char above 0xFF becomes '?'
+				bytes[i - from] = (c <= 0xFF) ? (byte) c : (byte) '?';
 			}
 			return bytes;
 		}
