@@ -92,18 +92,7 @@ public final class WalWriter implements AutoCloseable {
 	 * after it, once it was written to the operating system.
 	 */
 	public long append(Entry entry) throws IOException {
-		return append(new Pending(entry, null, WalRecord.encodedSize(entry)));
-	}
-
-	/**
-	 * Appends one encoded record and returns the log position after it, once it was
-	 * written to the operating system.
-	 */
-	public long append(byte[] record) throws IOException {
-		return append(new Pending(null, record, record.length));
-	}
-
-	private long append(Pending mine) throws IOException {
+		Pending mine = new Pending(entry);
 		this.queue.add(mine);
 		this.writeLock.lock();
 		try {
@@ -137,7 +126,7 @@ public final class WalWriter implements AutoCloseable {
 				byte[] out = buffer(total);
 				int offset = 0;
 				for (Pending p : batch) {
-					offset = p.encodeInto(out, offset);
+					offset = WalRecord.encode(p.entry, out, offset);
 					position += p.size;
 					p.endPosition = position;
 				}
@@ -214,12 +203,10 @@ public final class WalWriter implements AutoCloseable {
 		}
 	}
 
-	/** A queued record: an entry to encode, or a record encoded by the caller. */
+	/** A queued entry, encoded by whoever writes its batch. */
 	private static final class Pending {
 
-		final @Nullable Entry entry;
-
-		final byte @Nullable [] record;
+		final Entry entry;
 
 		final int size;
 
@@ -232,18 +219,9 @@ public final class WalWriter implements AutoCloseable {
 		/** Guarded by the write lock. */
 		@Nullable IOException failure;
 
-		Pending(@Nullable Entry entry, byte @Nullable [] record, int size) {
+		Pending(Entry entry) {
 			this.entry = entry;
-			this.record = record;
-			this.size = size;
-		}
-
-		int encodeInto(byte[] out, int offset) {
-			if (this.entry != null) {
-				return WalRecord.encode(this.entry, out, offset);
-			}
-			System.arraycopy(this.record, 0, out, offset, this.size);
-			return offset + this.size;
+			this.size = WalRecord.encodedSize(entry);
 		}
 
 	}

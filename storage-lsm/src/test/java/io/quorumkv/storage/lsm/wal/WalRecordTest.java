@@ -28,7 +28,7 @@ class WalRecordTest {
 		Path file = this.dir.resolve("wal-000001.log");
 		try (WalWriter writer = WalWriter.create(file, 1)) {
 			for (Entry e : entries) {
-				writer.append(WalRecord.encode(e));
+				writer.append(e);
 			}
 			writer.sync();
 		}

@@ -26,7 +26,7 @@ class WalWriterTest {
 	Path dir;
 
 	@Test
-	void entriesAreEncodedAsTheirRecordsAndMixWithEncodedOnes() throws IOException {
+	void entriesAreWrittenAsTheirRecordsWhateverTheirSize() throws IOException {
 		Path file = this.dir.resolve("wal-000001.log");
 		Entry small = Entry.value(bytes("k"), bytes("v"), 1);
 		Entry tombstone = Entry.tombstone(allByteValues(), -5);
@@ -34,7 +34,7 @@ class WalWriterTest {
 		try (WalWriter writer = WalWriter.create(file, 1)) {
 			long end = writer.append(small);
 			assertThat(end).isEqualTo(WalRecord.encodedSize(small));
-			end = writer.append(WalRecord.encode(tombstone));
+			end = writer.append(tombstone);
 			end = writer.append(large);
 			assertThat(end).isEqualTo(writer.writtenPosition())
 				.isEqualTo(
