@@ -16,9 +16,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The in-memory sorted write buffer: per key only the greatest entry by
- * {@link EntryOrder}, replaced with compare-and-set so that concurrent upserts never lose
- * an update. Tracks its size (entry bytes plus a per-entry overhead) to decide when to
- * freeze, and its timestamp range for compaction's tombstone checks.
+ * {@link EntryOrder}, replaced under a per-version lock so that concurrent upserts never
+ * lose an update. Tracks its size (entry bytes plus a per-entry overhead) to decide when
+ * to freeze, and its timestamp range for compaction's tombstone checks.
  *
  * <p>
  * Each key has one slot holding its version ({@link Slots}), reachable two ways by its
@@ -38,7 +38,10 @@ import org.jspecify.annotations.Nullable;
  * it copies three small objects per version for an {@code Entry} against one
  * (docs/performance.md, "GC pauses"). Reads build their {@code Entry} from it. The slots
  * are packed in arrays rather than one object per key for the same collections, which
- * scan every old-generation card that points to a young version.
+ * scan every old-generation card that points to a young version. And a newer version of
+ * the same value length is written over the old one in place, under the version's
+ * sequence lock, so that a key rewritten with values of one size keeps one array, which
+ * grows old like the slots and is no longer copied at all ({@link Slots#replace}).
  */
 public final class MemTable {
 
@@ -68,11 +71,10 @@ public final class MemTable {
 	public boolean put(Entry entry) {
 		this.minTimestamp.accumulate(entry.timestamp());
 		this.maxTimestamp.accumulate(entry.timestamp());
-		byte[] version = Version.encode(entry);
 		IndexKey key = new IndexKey(entry.key());
 		Integer slot = this.index.get(key);
 		if (slot == null) {
-			Integer fresh = this.slots.add(version);
+			Integer fresh = this.slots.add(Version.encode(entry));
 			slot = this.index.putIfAbsent(key, fresh);
 			if (slot == null) {
 				this.sorted.put(entry.key(), fresh);
@@ -81,21 +83,18 @@ public final class MemTable {
 			}
 			this.slots.clear(fresh);
 		}
-		while (true) {
-			byte[] current = this.slots.get(slot);
-			if (Version.compare(version, current) <= 0) {
-				return false;
-			}
-			if (this.slots.compareAndSet(slot, current, version)) {
-				this.bytes.addAndGet(Version.valueLength(version) - Version.valueLength(current));
-				return true;
-			}
+		int replaced = this.slots.replace(slot, entry);
+		if (replaced < 0) {
+			return false;
 		}
+		byte[] value = entry.value();
+		this.bytes.addAndGet(((value != null) ? value.length : 0) - replaced);
+		return true;
 	}
 
 	public @Nullable Entry get(byte[] key) {
 		Integer slot = this.index.get(new IndexKey(key));
-		return (slot != null) ? Version.decode(key, this.slots.get(slot)) : null;
+		return (slot != null) ? this.slots.read(slot, key) : null;
 	}
 
 	/** Entries with {@code from <= key < to} ({@code to == null}: open), in key order. */
@@ -124,7 +123,7 @@ public final class MemTable {
 			@Override
 			public Entry next() {
 				Map.Entry<byte[], Integer> key = keys.next();
-				return Version.decode(key.getKey(), MemTable.this.slots.get(key.getValue()));
+				return MemTable.this.slots.read(key.getValue(), key.getKey());
 			}
 
 		};

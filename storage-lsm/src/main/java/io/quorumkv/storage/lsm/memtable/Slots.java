@@ -1,13 +1,18 @@
 package io.quorumkv.storage.lsm.memtable;
 
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
+import io.quorumkv.storage.Entry;
+import org.jspecify.annotations.Nullable;
+
 /**
- * The current version of each of a memtable's keys, one slot per key, packed in arrays of
- * {@value #CHUNK} references that only grow.
+ * The current version of each of a memtable's keys, one slot per key, packed in chunks of
+ * {@value #CHUNK} slots that only grow.
  *
  * <p>
  * Why arrays and not one object per key: the slots live long enough to be promoted to the
@@ -16,6 +21,23 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * spread over the heap as small objects dirty one card per key updated (about 40,000
  * cards per pause at 40,000 PUT/s in the GC logs, half the pause); packed, 128 slots
  * share a card (docs/performance.md, "GC pauses").
+ *
+ * <p>
+ * Why versions are written over in place: a version that replaced another in a new array
+ * is young, lives until its key is written again, and so is copied by every young
+ * collection until then; with every key rewritten within seconds, the memtable's current
+ * versions were most of what each collection copied. A newer version of the same value
+ * length is therefore written into the array already there, which grows old and is not
+ * copied again; only another length takes a new array.
+ *
+ * <p>
+ * Each slot has a stamp, a sequence lock. Invariants: an even stamp means the slot's
+ * array and its bytes are stable; a writer moves the stamp from even to odd with
+ * compare-and-set (the lock), writes, and moves it to the next even number; a reader
+ * takes an even stamp, copies, and keeps its copy only if the stamp is unchanged after.
+ * Both retry while the lock is held, which lasts one copy of a value. They spin without
+ * {@code Thread.onSpinWait} or {@code Thread.yield}, which BlockHound reports as blocking
+ * calls on an event loop.
  */
 final class Slots {
 
@@ -27,7 +49,7 @@ final class Slots {
 
 	private final AtomicInteger next = new AtomicInteger();
 
-	private final AtomicReference<AtomicReferenceArray<byte[]>[]> chunks = new AtomicReference<>(newChunks(0));
+	private final AtomicReference<Chunk[]> chunks = new AtomicReference<>(new Chunk[0]);
 
 	/** A new slot holding {@code version}. */
 	int add(byte[] version) {
@@ -36,43 +58,101 @@ final class Slots {
 			this.next.set(Integer.MIN_VALUE);
 			throw new IllegalStateException("memtable full: more than " + Integer.MAX_VALUE + " keys");
 		}
-		chunk(id).set(id & MASK, version);
+		grownTo(id).versions.set(id & MASK, version);
 		return id;
 	}
 
-	byte[] get(int id) {
-		return this.chunks.get()[id >>> CHUNK_BITS].get(id & MASK);
+	/**
+	 * The slot's array; null after {@link #clear}. Its bytes are read by {@link #read}.
+	 */
+	byte @Nullable [] get(int id) {
+		return chunk(id).versions.get(id & MASK);
 	}
 
-	boolean compareAndSet(int id, byte[] expected, byte[] version) {
-		return this.chunks.get()[id >>> CHUNK_BITS].compareAndSet(id & MASK, expected, version);
+	/** The entry of {@code key} in slot {@code id}, never torn by a concurrent write. */
+	Entry read(int id, byte[] key) {
+		Chunk chunk = chunk(id);
+		int slot = id & MASK;
+		while (true) {
+			int stamp = chunk.stamps.getAcquire(slot);
+			if ((stamp & 1) == 0) {
+				Entry entry = Version.decode(key, chunk.versions.get(slot));
+				// The copies before the stamp's second read.
+				VarHandle.acquireFence();
+				if (chunk.stamps.getPlain(slot) == stamp) {
+					return entry;
+				}
+			}
+		}
+	}
+
+	/**
+	 * Keeps {@code entry} in slot {@code id} if it supersedes the version there: written
+	 * over it when the value lengths match, else as a new array.
+	 * @return the replaced version's value length, or -1 when the slot's version was kept
+	 */
+	int replace(int id, Entry entry) {
+		Chunk chunk = chunk(id);
+		int slot = id & MASK;
+		while (true) {
+			int stamp = chunk.stamps.getAcquire(slot);
+			if ((stamp & 1) == 0 && chunk.stamps.compareAndSet(slot, stamp, stamp + 1)) {
+				// The odd stamp before any of the writes that follow.
+				VarHandle.storeStoreFence();
+				byte[] current = chunk.versions.get(slot);
+				if (Version.compare(entry, current) <= 0) {
+					chunk.stamps.setRelease(slot, stamp);
+					return -1;
+				}
+				if (Version.fits(current, entry)) {
+					Version.overwrite(current, entry);
+				}
+				else {
+					chunk.versions.set(slot, Version.encode(entry));
+				}
+				chunk.stamps.setRelease(slot, stamp + 2);
+				return Version.valueLength(current);
+			}
+		}
 	}
 
 	/** Empties a slot that was never published (lost a race for its key). */
 	void clear(int id) {
-		this.chunks.get()[id >>> CHUNK_BITS].set(id & MASK, null);
+		chunk(id).versions.set(id & MASK, null);
 	}
 
-	private AtomicReferenceArray<byte[]> chunk(int id) {
+	/** The stamp of slot {@code id}: even when no write is inside its lock. */
+	int stamp(int id) {
+		return chunk(id).stamps.get(id & MASK);
+	}
+
+	private Chunk chunk(int id) {
+		return this.chunks.get()[id >>> CHUNK_BITS];
+	}
+
+	private Chunk grownTo(int id) {
 		int index = id >>> CHUNK_BITS;
 		while (true) {
-			AtomicReferenceArray<byte[]>[] current = this.chunks.get();
+			Chunk[] current = this.chunks.get();
 			if (index < current.length) {
 				return current[index];
 			}
 			// Lock-free growth (writers run on event loops): copy the outer array with
 			// the chunks up to index; a writer that loses the race reads the winner's.
-			AtomicReferenceArray<byte[]>[] grown = Arrays.copyOf(current, index + 1);
+			Chunk[] grown = Arrays.copyOf(current, index + 1);
 			for (int i = current.length; i <= index; i++) {
-				grown[i] = new AtomicReferenceArray<>(CHUNK);
+				grown[i] = new Chunk();
 			}
 			this.chunks.compareAndSet(current, grown);
 		}
 	}
 
-	@SuppressWarnings("unchecked")
-	private static AtomicReferenceArray<byte[]>[] newChunks(int length) {
-		return new AtomicReferenceArray[length];
+	private static final class Chunk {
+
+		final AtomicReferenceArray<byte[]> versions = new AtomicReferenceArray<>(CHUNK);
+
+		final AtomicIntegerArray stamps = new AtomicIntegerArray(CHUNK);
+
 	}
 
 }

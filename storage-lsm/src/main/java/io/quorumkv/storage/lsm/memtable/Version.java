@@ -7,16 +7,22 @@ import java.util.Arrays;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A memtable's version of a key in one byte array: {@code timestamp} (8 bytes,
  * big-endian), a flag byte ({@code 1} for a tombstone, {@code 0} for a value), then the
  * value's bytes (none for a tombstone). The key is not in it: the memtable's index holds
- * it once per key. Arrays are never changed after {@link #encode}.
+ * it once per key. A newer version of the same value length may be written over an array
+ * ({@link #overwrite}); {@link Slots} guards that with its sequence locks.
  */
 final class Version {
 
-	static final int HEADER = Long.BYTES + 1;
+	private static final int TIMESTAMP = 0;
+
+	private static final int FLAG = TIMESTAMP + Long.BYTES;
+
+	static final int HEADER = FLAG + 1;
 
 	private static final byte VALUE = 0;
 
@@ -27,17 +33,41 @@ final class Version {
 	private Version() {
 	}
 
+	/** A new version of {@code entry}. */
 	static byte[] encode(Entry entry) {
 		byte[] value = entry.value();
 		byte[] version = new byte[HEADER + ((value != null) ? value.length : 0)];
-		LONGS.set(version, 0, entry.timestamp());
-		version[Long.BYTES] = (value != null) ? VALUE : TOMBSTONE;
-		if (value != null) {
-			System.arraycopy(value, 0, version, HEADER, value.length);
-		}
+		write(version, entry);
 		return version;
 	}
 
+	/**
+	 * Whether {@link #overwrite} can put {@code entry} into {@code version}: the same
+	 * value length (a tombstone's is 0).
+	 */
+	static boolean fits(byte[] version, Entry entry) {
+		byte[] value = entry.value();
+		return valueLength(version) == ((value != null) ? value.length : 0);
+	}
+
+	/** Writes {@code entry} over {@code version}; the caller holds its slot's lock. */
+	static void overwrite(byte[] version, Entry entry) {
+		write(version, entry);
+	}
+
+	private static void write(byte[] version, Entry entry) {
+		byte[] value = entry.value();
+		LONGS.set(version, TIMESTAMP, entry.timestamp());
+		version[FLAG] = (value != null) ? VALUE : TOMBSTONE;
+		if (value != null) {
+			System.arraycopy(value, 0, version, HEADER, value.length);
+		}
+	}
+
+	/**
+	 * The entry of {@code key} in {@code version}: copies that may be torn if a writer
+	 * was inside the slot's lock meanwhile, which the slot's stamp tells.
+	 */
 	static Entry decode(byte[] key, byte[] version) {
 		long timestamp = timestamp(version);
 		if (isTombstone(version)) {
@@ -47,11 +77,11 @@ final class Version {
 	}
 
 	static long timestamp(byte[] version) {
-		return (long) LONGS.get(version, 0);
+		return (long) LONGS.get(version, TIMESTAMP);
 	}
 
 	static boolean isTombstone(byte[] version) {
-		return version[Long.BYTES] == TOMBSTONE;
+		return version[FLAG] == TOMBSTONE;
 	}
 
 	/** The value's length, 0 for a tombstone (as {@link Entry#sizeInBytes} counts it). */
@@ -59,18 +89,21 @@ final class Version {
 		return version.length - HEADER;
 	}
 
-	/** {@link EntryOrder} on two versions of the same key, without decoding them. */
-	static int compare(byte[] a, byte[] b) {
-		int byTime = Long.compare(timestamp(a), timestamp(b));
+	/**
+	 * {@link EntryOrder} of {@code entry} against {@code version} of the same key,
+	 * without decoding it; the caller holds the version's lock.
+	 */
+	static int compare(Entry entry, byte[] version) {
+		int byTime = Long.compare(entry.timestamp(), timestamp(version));
 		if (byTime != 0) {
 			return byTime;
 		}
-		boolean tombstoneA = isTombstone(a);
-		boolean tombstoneB = isTombstone(b);
-		if (tombstoneA || tombstoneB) {
-			return Boolean.compare(tombstoneA, tombstoneB);
+		byte @Nullable [] value = entry.value();
+		boolean tombstone = isTombstone(version);
+		if (value == null || tombstone) {
+			return Boolean.compare(value == null, tombstone);
 		}
-		return Arrays.compareUnsigned(a, HEADER, a.length, b, HEADER, b.length);
+		return Arrays.compareUnsigned(value, 0, value.length, version, HEADER, version.length);
 	}
 
 }

@@ -44,10 +44,27 @@ class VersionTest {
 		}
 		for (Entry a : entries) {
 			for (Entry b : entries) {
-				assertThat(Integer.signum(Version.compare(Version.encode(a), Version.encode(b)))).as("%s vs %s", a, b)
+				assertThat(Integer.signum(Version.compare(a, Version.encode(b)))).as("%s vs %s", a, b)
 					.isEqualTo(Integer.signum(EntryOrder.INSTANCE.compare(a, b)));
 			}
 		}
+	}
+
+	@Test
+	void aVersionOfTheSameValueLengthIsWrittenOverTheArray() {
+		byte[] version = Version.encode(Entry.value(KEY, new byte[] { 1, 2 }, 5));
+		assertThat(Version.fits(version, Entry.value(KEY, new byte[] { 3, 4 }, 6))).isTrue();
+		assertThat(Version.fits(version, Entry.tombstone(KEY, 6))).isFalse();
+		assertThat(Version.fits(version, Entry.value(KEY, new byte[] { 3 }, 6))).isFalse();
+		Version.overwrite(version, Entry.value(KEY, new byte[] { 3, 4 }, 6));
+		assertThat(Version.decode(KEY, version)).isEqualTo(Entry.value(KEY, new byte[] { 3, 4 }, 6));
+
+		byte[] tombstone = Version.encode(Entry.tombstone(KEY, 1));
+		assertThat(Version.fits(tombstone, Entry.value(KEY, new byte[0], 2))).isTrue();
+		Version.overwrite(tombstone, Entry.value(KEY, new byte[0], 2));
+		assertThat(Version.decode(KEY, tombstone)).isEqualTo(Entry.value(KEY, new byte[0], 2));
+		Version.overwrite(tombstone, Entry.tombstone(KEY, 3));
+		assertThat(Version.decode(KEY, tombstone)).isEqualTo(Entry.tombstone(KEY, 3));
 	}
 
 }
