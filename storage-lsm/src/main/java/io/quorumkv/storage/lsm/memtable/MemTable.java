@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The in-memory sorted write buffer: per key only the greatest entry by
- * {@link EntryOrder}, replaced under a per-version lock so that concurrent upserts never
+ * {@link EntryOrder}, replaced under a per-slot lock so that concurrent upserts never
  * lose an update. Tracks its size (entry bytes plus a per-entry overhead) to decide when
  * to freeze, and its timestamp range for compaction's tombstone checks.
  *
@@ -39,9 +39,9 @@ import org.jspecify.annotations.Nullable;
  * (docs/performance.md, "GC pauses"). Reads build their {@code Entry} from it. The slots
  * are packed in arrays rather than one object per key for the same collections, which
  * scan every old-generation card that points to a young version. And a newer version of
- * the same value length is written over the old one in place, under the version's
- * sequence lock, so that a key rewritten with values of one size keeps one array, which
- * grows old like the slots and is no longer copied at all ({@link Slots#replace}).
+ * the same value length is written over the old one in place, under the slot's sequence
+ * lock, so that a key rewritten with values of one size keeps one array, which grows old
+ * like the slots and is no longer copied at all ({@link Slots#replace}).
  */
 public final class MemTable {
 
