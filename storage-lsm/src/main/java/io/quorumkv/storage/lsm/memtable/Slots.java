@@ -63,7 +63,8 @@ final class Slots {
 	}
 
 	/**
-	 * The slot's array; null after {@link #clear}. Its bytes are read by {@link #read}.
+	 * The slot's array; null after {@link #clear}. For tests, which check that a write
+	 * went in place; readers go through {@link #read}.
 	 */
 	byte @Nullable [] get(int id) {
 		return chunk(id).versions.get(id & MASK);
@@ -121,7 +122,7 @@ final class Slots {
 		chunk(id).versions.set(id & MASK, null);
 	}
 
-	/** The stamp of slot {@code id}: even when no write is inside its lock. */
+	/** The stamp of slot {@code id}: even when no write is inside its lock. For tests. */
 	int stamp(int id) {
 		return chunk(id).stamps.get(id & MASK);
 	}

@@ -37,7 +37,7 @@ final class Version {
 	static byte[] encode(Entry entry) {
 		byte[] value = entry.value();
 		byte[] version = new byte[HEADER + ((value != null) ? value.length : 0)];
-		write(version, entry);
+		overwrite(version, entry);
 		return version;
 	}
 
@@ -50,12 +50,11 @@ final class Version {
 		return valueLength(version) == ((value != null) ? value.length : 0);
 	}
 
-	/** Writes {@code entry} over {@code version}; the caller holds its slot's lock. */
+	/**
+	 * Writes {@code entry} over {@code version}, of the right length ({@link #fits}); the
+	 * caller holds its slot's lock unless the array is not yet published.
+	 */
 	static void overwrite(byte[] version, Entry entry) {
-		write(version, entry);
-	}
-
-	private static void write(byte[] version, Entry entry) {
 		byte[] value = entry.value();
 		LONGS.set(version, TIMESTAMP, entry.timestamp());
 		version[FLAG] = (value != null) ? VALUE : TOMBSTONE;
@@ -91,7 +90,7 @@ final class Version {
 
 	/**
 	 * {@link EntryOrder} of {@code entry} against {@code version} of the same key,
-	 * without decoding it; the caller holds the version's lock.
+	 * without decoding it; the caller holds its slot's lock.
 	 */
 	static int compare(Entry entry, byte[] version) {
 		int byTime = Long.compare(entry.timestamp(), timestamp(version));
