@@ -22,7 +22,6 @@ import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedTimeLimiterMetrics;
 import io.github.resilience4j.reactor.bulkhead.operator.BulkheadOperator;
 import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
-import io.github.resilience4j.reactor.timelimiter.TimeLimiterOperator;
 import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.github.resilience4j.timelimiter.TimeLimiterConfig;
 import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
@@ -86,6 +85,8 @@ public final class PeerClient implements AutoCloseable {
 	/** The pool's client with the batch call's fixed headers, used without WebClient. */
 	private final HttpClient batchClient;
 
+	private final EventLoopTimers deadlines;
+
 	/**
 	 * The batch call's request to each peer, configured once: each configuration step of
 	 * a Reactor Netty client copies its configuration, and a target given as a string is
@@ -103,6 +104,7 @@ public final class PeerClient implements AutoCloseable {
 		this.maxFrameSize = InternalApi.maxBatchBody(cluster.batch(), maxBodySize);
 		this.replicaTimeout = cluster.replicaTimeout();
 		this.meters = meters;
+		this.deadlines = new EventLoopTimers(loops.onServer(LoopResources.DEFAULT_NATIVE));
 		this.connections = ConnectionProvider.builder("quorumkv-peers")
 			.maxConnections(cluster.maxConnectionsPerPeer())
 			.pendingAcquireMaxCount(cluster.maxPendingPerPeer())
@@ -252,7 +254,12 @@ public final class PeerClient implements AutoCloseable {
 		TimeLimiter limiter = this.limiters.timeLimiter(id);
 		return Mono.defer(() -> {
 			long start = System.nanoTime();
-			return call.transformDeferred(TimeLimiterOperator.of(limiter))
+			// Resilience4j's TimeLimiterOperator is Mono.timeout on the parallel
+			// scheduler:
+			// the same limiter and its events, with the timer on this event loop.
+			return call.timeout(limiter.getTimeLimiterConfig().getTimeoutDuration(), this.deadlines)
+				.doOnSuccess((ignored) -> limiter.onSuccess())
+				.doOnError(limiter::onError)
 				.transformDeferred(BulkheadOperator.of(bulkhead))
 				.transformDeferred(CircuitBreakerOperator.of(breaker))
 				.doOnSuccess((ignored) -> time(id, operation, "success", start))
@@ -310,6 +317,11 @@ public final class PeerClient implements AutoCloseable {
 
 	Function<Node, CircuitBreaker> breakers() {
 		return (node) -> this.breakers.circuitBreaker(node.id());
+	}
+
+	/** Deadline timers on the calling event loop (the node's loops are this client's). */
+	EventLoopTimers deadlines() {
+		return this.deadlines;
 	}
 
 	Duration replicaTimeout() {

@@ -29,7 +29,6 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * The coordinator (DESIGN §5). Any node coordinates any request: it picks the key's
@@ -63,6 +62,9 @@ public class ReplicationService {
 
 	private final Metrics metrics;
 
+	/** The local storage's deadlines, armed on the calling event loop. */
+	private final EventLoopTimers timers;
+
 	/** Per peer id, when batching is on. */
 	private final Map<String, PeerBatcher> batchers = new HashMap<>();
 
@@ -77,6 +79,7 @@ public class ReplicationService {
 		this.repairs = new Semaphore(cluster.maxConcurrentRepairs());
 		this.replicaTimeout = cluster.replicaTimeout();
 		this.metrics = new Metrics(meters);
+		this.timers = peers.deadlines();
 		BatchProperties batch = cluster.batch();
 		if (batch.enabled()) {
 			PeerBatcher.Limits limits = new PeerBatcher.Limits(batch.maxInFlight(), batch.maxOps(),
@@ -112,7 +115,7 @@ public class ReplicationService {
 				int index = i;
 				Node node = nodes.get(i);
 				if (this.topology.isSelf(node)) {
-					Deadline.subscribe(this.storage.get(key), this.replicaTimeout, Schedulers.parallel(),
+					Deadline.subscribe(this.storage.get(key), this.replicaTimeout, this.timers,
 							(entry) -> round.succeeded(index, Optional.ofNullable(entry)),
 							(error) -> round.failed(index));
 				}
@@ -150,7 +153,7 @@ public class ReplicationService {
 				int index = i;
 				Node node = nodes.get(i);
 				if (this.topology.isSelf(node)) {
-					Deadline.subscribe(this.storage.upsert(entry), this.replicaTimeout, Schedulers.parallel(),
+					Deadline.subscribe(this.storage.upsert(entry), this.replicaTimeout, this.timers,
 							(ignored) -> round.succeeded(index, Optional.empty()), (error) -> {
 								if (error instanceof StorageException) {
 									localFailure.set(error);
@@ -199,7 +202,7 @@ public class ReplicationService {
 	private Mono<Void> write(Node node, Entry entry) {
 		if (this.topology.isSelf(node)) {
 			return Mono.create((sink) -> Deadline.subscribe(this.storage.upsert(entry), this.replicaTimeout,
-					Schedulers.parallel(), (ignored) -> sink.success(), sink::error));
+					this.timers, (ignored) -> sink.success(), sink::error));
 		}
 		PeerBatcher batcher = this.batchers.get(node.id());
 		return (batcher != null) ? batcher.upsert(entry) : this.peers.upsert(node, entry);

@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.quorumkv.service.cluster.Node;
@@ -16,6 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.HttpProtocol;
 import reactor.netty.http.server.HttpServer;
@@ -45,6 +48,8 @@ class PeerClientBatchTest {
 	private final AtomicReference<byte[]> seenBody = new AtomicReference<>();
 
 	private final AtomicReference<String> seenProtocol = new AtomicReference<>();
+
+	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
 	private DisposableServer server;
 
@@ -81,8 +86,7 @@ class PeerClientBatchTest {
 			.bindNow();
 		QuorumKvProperties properties = new Binder(new MapConfigurationPropertySource(settings))
 			.bindOrCreate("quorumkv", QuorumKvProperties.class);
-		this.client = new PeerClient(properties.cluster(), "the-secret", 4 * 1024 * 1024, this.loops,
-				new SimpleMeterRegistry());
+		this.client = new PeerClient(properties.cluster(), "the-secret", 4 * 1024 * 1024, this.loops, this.meters);
 		return new Node(URI.create("http://127.0.0.1:" + this.server.port()));
 	}
 
@@ -141,6 +145,42 @@ class PeerClientBatchTest {
 			.expectErrorSatisfies((error) -> assertThat(error).isInstanceOf(PeerException.class)
 				.hasMessageContaining("exceeds " + MAX_ANSWER))
 			.verify(TIMEOUT);
+	}
+
+	@Test
+	void aPeerThatDoesNotAnswerFailsTheCallThroughTheTimeLimiterOnTheCallersLoop() {
+		Node peer = start(HttpProtocol.HTTP11, Map.of("quorumkv.cluster.replica-timeout", "300ms"),
+				(request, response) -> Mono.never());
+		EventLoop loop = (EventLoop) this.loops.onClient(true).next();
+		AtomicReference<String> failedOn = new AtomicReference<>();
+		long start = System.nanoTime();
+		StepVerifier
+			.create(Mono.defer(() -> this.client.batch(peer, new byte[] { 1 }))
+				.doOnError((error) -> failedOn.set(Thread.currentThread().getName()))
+				.subscribeOn(Schedulers.fromExecutor(loop)))
+			.expectError(TimeoutException.class)
+			.verify(TIMEOUT);
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+		// The limiter's timer ran on the loop that made the call, not on a parallel
+		// thread.
+		assertThat(failedOn.get()).startsWith("peer-client-test");
+		assertThat(this.client.lastOutcome(peer)).isEqualTo("timeout");
+		assertThat(this.meters.get("resilience4j.timelimiter.calls").tag("kind", "timeout").counter().count())
+			.isEqualTo(1.0);
+		assertThat(this.meters.get("resilience4j.timelimiter.calls").tag("kind", "successful").counter().count())
+			.isZero();
+	}
+
+	@Test
+	void aCallInTimeCountsAsTheTimeLimitersSuccess() {
+		Node peer = start((request, response) -> response.sendByteArray(Mono.just(new byte[] { 1 })).then());
+		StepVerifier.create(this.client.batch(peer, new byte[] { 1 }))
+			.expectNextCount(1)
+			.expectComplete()
+			.verify(TIMEOUT);
+		assertThat(this.meters.get("resilience4j.timelimiter.calls").tag("kind", "successful").counter().count())
+			.isEqualTo(1.0);
+		assertThat(this.client.lastOutcome(peer)).isEqualTo("success");
 	}
 
 }

@@ -1,0 +1,95 @@
+package io.quorumkv.service.replication;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.EventExecutorGroup;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Timers for deadlines on the event loop that arms them. A timer of Reactor's parallel
+ * scheduler lives in a {@code ScheduledThreadPoolExecutor}: arming one takes that queue's
+ * lock and wakes its worker thread, which wakes again when the timer is cancelled, for
+ * every replica batch call (its time limiter) — about 3% of the coordinator's CPU samples
+ * at three nodes and two extra thread wake-ups per call on cores the nodes share
+ * (docs/performance.md). A timer armed on the current Netty event loop goes into that
+ * loop's own timer queue, with no lock and no wake-up; a cancellation from another thread
+ * is queued lazily, without waking the loop either. Off an event loop (a JDBC worker, a
+ * test thread) the timer goes to Reactor's parallel scheduler, looked up at each call
+ * (tests may replace it).
+ *
+ * <p>
+ * Only {@link #schedule(Runnable, long, TimeUnit)} is the event loop's; immediate tasks
+ * and workers are the parallel scheduler's, and disposing this one never shuts down a
+ * loop.
+ */
+final class EventLoopTimers implements Scheduler {
+
+	/** The loops, copied once: finding the current one is a few thread comparisons. */
+	private final EventExecutor[] loops;
+
+	/**
+	 * @param loops the node's event loops (the server's; the peer client runs on them)
+	 */
+	EventLoopTimers(EventExecutorGroup loops) {
+		List<EventExecutor> all = new ArrayList<>();
+		loops.forEach(all::add);
+		this.loops = all.toArray(EventExecutor[]::new);
+	}
+
+	@Override
+	public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+		EventExecutor loop = current();
+		if (loop != null && !loop.isShuttingDown()) {
+			try {
+				ScheduledFuture<?> timer = loop.schedule(task, delay, unit);
+				return new Armed(timer);
+			}
+			catch (RejectedExecutionException ex) {
+				// The loop began to shut down after the check: a parallel timer will do.
+			}
+		}
+		return Schedulers.parallel().schedule(task, delay, unit);
+	}
+
+	private @Nullable EventExecutor current() {
+		for (EventExecutor loop : this.loops) {
+			if (loop.inEventLoop()) {
+				return loop;
+			}
+		}
+		return null;
+	}
+
+	@Override
+	public Disposable schedule(Runnable task) {
+		return Schedulers.parallel().schedule(task);
+	}
+
+	@Override
+	public Worker createWorker() {
+		return Schedulers.parallel().createWorker();
+	}
+
+	private record Armed(ScheduledFuture<?> timer) implements Disposable {
+
+		@Override
+		public void dispose() {
+			this.timer.cancel(false);
+		}
+
+		@Override
+		public boolean isDisposed() {
+			return this.timer.isDone();
+		}
+
+	}
+
+}
