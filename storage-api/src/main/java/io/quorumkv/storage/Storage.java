@@ -1,5 +1,7 @@
 package io.quorumkv.storage;
 
+import java.util.List;
+
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -36,6 +38,31 @@ public interface Storage extends AutoCloseable {
 
 	/** Keeps {@code entry} if it is greater than the kept one by {@link EntryOrder}. */
 	Mono<Void> upsert(Entry entry);
+
+	/**
+	 * Upserts of the default implementation's batch that run at once: a backend on a
+	 * bounded worker pool sees at most this many of them queued.
+	 */
+	int UPSERT_ALL_CONCURRENCY = 32;
+
+	/**
+	 * Keeps each of {@code entries} as {@link #upsert} would, in any order (the greatest
+	 * by {@link EntryOrder} wins, also between entries of one key in the list); completes
+	 * once all are kept. On a failure some of them may have been kept, which is safe:
+	 * upserts are idempotent. A replica applies a coordinator's batch with it.
+	 *
+	 * <p>
+	 * Backends that can write many entries for the price of one override it (the LSM: one
+	 * WAL write for the batch); the default runs up to {@link #UPSERT_ALL_CONCURRENCY}
+	 * upserts at once.
+	 *
+	 * <pre>{@code
+	 * storage.upsertAll(List.of(Entry.value(a, v1, ts), Entry.tombstone(b, ts)))
+	 * }</pre>
+	 */
+	default Mono<Void> upsertAll(List<Entry> entries) {
+		return Flux.fromIterable(entries).flatMap(this::upsert, UPSERT_ALL_CONCURRENCY).then();
+	}
 
 	/**
 	 * Kept entries with {@code fromInclusive <= key < toExclusive} in unsigned key order,

@@ -1,5 +1,6 @@
 package io.quorumkv.service.http;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -91,33 +92,50 @@ public class InternalHandler {
 		return batch((maxSize, use) -> this.bodies.read(request, maxSize, use)).flatMap(Reply::toServerResponse);
 	}
 
-	/** As above, whichever server layer reads the body. */
+	/**
+	 * As above, whichever server layer reads the body. The batch's writes go to the
+	 * storage first, all at once ({@link Storage#upsertAll}: one WAL write on the LSM),
+	 * then its reads, so that a read queued after a write of the same key sees it.
+	 */
 	Mono<Reply> batch(RequestBody body) {
 		return body.read(this.maxBatchBody, (bytes) -> {
 			List<Operation> operations = BatchCodec.decodeRequest(bytes, this.maxKeySize);
 			AtomicLong answerBytes = new AtomicLong();
-			return Flux.fromIterable(operations)
-				.flatMapSequential((operation) -> execute(operation, answerBytes), BATCH_CONCURRENCY)
+			return write(operations).flatMap((written) -> Flux.fromIterable(operations)
+				.flatMapSequential(
+						(operation) -> (operation.entry() != null) ? Mono.just(written) : read(operation, answerBytes),
+						BATCH_CONCURRENCY)
 				.collectList()
-				.map((results) -> Reply.binary(BatchCodec.encodeResponse(results)));
+				.map((results) -> Reply.binary(BatchCodec.encodeResponse(results))));
 		})
 			.onErrorMap(MalformedBatchException.class, (ex) -> ApiException.badRequest(ex.getMessage()))
 			.onErrorResume((error) -> Mono.just(ErrorResponses.toReply(error)));
 	}
 
-	private Mono<Result> execute(Operation operation, AtomicLong answerBytes) {
-		Mono<Result> result;
-		Entry entry = operation.entry();
-		if (entry == null) {
-			result = this.storage.get(operation.key())
-				.map((found) -> (answerBytes.addAndGet(BatchCodec.frameSize(found)) > this.maxBatchBody)
-						? Result.RETRY_ALONE : Result.found(found))
-				.defaultIfEmpty(Result.ABSENT);
+	/** The result of every write of the batch: they are kept, or fail, together. */
+	private Mono<Result> write(List<Operation> operations) {
+		List<Entry> entries = new ArrayList<>(operations.size());
+		for (Operation operation : operations) {
+			Entry entry = operation.entry();
+			if (entry != null) {
+				this.clock.observe(entry.timestamp());
+				entries.add(entry);
+			}
 		}
-		else {
-			this.clock.observe(entry.timestamp());
-			result = this.storage.upsert(entry).thenReturn(Result.KEPT);
+		if (entries.isEmpty()) {
+			return Mono.just(Result.KEPT);
 		}
+		return failedAsResult(this.storage.upsertAll(entries).thenReturn(Result.KEPT));
+	}
+
+	private Mono<Result> read(Operation operation, AtomicLong answerBytes) {
+		return failedAsResult(this.storage.get(operation.key())
+			.map((found) -> (answerBytes.addAndGet(BatchCodec.frameSize(found)) > this.maxBatchBody)
+					? Result.RETRY_ALONE : Result.found(found))
+			.defaultIfEmpty(Result.ABSENT));
+	}
+
+	private static Mono<Result> failedAsResult(Mono<Result> result) {
 		return result.onErrorResume(RuntimeException.class,
 				(error) -> Mono.just(Result.failed(error.getClass().getSimpleName() + ": " + error.getMessage())));
 	}

@@ -36,6 +36,7 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 /**
@@ -494,6 +495,73 @@ public abstract class StorageContractTest {
 			Entry read = get("big");
 			assertThat(read).isNotNull();
 			assertThat(Arrays.equals(read.value(), value)).isTrue();
+		}
+
+	}
+
+	@Nested
+	class UpsertAll {
+
+		private void upsertAll(Entry... entries) {
+			StepVerifier.create(StorageContractTest.this.storage.upsertAll(List.of(entries)))
+				.expectComplete()
+				.verify(TIMEOUT);
+		}
+
+		@Test
+		void keepsEveryEntryOfTheList() {
+			upsertAll(put("a", "1", 1), delete("b", 2), Entry.value(allByteValues(), allByteValues(), 3));
+			assertThat(get("a")).isEqualTo(put("a", "1", 1));
+			assertThat(get("b")).isEqualTo(delete("b", 2));
+			assertThat(get(allByteValues())).isEqualTo(Entry.value(allByteValues(), allByteValues(), 3));
+		}
+
+		@Test
+		void anEmptyListCompletes() {
+			upsertAll();
+			assertThat(scan(bytes(0), null)).isEmpty();
+		}
+
+		@Test
+		void entriesOfOneKeyKeepTheGreatestWhereverItIsInTheList() {
+			upsertAll(put("k", "new", 11), put("k", "old", 10));
+			upsertAll(put("j", "old", 10), put("j", "new", 11));
+			upsertAll(put("t", "value", 5), delete("t", 5));
+			upsertAll(put("u", "a", 5), put("u", "b", 5));
+			assertThat(get("k")).isEqualTo(put("k", "new", 11));
+			assertThat(get("j")).isEqualTo(put("j", "new", 11));
+			assertThat(get("t")).isEqualTo(delete("t", 5));
+			assertThat(get("u")).isEqualTo(put("u", "b", 5));
+		}
+
+		@Test
+		void olderEntriesThanTheKeptOnesAreIgnored() {
+			upsert(put("k", "kept", 20));
+			upsertAll(put("k", "older", 10), put("other", "v", 10));
+			assertThat(get("k")).isEqualTo(put("k", "kept", 20));
+			assertThat(get("other")).isEqualTo(put("other", "v", 10));
+		}
+
+		@Test
+		void aLargeListSurvivesReopen() {
+			List<Entry> entries = new ArrayList<>();
+			for (int i = 0; i < 500; i++) {
+				entries.add(Entry.value(numberedKey(i), bytes("v" + i), 7));
+			}
+			StepVerifier.create(StorageContractTest.this.storage.upsertAll(entries)).expectComplete().verify(TIMEOUT);
+			reopen();
+			for (int i = 0; i < 500; i++) {
+				assertThat(get(numberedKey(i))).as("key %d", i)
+					.isEqualTo(Entry.value(numberedKey(i), bytes("v" + i), 7));
+			}
+		}
+
+		@Test
+		void isLazy() {
+			Mono<Void> pending = StorageContractTest.this.storage.upsertAll(List.of(put("lazy", "v", 1)));
+			assertThat(get("lazy")).isNull();
+			StepVerifier.create(pending).expectComplete().verify(TIMEOUT);
+			assertThat(get("lazy")).isEqualTo(put("lazy", "v", 1));
 		}
 
 	}

@@ -99,10 +99,15 @@ final class LsmEngine {
 	// ---- write path
 
 	Mono<Void> upsert(Entry entry) {
-		return Mono.defer(() -> write(entry, System.nanoTime()));
+		return Mono.defer(() -> write(List.of(entry), System.nanoTime()));
 	}
 
-	private Mono<Void> write(Entry entry, long firstAttempt) {
+	/** Upserts {@code entries} with one WAL write (see {@link WalWriter#appendAll}). */
+	Mono<Void> upsertAll(List<Entry> entries) {
+		return Mono.defer(() -> entries.isEmpty() ? Mono.empty() : write(entries, System.nanoTime()));
+	}
+
+	private Mono<Void> write(List<Entry> entries, long firstAttempt) {
 		checkWritable();
 		if (mustStall(this.state.get())) {
 			CompletableFuture<Void> signal = this.flushed;
@@ -118,7 +123,7 @@ final class LsmEngine {
 					.onErrorResume((ex) -> Mono.empty())
 					.then(Mono.defer(() -> {
 						this.stats.stallNanos.add(System.nanoTime() - waitStart);
-						return write(entry, firstAttempt);
+						return write(entries, firstAttempt);
 					}));
 			}
 		}
@@ -129,9 +134,17 @@ final class LsmEngine {
 			checkWritable();
 			MemTableSlot slot = this.state.get().active();
 			wal = slot.wal();
-			wal.append(entry);
-			slot.memtable().put(entry);
-			memtableBytes = slot.memtable().sizeInBytes();
+			if (entries.size() == 1) {
+				wal.append(entries.get(0));
+			}
+			else {
+				wal.appendAll(entries);
+			}
+			MemTable memtable = slot.memtable();
+			for (Entry entry : entries) {
+				memtable.put(entry);
+			}
+			memtableBytes = memtable.sizeInBytes();
 		}
 		catch (IOException ex) {
 			fail(ex);
@@ -140,8 +153,12 @@ final class LsmEngine {
 		finally {
 			this.rotationLock.readLock().unlock();
 		}
-		this.stats.upserts.increment();
-		this.stats.walBytes.add(WalRecord.encodedSize(entry));
+		long walBytes = 0;
+		for (Entry entry : entries) {
+			walBytes += WalRecord.encodedSize(entry);
+		}
+		this.stats.upserts.add(entries.size());
+		this.stats.walBytes.add(walBytes);
 		if (memtableBytes >= this.options.memtableSize()) {
 			rotate(false);
 		}

@@ -1,6 +1,7 @@
 package io.quorumkv.storage.lsm;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
@@ -68,6 +69,14 @@ public final class LsmStorage implements Storage {
 	public Mono<Void> upsert(Entry entry) {
 		Objects.requireNonNull(entry, "entry");
 		return this.engine.upsert(entry);
+	}
+
+	/** All of {@code entries} in one WAL write, then into the memtable. */
+	@Override
+	public Mono<Void> upsertAll(List<Entry> entries) {
+		Objects.requireNonNull(entries, "entries");
+		List<Entry> copy = List.copyOf(entries);
+		return this.engine.upsertAll(copy);
 	}
 
 	@Override

@@ -3,6 +3,7 @@ package io.quorumkv.storage.lsm.wal;
 import static io.quorumkv.storage.contract.Entries.allByteValues;
 import static io.quorumkv.storage.contract.Entries.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -92,6 +93,81 @@ class WalWriterTest {
 			assertThat(entry.value()).hasSize((i * 37) % 5000);
 		}
 		assertThat(replayedEnds).isEqualTo(ends);
+	}
+
+	@Test
+	void appendAllWritesTheRecordsInTheirOrderAndReturnsThePositionAfterTheLast() throws IOException {
+		Path file = this.dir.resolve("wal-000003.log");
+		Entry first = Entry.value(bytes("a"), bytes("1"), 1);
+		Entry second = Entry.tombstone(bytes("b"), 2);
+		Entry third = Entry.value(bytes("c"), new byte[300], 3);
+		try (WalWriter writer = WalWriter.create(file, 3)) {
+			assertThat(writer.appendAll(List.of())).isZero();
+			long end = writer.appendAll(List.of(first, second, third));
+			assertThat(end).isEqualTo(writer.writtenPosition())
+				.isEqualTo(WalRecord.encodedSize(first) + WalRecord.encodedSize(second) + WalRecord.encodedSize(third));
+			assertThat(writer.append(first)).isEqualTo(end + WalRecord.encodedSize(first));
+		}
+		assertThat(Files.readAllBytes(file)).isEqualTo(concat(WalRecord.encode(first), WalRecord.encode(second),
+				WalRecord.encode(third), WalRecord.encode(first)));
+	}
+
+	@Test
+	void concurrentAppendAllsKeepEachListsOrderAndLoseNothing() throws Exception {
+		Path file = this.dir.resolve("wal-000004.log");
+		int threads = 4;
+		int lists = 500;
+		int perList = 7;
+		try (WalWriter writer = WalWriter.create(file, 4)) {
+			ExecutorService pool = Executors.newFixedThreadPool(threads);
+			try {
+				List<Future<?>> futures = new ArrayList<>();
+				for (int t = 0; t < threads; t++) {
+					int thread = t;
+					futures.add(pool.submit(() -> {
+						for (int l = 0; l < lists; l++) {
+							List<Entry> list = new ArrayList<>();
+							for (int i = 0; i < perList; i++) {
+								list.add(Entry.value(bytes(thread + "-" + l + "-" + i), new byte[(l * 31 + i) % 700],
+										l));
+							}
+							long end = writer.appendAll(list);
+							assertThat(end).isLessThanOrEqualTo(writer.writtenPosition());
+						}
+						return null;
+					}));
+				}
+				for (Future<?> future : futures) {
+					future.get(60, TimeUnit.SECONDS);
+				}
+			}
+			finally {
+				pool.shutdownNow();
+			}
+		}
+		List<Entry> replayed = new ArrayList<>();
+		WalReader.Replay replay = WalReader.replay(file, replayed::add);
+		assertThat(replay.tornTail()).isFalse();
+		assertThat(replayed).hasSize(threads * lists * perList);
+		// Per thread, the records come in the order appended: list by list, entry by
+		// entry.
+		int[] next = new int[threads];
+		for (Entry entry : replayed) {
+			String[] parts = new String(entry.key()).split("-");
+			int thread = Integer.parseInt(parts[0]);
+			int position = Integer.parseInt(parts[1]) * perList + Integer.parseInt(parts[2]);
+			assertThat(position).as("thread %d", thread).isEqualTo(next[thread]);
+			next[thread]++;
+		}
+	}
+
+	@Test
+	void appendAllToAClosedSegmentFails() throws IOException {
+		WalWriter writer = WalWriter.create(this.dir.resolve("wal-000005.log"), 5);
+		writer.close();
+		assertThatThrownBy(() -> writer.appendAll(List.of(Entry.value(bytes("k"), bytes("v"), 1))))
+			.isInstanceOf(IOException.class)
+			.hasMessageContaining("closed");
 	}
 
 	private static byte[] concat(byte[]... parts) {
