@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAccumulator;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
@@ -60,17 +59,11 @@ public final class MemTable {
 
 	private final AtomicLong bytes = new AtomicLong();
 
-	private final LongAccumulator minTimestamp = new LongAccumulator(Math::min, Long.MAX_VALUE);
-
-	private final LongAccumulator maxTimestamp = new LongAccumulator(Math::max, Long.MIN_VALUE);
-
 	/**
 	 * Keeps {@code entry} if it supersedes the kept one.
 	 * @return whether it was kept
 	 */
 	public boolean put(Entry entry) {
-		this.minTimestamp.accumulate(entry.timestamp());
-		this.maxTimestamp.accumulate(entry.timestamp());
 		IndexKey key = new IndexKey(entry.key());
 		Integer slot = this.index.get(key);
 		if (slot == null) {
@@ -88,7 +81,12 @@ public final class MemTable {
 			return false;
 		}
 		byte[] value = entry.value();
-		this.bytes.addAndGet(((value != null) ? value.length : 0) - replaced);
+		int growth = ((value != null) ? value.length : 0) - replaced;
+		if (growth != 0) {
+			// A same-size rewrite (the common case) leaves the shared counter alone:
+			// every event loop writes here, and an atomic add of 0 still takes the line.
+			this.bytes.addAndGet(growth);
+		}
 		return true;
 	}
 
@@ -139,14 +137,6 @@ public final class MemTable {
 
 	public int count() {
 		return this.index.size();
-	}
-
-	public long minTimestamp() {
-		return this.minTimestamp.get();
-	}
-
-	public long maxTimestamp() {
-		return this.maxTimestamp.get();
 	}
 
 	/** A key of the hash index: the bytes compared by content, the hash computed once. */

@@ -31,8 +31,6 @@ class MemTableTest {
 		assertThat(table.put(newer)).as("the same entry again").isFalse();
 		assertThat(table.get(bytes("k"))).isEqualTo(newer);
 		assertThat(table.count()).isOne();
-		assertThat(table.minTimestamp()).isEqualTo(5);
-		assertThat(table.maxTimestamp()).isEqualTo(20);
 	}
 
 	@Test
