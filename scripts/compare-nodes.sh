@@ -45,10 +45,20 @@ url="http://127.0.0.1:$port"
 
 pct() { wrk_pct "$@"; }
 rps() { wrk_rps "$1"; }
+# CPU time (user + system, clock ticks) of each node process so far, one line per node.
+nodes_cpu_ticks() {
+  local i pid
+  for i in $(seq 1 "$nodes"); do
+    pid="$(cat "$work/cluster/node$i/node.pid")"
+    # Fields 14 and 15 of /proc/PID/stat, counted after the command name's closing parenthesis.
+    sed 's/^.*) //' "/proc/$pid/stat" | awk '{ print $12 + $13 }'
+  done
+}
+ticks_per_second="$(getconf CLK_TCK)"
 
 {
-  echo "| variant | closed-loop PUT rps | PUT at $rate rps: p50 / p99 / p99.9 / max (ms) | achieved rps |"
-  echo "|---|---|---|---|"
+  echo "| variant | closed-loop PUT rps | PUT at $rate rps: p50 / p99 / p99.9 / max (ms) | achieved rps | nodes' CPU per request (µs) |"
+  echo "|---|---|---|---|---|"
 } >"$out/summary.md"
 for variant in "$@"; do
   IFS='|' read -r label opts args jar <<<"$variant"
@@ -58,11 +68,20 @@ for variant in "$@"; do
     --dir "$work/cluster" --fresh >/dev/null
   wrk -t1 -c"$conns" -d"$warmup" -s "$ROOT/scripts/wrk2/put.lua" "$url" >/dev/null
   wrk -t1 -c"$conns" -d"$duration" --latency -s "$ROOT/scripts/wrk2/put.lua" "$url" >"$out/$label-closed.txt"
+  cpu_before="$(nodes_cpu_ticks)"
   "$WRK_BIN" -t1 -c"$conns" -d"$rate_duration" -R"$rate" --u_latency -s "$ROOT/scripts/wrk2/put.lua" "$url" \
     >"$out/$label-rate.txt"
+  cpu_after="$(nodes_cpu_ticks)"
+  requests="$(awk '/requests in/ { print $1; exit }' "$out/$label-rate.txt")"
+  # The nodes' CPU over the constant-rate run divided by its requests: what a change that
+  # saves work should lower. The total goes to the summary, node by node to a file.
+  paste <(echo "$cpu_before") <(echo "$cpu_after") | awk -v hz="$ticks_per_second" -v n="${requests:-0}" \
+    '{ printf "node%d %.1f us per request\n", NR, (n > 0) ? ($2 - $1) / hz * 1e6 / n : 0 }' >"$out/$label-cpu.txt"
+  cpu_per_request="$(paste <(echo "$cpu_before") <(echo "$cpu_after") | awk -v hz="$ticks_per_second" \
+    -v n="${requests:-0}" '{ t += $2 - $1 } END { if (n > 0) printf "%.1f", t / hz * 1e6 / n; else printf "n/a" }')"
   "$CLUSTER" down --dir "$work/cluster" >/dev/null
   r="$out/$label-rate.txt"
-  echo "| $label | $(rps "$out/$label-closed.txt") | $(pct "$r" 50) / $(pct "$r" 99) / $(pct "$r" 99.9) / $(pct "$r" 100) | $(rps "$r") |" \
+  echo "| $label | $(rps "$out/$label-closed.txt") | $(pct "$r" 50) / $(pct "$r" 99) / $(pct "$r" 99.9) / $(pct "$r" 100) | $(rps "$r") | $cpu_per_request |" \
     >>"$out/summary.md"
 done
 echo "raw outputs: $out" >&2
