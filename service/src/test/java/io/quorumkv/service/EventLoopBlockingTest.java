@@ -32,16 +32,16 @@ import org.springframework.web.reactive.function.client.WebClient;
  *
  * <p>
  * Two short waits are allowed, deliberately, and documented in docs/performance.md: the
- * LSM's WAL append ({@code WalWriter.append}: a leader/follower group write of the queued
- * records into the page cache, under a lock held for that write only; no fsync, which
- * runs on the syncer thread), and handing a task to a bounded worker pool
- * ({@code ThreadPoolExecutor.execute}, whose queue insert takes a lock; the H2 and Derby
- * backends and the hint store run their JDBC/R2DBC work on such pools). And one in a
- * library: Resilience4j's circuit breaker records each call's outcome in its sliding
- * window under a lock. And one in Netty itself: its adaptive buffer allocator takes a
- * {@code StampedLock} when it grows its set of magazines under contention (seen once in
- * CI, in Netty's own read path, not after any QuorumKV code; Netty 4.2.18's BlockHound
- * integration does not list it). Anything else fails the test.
+ * LSM's WAL append ({@code WalWriter.append}, and {@code appendAll} for a replica's
+ * batch: a leader/follower group write of the queued records into the page cache, under a
+ * lock held for that write only; no fsync, which runs on the syncer thread), and handing
+ * a task to a bounded worker pool ({@code ThreadPoolExecutor.execute}, whose queue insert
+ * takes a lock; the H2 and Derby backends and the hint store run their JDBC/R2DBC work on
+ * such pools). And one in a library: Resilience4j's circuit breaker records each call's
+ * outcome in its sliding window under a lock. And one in Netty itself: its adaptive
+ * buffer allocator takes a {@code StampedLock} when it grows its set of magazines under
+ * contention (seen once in CI, in Netty's own read path, not after any QuorumKV code;
+ * Netty 4.2.18's BlockHound integration does not list it). Anything else fails the test.
  *
  * <p>
  * Runs in a JVM of its own (see the service's pom): BlockHound cannot be uninstalled.
@@ -58,6 +58,7 @@ class EventLoopBlockingTest {
 		BlockHound.builder()
 			.loadIntegrations()
 			.allowBlockingCallsInside("io.quorumkv.storage.lsm.wal.WalWriter", "append")
+			.allowBlockingCallsInside("io.quorumkv.storage.lsm.wal.WalWriter", "appendAll")
 			.allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "execute")
 			.allowBlockingCallsInside("io.github.resilience4j.core.metrics.FixedSizeSlidingWindowMetrics", "record")
 			.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines")
