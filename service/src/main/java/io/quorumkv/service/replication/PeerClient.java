@@ -254,9 +254,9 @@ public final class PeerClient implements AutoCloseable {
 		TimeLimiter limiter = this.limiters.timeLimiter(id);
 		return Mono.defer(() -> {
 			long start = System.nanoTime();
-			// Resilience4j's TimeLimiterOperator is Mono.timeout on the parallel
-			// scheduler:
-			// the same limiter and its events, with the timer on this event loop.
+			// What Resilience4j's TimeLimiterOperator does (the same limiter, its events
+			// and metrics), with the timer on this event loop, not the parallel
+			// scheduler.
 			return call.timeout(limiter.getTimeLimiterConfig().getTimeoutDuration(), this.deadlines)
 				.doOnSuccess((ignored) -> limiter.onSuccess())
 				.doOnError(limiter::onError)
