@@ -134,12 +134,7 @@ final class LsmEngine {
 			checkWritable();
 			MemTableSlot slot = this.state.get().active();
 			wal = slot.wal();
-			if (entries.size() == 1) {
-				wal.append(entries.get(0));
-			}
-			else {
-				wal.appendAll(entries);
-			}
+			wal.appendAll(entries);
 			MemTable memtable = slot.memtable();
 			for (Entry entry : entries) {
 				memtable.put(entry);

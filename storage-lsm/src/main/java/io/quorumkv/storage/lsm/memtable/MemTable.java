@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * The in-memory sorted write buffer: per key only the greatest entry by
  * {@link EntryOrder}, replaced under a per-slot lock so that concurrent upserts never
  * lose an update. Tracks its size (entry bytes plus a per-entry overhead) to decide when
- * to freeze, and its timestamp range for compaction's tombstone checks.
+ * to freeze (a flushed table's timestamp range is computed by its builder).
  *
  * <p>
  * Each key has one slot holding its version ({@link Slots}), reachable two ways by its

@@ -108,6 +108,10 @@ public final class WalWriter implements AutoCloseable {
 		if (entries.isEmpty()) {
 			return this.writtenPosition;
 		}
+		if (entries.size() == 1) {
+			// A single upsert's path: no array of pendings to check.
+			return append(entries.get(0));
+		}
 		Pending[] mine = new Pending[entries.size()];
 		for (int i = 0; i < mine.length; i++) {
 			mine[i] = new Pending(entries.get(i));
