@@ -77,8 +77,8 @@ for variant in "$@"; do
   # saves work should lower. The total goes to the summary, node by node to a file.
   paste <(echo "$cpu_before") <(echo "$cpu_after") | awk -v hz="$ticks_per_second" -v n="${requests:-0}" \
     '{ printf "node%d %.1f us per request\n", NR, (n > 0) ? ($2 - $1) / hz * 1e6 / n : 0 }' >"$out/$label-cpu.txt"
-  cpu_per_request="$(paste <(echo "$cpu_before") <(echo "$cpu_after") | awk -v hz="$ticks_per_second" \
-    -v n="${requests:-0}" '{ t += $2 - $1 } END { if (n > 0) printf "%.1f", t / hz * 1e6 / n; else printf "n/a" }')"
+  cpu_per_request="$(awk -v n="${requests:-0}" '{ t += $2 } END { if (n > 0) printf "%.1f", t; else printf "n/a" }' \
+    "$out/$label-cpu.txt")"
   "$CLUSTER" down --dir "$work/cluster" >/dev/null
   r="$out/$label-rate.txt"
   echo "| $label | $(rps "$out/$label-closed.txt") | $(pct "$r" 50) / $(pct "$r" 99) / $(pct "$r" 99.9) / $(pct "$r" 100) | $(rps "$r") | $cpu_per_request |" \
