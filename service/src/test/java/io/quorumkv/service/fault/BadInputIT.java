@@ -26,6 +26,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -45,6 +46,10 @@ import org.springframework.test.context.DynamicPropertySource;
 				"quorumkv.http.read-timeout=2s" })
 @AutoConfigureMetrics
 @ExtendWith(OutputCaptureExtension.class)
+// The context closes with the class, before JUnit deletes its static data folder; cached,
+// it would close at JVM exit into a deleted folder (H2 then re-creates it for its trace
+// file).
+@DirtiesContext
 class BadInputIT {
 
 	static final String SECRET = "fuzz-secret-4f1c9a";

@@ -34,6 +34,7 @@ import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -45,6 +46,10 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 @SpringBootTest(classes = QuorumKvApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "quorumkv.http.max-body-size=2MB", "quorumkv.http.max-key-size=1KB" })
 @AutoConfigureMetrics
+// The context closes with the class, before JUnit deletes its static data folder; cached,
+// it would close at JVM exit into a deleted folder (H2 then re-creates it for its trace
+// file).
+@DirtiesContext
 class EntityApiTest {
 
 	@TempDir

@@ -23,6 +23,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.reactive.function.server.RouterFunction;
@@ -47,6 +48,10 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 		properties = { "quorumkv.http.max-body-size=16KB", "quorumkv.http.max-key-size=1KB",
 				"quorumkv.http.max-in-flight=4", "server.netty.idle-timeout=3s" })
 @Timeout(120)
+// The context closes with the class, before JUnit deletes its static data folder; cached,
+// it would close at JVM exit into a deleted folder (H2 then re-creates it for its trace
+// file).
+@DirtiesContext
 class KeepAliveAfterRefusalTest {
 
 	private static final int ROUNDS = 30;

@@ -33,6 +33,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ApplicationContext;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -50,6 +51,10 @@ import org.springframework.web.reactive.function.server.RouterFunction;
 				"quorumkv.cluster.connect-timeout=200ms", "quorumkv.storage.lsm.memtable-size=16KB",
 				"quorumkv.storage.lsm.level0-compaction-trigger=2" })
 @AutoConfigureMetrics
+// The context closes with the class, before JUnit deletes its static data folder; cached,
+// it would close at JVM exit into a deleted folder (H2 then re-creates it for its trace
+// file).
+@DirtiesContext
 class OperatorDocsTest {
 
 	static final Path DOCS = Path.of("..", "docs").toAbsolutePath().normalize();

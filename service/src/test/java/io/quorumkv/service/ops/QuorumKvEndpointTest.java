@@ -19,6 +19,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.MediaType;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -33,6 +34,10 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 				"quorumkv.cluster.secret=endpoint-test-secret", "quorumkv.cluster.replica-timeout=500ms",
 				"quorumkv.cluster.connect-timeout=200ms", "quorumkv.storage.lsm.memtable-size=64KB",
 				"quorumkv.cluster.hints.delivery-interval=10s" })
+// The context closes with the class, before JUnit deletes its static data folder; cached,
+// it would close at JVM exit into a deleted folder (H2 then re-creates it for its trace
+// file).
+@DirtiesContext
 class QuorumKvEndpointTest {
 
 	@TempDir
