@@ -2,6 +2,10 @@ package io.quorumkv.service.support;
 
 import java.time.Duration;
 
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 /** Clients of a node under test on loopback. */
@@ -10,12 +14,26 @@ public final class TestClients {
 	private TestClients() {
 	}
 
-	/** A client of the node on {@code port}: 30 s answer timeout, bodies up to 8 MB. */
+	/**
+	 * A client of the node on {@code port}: 30 s answer timeout, bodies up to 8 MB.
+	 * <p>
+	 * Every answer's body is read whole as it arrives and handed on as a heap copy: a
+	 * test that only checks the status ({@code exchange().expectStatus()}) never reads
+	 * the body, and WebTestClient then leaves the answer's Netty buffers unreleased
+	 * (spring-projects/spring-framework#31335), which Netty reports as a leak when they
+	 * are collected.
+	 */
 	public static WebTestClient forPort(int port) {
 		return WebTestClient.bindToServer()
 			.baseUrl("http://127.0.0.1:" + port)
 			.responseTimeout(Duration.ofSeconds(30))
 			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(8 << 20))
+			.filter((request, next) -> next.exchange(request)
+				.flatMap((response) -> response.bodyToMono(byte[].class)
+					.map((body) -> response.mutate()
+						.body(Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body)))
+						.build())
+					.switchIfEmpty(Mono.fromSupplier(() -> response.mutate().body(Flux.empty()).build()))))
 			.build();
 	}
 
