@@ -4,7 +4,7 @@
 # (wrk) and the latency of a constant-rate PUT load (wrk2), stop it. The figures of
 # docs/performance.md for the GC choice and the other "keep only if it helps" changes.
 #
-#   scripts/compare-nodes.sh [--nodes N] [--replicas ACK/FROM] [--rate RPS] VARIANT...
+#   scripts/compare-nodes.sh [--nodes N] [--replicas ACK/FROM] [--rate RPS] [--backend lsm|h2|derby] VARIANT...
 #   VARIANT: "label|JVM options|node arguments[|jar]", e.g.
 #   scripts/compare-nodes.sh --rate 8000 "g1|-Xmx1g -XX:+UseG1GC|" "zgc|-Xmx1g -XX:+UseZGC|"
 #   (the jar, default service/target/quorumkv.jar, compares two builds: copy one aside first)
@@ -20,11 +20,13 @@ CLUSTER="$ROOT/scripts/cluster.sh"
 nodes=1
 replicas=""
 rate=5000
+backend=lsm
 while [ $# -gt 0 ]; do
   case "$1" in
     --nodes) nodes="$2"; shift 2 ;;
     --replicas) replicas="$2"; shift 2 ;;
     --rate) rate="$2"; shift 2 ;;
+    --backend) backend="$2"; shift 2 ;;
     *) break ;;
   esac
 done
@@ -64,7 +66,7 @@ for variant in "$@"; do
   IFS='|' read -r label opts args jar <<<"$variant"
   echo "[$(date -u +%H:%M:%S)] $label: up ($nodes node(s), JVM '$opts', args '$args'${jar:+, $jar})" >&2
   # An empty QKV_JAR is cluster.sh's default build.
-  QKV_JAR="$jar" QKV_JAVA_OPTS="$opts" QKV_NODE_ARGS="$args" "$CLUSTER" up --nodes "$nodes" --base-port "$port" \
+  QKV_JAR="$jar" QKV_JAVA_OPTS="$opts" QKV_NODE_ARGS="$args" "$CLUSTER" up --nodes "$nodes" --backend "$backend" --base-port "$port" \
     --dir "$work/cluster" --fresh >/dev/null
   wrk -t1 -c"$conns" -d"$warmup" -s "$ROOT/scripts/wrk2/put.lua" "$url" >/dev/null
   wrk -t1 -c"$conns" -d"$duration" --latency -s "$ROOT/scripts/wrk2/put.lua" "$url" >"$out/$label-closed.txt"
