@@ -2,6 +2,8 @@ package io.quorumkv.bench;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -15,6 +17,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -33,6 +36,7 @@ import org.openjdk.jmh.infra.Blackhole;
  * <ul>
  * <li>{@link #put}: upsert of a random existing key with a random value and a newer
  * timestamp (an overwrite that wins last-write-wins);</li>
+ * <li>{@link #putList32}: 32 such upserts in one {@code upsertAll};</li>
  * <li>{@link #getPresent}: get of a random existing key;</li>
  * <li>{@link #getAbsent}: get of a key never written that sorts between existing ones
  * (bloom filter or index work, no key-range shortcut);</li>
@@ -52,6 +56,9 @@ import org.openjdk.jmh.infra.Blackhole;
 @Warmup(iterations = 3, time = 5)
 @Measurement(iterations = 5, time = 5)
 public class StorageBenchmark {
+
+	/** Entries of one {@link #putList32} call. */
+	static final int LIST_LENGTH = 32;
 
 	/** Entries {@link #scan1000} consumes. */
 	static final int SCAN_LENGTH = 1000;
@@ -101,6 +108,24 @@ public class StorageBenchmark {
 				this.keySpace.value(random.nextInt()), this.clock.incrementAndGet());
 		storage().upsert(entry).block();
 		return entry;
+	}
+
+	/**
+	 * {@link #put}'s writes {@value #LIST_LENGTH} at a time through
+	 * {@link Storage#upsertAll} (a replica applying a coordinator's batch); scored per
+	 * entry, like {@link #put}.
+	 */
+	@Benchmark
+	@OperationsPerInvocation(LIST_LENGTH)
+	public List<Entry> putList32() {
+		ThreadLocalRandom random = ThreadLocalRandom.current();
+		List<Entry> entries = new ArrayList<>(LIST_LENGTH);
+		for (int i = 0; i < LIST_LENGTH; i++) {
+			entries.add(Entry.value(this.keySpace.present(random.nextInt(this.keys)),
+					this.keySpace.value(random.nextInt()), this.clock.incrementAndGet()));
+		}
+		storage().upsertAll(entries).block();
+		return entries;
 	}
 
 	@Benchmark

@@ -610,6 +610,48 @@ public abstract class StorageContractTest {
 		}
 
 		@Test
+		void overlappingListsFromManyThreadsConvergeToTheGreatestEntries() throws Exception {
+			// Lists that share keys, each in its own order: a backend that keeps a list
+			// in one transaction must neither deadlock nor lose an entry to another.
+			int threads = 6;
+			int listsPerThread = 40;
+			int keys = 24;
+			Random random = new Random(4321);
+			List<List<List<Entry>>> plans = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				List<List<Entry>> lists = new ArrayList<>();
+				for (int l = 0; l < listsPerThread; l++) {
+					List<Entry> list = new ArrayList<>();
+					for (int i = 0; i < 12; i++) {
+						byte[] key = numberedKey(random.nextInt(keys));
+						long ts = random.nextInt(500);
+						list.add(random.nextInt(6) == 0 ? Entry.tombstone(key, ts)
+								: Entry.value(key, Entries.randomBytes(random, 1 + random.nextInt(4)), ts));
+					}
+					lists.add(list);
+				}
+				plans.add(lists);
+			}
+			runConcurrently(threads, (t) -> {
+				for (List<Entry> list : plans.get(t)) {
+					StepVerifier.create(StorageContractTest.this.storage.upsertAll(list))
+						.expectComplete()
+						.verify(TIMEOUT);
+				}
+			});
+			for (int k = 0; k < keys; k++) {
+				byte[] key = numberedKey(k);
+				Entry expected = plans.stream()
+					.flatMap(List::stream)
+					.flatMap(List::stream)
+					.filter((entry) -> Arrays.equals(entry.key(), key))
+					.max(EntryOrder.INSTANCE)
+					.orElse(null);
+				assertThat(get(key)).as("key %d", k).isEqualTo(expected);
+			}
+		}
+
+		@Test
 		void simultaneousVersionsConvergeRoundByRound() throws Exception {
 			// Every round, all threads upsert their version of one fresh key at the same
 			// moment:

@@ -1,6 +1,8 @@
 package io.quorumkv.storage.h2;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -16,7 +18,10 @@ import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.StorageOverloadedException;
 import io.quorumkv.storage.StorageStats;
 import io.r2dbc.pool.ConnectionPool;
+import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Readable;
+import io.r2dbc.spi.Result;
+import io.r2dbc.spi.Statement;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -100,20 +105,75 @@ public final class H2Storage implements Storage {
 	@Override
 	public Mono<Void> upsert(Entry entry) {
 		Objects.requireNonNull(entry, "entry");
-		Mono<Void> merge = Mono
-			.defer(() -> bindValue(this.client.sql(H2Schema.UPSERT).bind(0, entry.key()), entry)
-				.bind(2, entry.timestamp())
-				.fetch()
-				.rowsUpdated()
-				.then())
-			.retryWhen(Retry.max(this.options.maxUpsertRetries())
-				.filter(H2Errors::isRetryableConflict)
-				.doBeforeRetry((signal) -> this.metrics.upsertRetries.increment()))
-			.doOnSuccess((ignored) -> this.completedWrites.incrementAndGet());
-		if (this.options.durability() == H2Durability.SYNC_EACH_WRITE) {
-			merge = merge.then(checkpointSync());
+		Mono<Void> merge = Mono.defer(
+				() -> bindValue(this.client.sql(H2Schema.UPSERT).bind(0, entry.key()), entry).bind(2, entry.timestamp())
+					.fetch()
+					.rowsUpdated()
+					.then());
+		return guard("upsert", 1, durable(retried(merge), 1));
+	}
+
+	/**
+	 * Keeps the entries in one transaction, one statement with a binding per entry: one
+	 * commit for the list where {@link #upsert} pays one per entry (and, when every write
+	 * is synced, one sync). The rows are merged in key order, so two lists that share
+	 * keys cannot deadlock on each other; a conflict rolls the whole list back and runs
+	 * it again, as it does for one entry.
+	 */
+	@Override
+	public Mono<Void> upsertAll(List<Entry> entries) {
+		List<Entry> sorted = new ArrayList<>(entries);
+		sorted.forEach((entry) -> Objects.requireNonNull(entry, "entry"));
+		if (sorted.isEmpty()) {
+			return Mono.empty();
 		}
-		return guard("upsert", this.metrics.upserts, this.metrics.upsertFailures, merge);
+		// Stable: entries of one key keep their list order, which does not matter either
+		// (each is compared with the row the one before left).
+		sorted.sort(Comparator.comparing(Entry::key, Keys.ORDER));
+		// The statement and the commit are built once the step before them ended,
+		// whatever
+		// the driver does eagerly; a retry takes another connection and starts over.
+		Mono<Void> merge = this.client.inConnection((connection) -> Mono.from(connection.beginTransaction())
+			.thenMany(Flux.defer(() -> upsertStatement(connection, sorted).execute()))
+			.concatMap(Result::getRowsUpdated)
+			.then(Mono.defer(() -> Mono.from(connection.commitTransaction())))
+			.onErrorResume((ex) -> Mono.from(connection.rollbackTransaction()).onErrorComplete().then(Mono.error(ex))));
+		return guard("upsert", sorted.size(), durable(retried(merge), sorted.size()));
+	}
+
+	private static Statement upsertStatement(Connection connection, List<Entry> entries) {
+		Statement statement = connection.createStatement(H2Schema.UPSERT);
+		for (int i = 0; i < entries.size(); i++) {
+			if (i > 0) {
+				statement.add();
+			}
+			Entry entry = entries.get(i);
+			statement.bind(0, entry.key());
+			if (entry.value() != null) {
+				statement.bind(1, entry.value());
+			}
+			else {
+				statement.bindNull(1, byte[].class);
+			}
+			statement.bind(2, entry.timestamp());
+		}
+		return statement;
+	}
+
+	/**
+	 * {@code merge} run again after a conflict: two concurrent inserts of a new key fail
+	 * one with a duplicate key, which then finds the row.
+	 */
+	private Mono<Void> retried(Mono<Void> merge) {
+		return merge.retryWhen(Retry.max(this.options.maxUpsertRetries())
+			.filter(H2Errors::isRetryableConflict)
+			.doBeforeRetry((signal) -> this.metrics.upsertRetries.increment()));
+	}
+
+	/** Counts {@code writes} completed, and syncs them when every write is synced. */
+	private Mono<Void> durable(Mono<Void> merge, int writes) {
+		Mono<Void> counted = merge.doOnSuccess((ignored) -> this.completedWrites.addAndGet(writes));
+		return (this.options.durability() == H2Durability.SYNC_EACH_WRITE) ? counted.then(checkpointSync()) : counted;
 	}
 
 	@Override
@@ -234,11 +294,20 @@ public final class H2Storage implements Storage {
 	}
 
 	private <T> Mono<T> guard(String operation, LongAdder calls, LongAdder failures, Mono<T> work) {
+		return guard(operation, calls, 1, failures, work);
+	}
+
+	/** The upserts' guard: {@code entries} counted as upserts, a failed call once. */
+	private Mono<Void> guard(String operation, int entries, Mono<Void> work) {
+		return guard(operation, this.metrics.upserts, entries, this.metrics.upsertFailures, work);
+	}
+
+	private <T> Mono<T> guard(String operation, LongAdder calls, int count, LongAdder failures, Mono<T> work) {
 		return Mono.defer(() -> {
 			if (this.closed.get()) {
 				return Mono.<T>error(new StorageClosedException(H2Errors.BACKEND));
 			}
-			calls.increment();
+			calls.add(count);
 			return work.subscribeOn(this.connections.scheduler());
 		}).onErrorMap((ex) -> {
 			failures.increment();

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.quorumkv.storage.Entry;
@@ -118,10 +119,14 @@ class H2StorageTest {
 			storage.upsert(Entry.value(bytes("a"), bytes("1"), 1)).block(TIMEOUT);
 			storage.flush().block(TIMEOUT);
 			storage.upsert(Entry.tombstone(bytes("b"), 2)).block(TIMEOUT);
+			storage.upsertAll(List.of(Entry.value(bytes("c"), bytes("3"), 3), Entry.tombstone(bytes("d"), 4)))
+				.block(TIMEOUT);
 		}
 		try (H2Storage storage = H2Storage.open(options)) {
 			assertThat(storage.get(bytes("a")).block(TIMEOUT)).isEqualTo(Entry.value(bytes("a"), bytes("1"), 1));
 			assertThat(storage.get(bytes("b")).block(TIMEOUT)).isEqualTo(Entry.tombstone(bytes("b"), 2));
+			assertThat(storage.get(bytes("c")).block(TIMEOUT)).isEqualTo(Entry.value(bytes("c"), bytes("3"), 3));
+			assertThat(storage.get(bytes("d")).block(TIMEOUT)).isEqualTo(Entry.tombstone(bytes("d"), 4));
 		}
 	}
 
@@ -200,9 +205,12 @@ class H2StorageTest {
 			storage.upsert(Entry.value(bytes("a"), bytes("1"), 1)).block(TIMEOUT);
 			storage.get(bytes("a")).block(TIMEOUT);
 			storage.scan(bytes("a"), null).blockLast(TIMEOUT);
+			// A list counts its entries.
+			storage.upsertAll(List.of(Entry.value(bytes("b"), bytes("2"), 1), Entry.tombstone(bytes("c"), 1)))
+				.block(TIMEOUT);
 			StorageStats stats = storage.stats();
 			assertThat(stats.backend()).isEqualTo("h2");
-			assertThat(stats.counters()).containsEntry("upserts", 1L)
+			assertThat(stats.counters()).containsEntry("upserts", 3L)
 				.containsEntry("gets", 1L)
 				.containsEntry("scans", 1L)
 				.containsEntry("scan.rows", 1L);
@@ -225,6 +233,12 @@ class H2StorageTest {
 			assertThatThrownBy(() -> storage.upsert(Entry.value(key, bytes("v"), 1)).block(TIMEOUT))
 				.isInstanceOf(io.quorumkv.storage.StorageException.class)
 				.hasMessageStartingWith("h2 upsert failed");
+			// In a list, the whole list is rolled back: nothing of it is kept.
+			assertThatThrownBy(() -> storage
+				.upsertAll(List.of(Entry.value(bytes("first"), bytes("v"), 1), Entry.value(key, bytes("v"), 1)))
+				.block(TIMEOUT)).isInstanceOf(io.quorumkv.storage.StorageException.class)
+				.hasMessageStartingWith("h2 upsert failed");
+			assertThat(storage.get(bytes("first")).block(TIMEOUT)).isNull();
 		}
 	}
 
