@@ -131,8 +131,10 @@ public final class H2Storage implements Storage {
 		// (each is compared with the row the one before left).
 		sorted.sort(Comparator.comparing(Entry::key, Keys.ORDER));
 		// The statement and the commit are built once the step before them ended,
-		// whatever
-		// the driver does eagerly; a retry takes another connection and starts over.
+		// whatever the driver does eagerly; a retry takes another connection and
+		// starts over. A list cancelled inside its transaction (its caller gave up)
+		// leaves nothing behind: r2dbc-pool rolls back a connection released while
+		// in a transaction.
 		Mono<Void> merge = this.client.inConnection((connection) -> Mono.from(connection.beginTransaction())
 			.thenMany(Flux.defer(() -> upsertStatement(connection, sorted).execute()))
 			.concatMap(Result::getRowsUpdated)
