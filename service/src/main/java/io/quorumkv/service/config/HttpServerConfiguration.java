@@ -1,6 +1,7 @@
 package io.quorumkv.service.config;
 
-import java.time.Duration;
+import io.quorumkv.service.http.ConnectionTimeouts;
+import reactor.netty.NettyPipeline;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
@@ -8,22 +9,37 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Bounds how long a client may take to send a request body.
- * {@code server.netty.idle-timeout} only closes connections idle <em>between</em>
- * requests: a client that sends headers announcing a body and then goes silent would hold
- * the connection, and a public request slot of {@code quorumkv.http.max-in-flight},
- * forever. Reactor Netty's read timeout closes the connection once no byte of the body
- * arrived for {@code quorumkv.http.read-timeout} (default 30 s).
+ * Bounds how long a client may hold a connection without sending.
+ * <ul>
+ * <li>{@code quorumkv.http.read-timeout} (30 s): a client that sends headers announcing a
+ * body and then goes silent would otherwise hold the connection, and a public request
+ * slot of {@code quorumkv.http.max-in-flight}, forever; once no byte of the body arrived
+ * for that long it is answered 408 and the connection closed.</li>
+ * <li>{@code quorumkv.http.idle-timeout} (60 s): a connection with no request under way
+ * is closed after that long without a byte from the client.</li>
+ * </ul>
+ * Over HTTP/1.1 both are kept by one {@link ConnectionTimeouts} handler per connection.
+ * With {@code server.http2.enabled=true} Reactor Netty's own per-request read timeout and
+ * idle timeout do it, since the pipeline of an HTTP/2 connection has no HTTP/1.1 codec
+ * for that handler to follow.
  */
 @Configuration(proxyBeanMethods = false)
 public class HttpServerConfiguration {
 
 	@Bean
-	NettyServerCustomizer requestReadTimeout(@Value("${quorumkv.http.read-timeout:30s}") Duration readTimeout) {
-		if (readTimeout.isNegative() || readTimeout.isZero()) {
-			throw new IllegalArgumentException("quorumkv.http.read-timeout must be positive");
+	NettyServerCustomizer connectionTimeouts(QuorumKvProperties properties,
+			@Value("${server.http2.enabled:false}") boolean http2) {
+		QuorumKvProperties.HttpProperties http = properties.http();
+		if (http2) {
+			return (server) -> server.readTimeout(http.readTimeout()).idleTimeout(http.idleTimeout());
 		}
-		return (server) -> server.readTimeout(readTimeout);
+		return (server) -> server.doOnChannelInit((observer, channel, remote) -> {
+			if (channel.pipeline().get(NettyPipeline.HttpCodec) != null) {
+				channel.pipeline()
+					.addAfter(NettyPipeline.HttpCodec, ConnectionTimeouts.NAME,
+							new ConnectionTimeouts(http.readTimeout(), http.idleTimeout()));
+			}
+		});
 	}
 
 }

@@ -320,10 +320,15 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param directRoute serve GET, PUT and DELETE of /v0/entity and the replicas' batch
 	 * calls straight from Reactor Netty instead of through Spring WebFlux (same API, same
 	 * quorumkv.requests timers; no http.server.requests observation for them)
+	 * @param readTimeout a request whose body stops arriving for this long is answered
+	 * 408 and its connection closed
+	 * @param idleTimeout a connection with no request under way is closed after this long
+	 * without a byte from its client
 	 */
 	public record HttpProperties(@DefaultValue("4MB") DataSize maxBodySize, @DefaultValue("1KB") DataSize maxKeySize,
 			@DefaultValue("1024") int maxInFlight, @DefaultValue("256MB") DataSize maxBufferedBodies,
-			@DefaultValue("true") boolean directRoute) {
+			@DefaultValue("true") boolean directRoute, @DefaultValue("30s") Duration readTimeout,
+			@DefaultValue("60s") Duration idleTimeout) {
 
 		public HttpProperties {
 			if (maxBodySize.toBytes() < 1 || maxBodySize.toBytes() > Integer.MAX_VALUE - 64) {
@@ -338,6 +343,12 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			if (maxBufferedBodies.toBytes() < maxBodySize.toBytes()) {
 				throw new IllegalArgumentException(
 						"quorumkv.http.max-buffered-bodies must be at least quorumkv.http.max-body-size");
+			}
+			if (readTimeout.isNegative() || readTimeout.isZero()) {
+				throw new IllegalArgumentException("quorumkv.http.read-timeout must be positive");
+			}
+			if (idleTimeout.isNegative() || idleTimeout.isZero()) {
+				throw new IllegalArgumentException("quorumkv.http.idle-timeout must be positive");
 			}
 		}
 

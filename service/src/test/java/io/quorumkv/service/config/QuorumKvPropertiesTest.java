@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 
 import io.quorumkv.service.cluster.PlacementStrategy;
@@ -36,6 +37,8 @@ class QuorumKvPropertiesTest {
 		assertThat(properties.storage().derby().toOptions(dir)).isEqualTo(DerbyStorageOptions.defaults(dir));
 		assertThat(properties.cluster().placement()).isEqualTo(PlacementStrategy.RENDEZVOUS);
 		assertThat(properties.http().maxKeySize().toBytes()).isEqualTo(1024);
+		assertThat(properties.http().readTimeout()).isEqualTo(Duration.ofSeconds(30));
+		assertThat(properties.http().idleTimeout()).isEqualTo(Duration.ofSeconds(60));
 	}
 
 	@Test
@@ -64,6 +67,10 @@ class QuorumKvPropertiesTest {
 			.hasRootCauseMessage("quorumkv.http.max-in-flight must be at least 1");
 		assertThatThrownBy(() -> bind(Map.of("quorumkv.cluster.replica-timeout", "0s")))
 			.hasRootCauseMessage("quorumkv.cluster.replica-timeout must be positive");
+		assertThatThrownBy(() -> bind(Map.of("quorumkv.http.read-timeout", "0s")))
+			.hasRootCauseMessage("quorumkv.http.read-timeout must be positive");
+		assertThatThrownBy(() -> bind(Map.of("quorumkv.http.idle-timeout", "-1s")))
+			.hasRootCauseMessage("quorumkv.http.idle-timeout must be positive");
 	}
 
 	@Test

@@ -42,7 +42,7 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 @SpringBootTest(classes = QuorumKvApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "quorumkv.http.max-body-size=64KB", "quorumkv.http.max-key-size=1KB",
-				"quorumkv.cluster.secret=" + BadInputIT.SECRET, "server.netty.idle-timeout=2s",
+				"quorumkv.cluster.secret=" + BadInputIT.SECRET, "quorumkv.http.idle-timeout=2s",
 				"quorumkv.http.read-timeout=2s" })
 @AutoConfigureMetrics
 @ExtendWith(OutputCaptureExtension.class)

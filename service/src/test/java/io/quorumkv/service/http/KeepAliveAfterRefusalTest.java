@@ -46,7 +46,7 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 @SpringBootTest(classes = { QuorumKvApplication.class, KeepAliveAfterRefusalTest.SlowRoute.class },
 		webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "quorumkv.http.max-body-size=16KB", "quorumkv.http.max-key-size=1KB",
-				"quorumkv.http.max-in-flight=4", "server.netty.idle-timeout=3s" })
+				"quorumkv.http.max-in-flight=4", "quorumkv.http.idle-timeout=3s" })
 @Timeout(120)
 // The context closes with the class, before JUnit deletes its static data folder; cached,
 // it would close at JVM exit into a deleted folder (H2 then re-creates it for its trace
