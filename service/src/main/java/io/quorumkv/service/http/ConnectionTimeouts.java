@@ -35,6 +35,12 @@ import org.jspecify.annotations.Nullable;
  * time stamp; the one timer of the connection re-arms itself when it fires early.
  *
  * <p>
+ * One difference: the read timeout of a pipelined request's body runs from its head's
+ * arrival, also while an earlier request on the connection is still being answered
+ * (Reactor Netty starts it when it gets to that request). Requests here end within their
+ * deadline, seconds at most, far below the read timeout.
+ *
+ * <p>
  * Sits right after the HTTP codec, so it sees decoded requests coming in and the response
  * parts Reactor Netty writes going out. All its methods run on the connection's event
  * loop.
