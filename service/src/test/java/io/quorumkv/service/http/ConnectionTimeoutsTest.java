@@ -65,11 +65,7 @@ class ConnectionTimeoutsTest {
 
 	@Test
 	void aConnectionThatSendsNothingIsClosedAfterTheIdleTimeout() {
-		after(59);
-		assertThat(this.channel.isOpen()).isTrue();
-		after(2);
-		assertThat(this.channel.isOpen()).isFalse();
-		assertThat(this.errors).isEmpty();
+		assertClosedByTheIdleTimeoutOnly();
 	}
 
 	@Test
@@ -121,11 +117,7 @@ class ConnectionTimeoutsTest {
 		this.channel.writeInbound(fullRequest());
 		after(50);
 		this.channel.writeOutbound(response(HttpResponseStatus.OK));
-		after(59);
-		assertThat(this.channel.isOpen()).isTrue();
-		after(2);
-		assertThat(this.channel.isOpen()).isFalse();
-		assertThat(this.errors).isEmpty();
+		assertClosedByTheIdleTimeoutOnly();
 	}
 
 	@Test
@@ -172,6 +164,18 @@ class ConnectionTimeoutsTest {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new ConnectionTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(-1)))
 			.withMessageContaining("idle timeout");
+	}
+
+	/**
+	 * Open one second before the idle timeout (60 s from now), closed one second after
+	 * it.
+	 */
+	private void assertClosedByTheIdleTimeoutOnly() {
+		after(59);
+		assertThat(this.channel.isOpen()).isTrue();
+		after(2);
+		assertThat(this.channel.isOpen()).isFalse();
+		assertThat(this.errors).isEmpty();
 	}
 
 	private void after(long seconds) {
