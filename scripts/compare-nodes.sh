@@ -59,11 +59,13 @@ nodes_cpu_ticks() {
 ticks_per_second="$(getconf CLK_TCK)"
 
 {
-  echo "| variant | closed-loop PUT rps | PUT at $rate rps: p50 / p99 / p99.9 / max (ms) | achieved rps | nodes' CPU per request (µs) |"
-  echo "|---|---|---|---|---|"
+  echo "| variant | closed-loop PUT rps | PUT at $rate rps: p50 / p99 / p99.9 / max (ms) | achieved rps | nodes' CPU per request (µs) | host speed check |"
+  echo "|---|---|---|---|---|---|"
 } >"$out/summary.md"
 for variant in "$@"; do
   IFS='|' read -r label opts args jar <<<"$variant"
+  # Before the variant's nodes start: how busy the machine is with other work (lib/wrk-tool.sh).
+  speed="$(host_speed)"
   echo "[$(date -u +%H:%M:%S)] $label: up ($nodes node(s), JVM '$opts', args '$args'${jar:+, $jar})" >&2
   # An empty QKV_JAR is cluster.sh's default build.
   QKV_JAR="$jar" QKV_JAVA_OPTS="$opts" QKV_NODE_ARGS="$args" "$CLUSTER" up --nodes "$nodes" --backend "$backend" --base-port "$port" \
@@ -83,7 +85,7 @@ for variant in "$@"; do
     "$out/$label-cpu.txt")"
   "$CLUSTER" down --dir "$work/cluster" >/dev/null
   r="$out/$label-rate.txt"
-  echo "| $label | $(rps "$out/$label-closed.txt") | $(pct "$r" 50) / $(pct "$r" 99) / $(pct "$r" 99.9) / $(pct "$r" 100) | $(rps "$r") | $cpu_per_request |" \
+  echo "| $label | $(rps "$out/$label-closed.txt") | $(pct "$r" 50) / $(pct "$r" 99) / $(pct "$r" 99.9) / $(pct "$r" 100) | $(rps "$r") | $cpu_per_request | $speed |" \
     >>"$out/summary.md"
 done
 echo "raw outputs: $out" >&2

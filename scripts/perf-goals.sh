@@ -77,6 +77,8 @@ errors() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "n/a" }'; }
 
 log "output: $out"
+speed_before="$(host_speed)"
+log "host speed check: $speed_before"
 log "baseline server on port $baseline_port"
 "$JAVA" -Xmx1g -XX:+UseG1GC -cp "$ROOT/jmh/target/benchmarks.jar" io.quorumkv.bench.baseline.BaselineServer \
   "$baseline_port" >"$out/baseline.log" 2>&1 &
@@ -111,6 +113,7 @@ paced three-put-2of3-half "$S" put.lua 2/3 "$three_half"
 closed three-put-3of3 "$S" put.lua 3/3 "$duration"
 closed three-get-2of3 "$S" get.lua 2/3 "$duration"
 "$CLUSTER" down --dir "$work/three" >/dev/null
+speed_after="$(host_speed)"
 
 {
   echo "# Performance goals, $(date -u +%Y-%m-%dT%H:%MZ)"
@@ -137,5 +140,8 @@ closed three-get-2of3 "$S" get.lua 2/3 "$duration"
     "single GET $(pct single-get 50) / $(pct single-get 99), 3 nodes 2/3 PUT $(pct three-put-2of3 50) / $(pct three-put-2of3 99)." \
     "Errors (socket errors + non-2xx): single PUT $(errors single-put), GET $(errors single-get); 3 nodes 2/3 PUT" \
     "$(errors three-put-2of3), at half rate $(errors three-put-2of3-half)."
+  echo
+  echo "Host speed check (a fixed CPU loop, scripts/lib/wrk-tool.sh host_speed; lower is faster, compare" \
+    "runs of one machine only): $speed_before before the run, $speed_after after it."
 } >"$out/summary.md"
 cat "$out/summary.md"

@@ -55,3 +55,20 @@ wrk_pct() {
     on && $1 == p "%" { printf "%.2f", ms($2); exit }
     on && $1 == sprintf("%.3f%%", p) { printf "%.2f", ms($2); exit }' "$1"
 }
+
+# host_speed: how long a fixed CPU loop (20 million awk additions) takes, three times, as
+# "min-max ms". On a shared or virtual machine the neighbours' load slows every figure of a
+# run; this one shows it (on the development machine ~360-530 ms on a calm host, twice that
+# on a busy one). Compare it between runs of one machine only.
+host_speed() {
+  local i start end t min="" max=""
+  for i in 1 2 3; do
+    start=$(date +%s%N)
+    awk 'BEGIN { for (i = 0; i < 20000000; i++) s += i }'
+    end=$(date +%s%N)
+    t=$(((end - start) / 1000000))
+    if [ -z "$min" ] || [ "$t" -lt "$min" ]; then min=$t; fi
+    if [ -z "$max" ] || [ "$t" -gt "$max" ]; then max=$t; fi
+  done
+  echo "${min}-${max} ms"
+}
