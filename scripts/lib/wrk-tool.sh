@@ -58,8 +58,8 @@ wrk_pct() {
 
 # host_speed: how long a fixed CPU loop (20 million awk additions) takes, three times, as
 # "min-max ms". On a shared or virtual machine the neighbours' load slows every figure of a
-# run; this one shows it (on the development machine ~360-530 ms on a calm host, twice that
-# on a busy one). Compare it between runs of one machine only.
+# run; this one shows it (on the development machine the fastest of the three takes ~310-360 ms
+# on a calm host, 500 ms and more on a busy one). Compare it between runs of one machine only.
 host_speed() {
   local i start end t min="" max=""
   for i in 1 2 3; do

@@ -110,7 +110,7 @@ public final class H2Storage implements Storage {
 					.fetch()
 					.rowsUpdated()
 					.then());
-		return guard("upsert", 1, durable(retried(merge), 1));
+		return upserts(1, merge);
 	}
 
 	/**
@@ -140,7 +140,7 @@ public final class H2Storage implements Storage {
 			.concatMap(Result::getRowsUpdated)
 			.then(Mono.defer(() -> Mono.from(connection.commitTransaction())))
 			.onErrorResume((ex) -> Mono.from(connection.rollbackTransaction()).onErrorComplete().then(Mono.error(ex))));
-		return guard("upsert", sorted.size(), durable(retried(merge), sorted.size()));
+		return upserts(sorted.size(), merge);
 	}
 
 	private static Statement upsertStatement(Connection connection, List<Entry> entries) {
@@ -299,9 +299,14 @@ public final class H2Storage implements Storage {
 		return guard(operation, calls, 1, failures, work);
 	}
 
-	/** The upserts' guard: {@code entries} counted as upserts, a failed call once. */
-	private Mono<Void> guard(String operation, int entries, Mono<Void> work) {
-		return guard(operation, this.metrics.upserts, entries, this.metrics.upsertFailures, work);
+	/**
+	 * {@code merge} of {@code entries} entries, retried after a conflict, counted and
+	 * synced as {@link #durable} says, guarded: the entries counted as upserts, a failed
+	 * call once.
+	 */
+	private Mono<Void> upserts(int entries, Mono<Void> merge) {
+		return guard("upsert", this.metrics.upserts, entries, this.metrics.upsertFailures,
+				durable(retried(merge), entries));
 	}
 
 	private <T> Mono<T> guard(String operation, LongAdder calls, int count, LongAdder failures, Mono<T> work) {
