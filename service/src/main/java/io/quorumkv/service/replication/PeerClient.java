@@ -78,7 +78,8 @@ public final class PeerClient implements AutoCloseable {
 
 	private final MeterRegistry meters;
 
-	private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+	/** Keyed by the strings themselves, whose hashes are kept: no key built per call. */
+	private final Map<TimerKey, Timer> timers = new ConcurrentHashMap<>();
 
 	private final Map<String, String> lastOutcomes = new ConcurrentHashMap<>();
 
@@ -117,12 +118,16 @@ public final class PeerClient implements AutoCloseable {
 			.runOn(loops)
 			.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) cluster.connectTimeout().toMillis())
 			.keepAlive(true)
-			.responseTimeout(cluster.replicaTimeout())
 			.protocol((cluster.peerProtocol() == PeerProtocol.H2C) ? HttpProtocol.H2C : HttpProtocol.HTTP11);
+		// No response timeout on the batch calls: the time limiter of guarded() bounds
+		// each whole call already, and Reactor Netty's would add and remove a read
+		// timeout handler with a timer around every call. The same pool either way (a
+		// response timeout is not part of a connection's configuration).
 		this.batchClient = http.headers((headers) -> headers.set(InternalApi.SECRET, secret)
 			.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM));
 		this.client = WebClient.builder()
-			.clientConnector(new ReactorClientHttpConnector(http))
+			// The scans are not guarded: a peer that stops sending fails them here.
+			.clientConnector(new ReactorClientHttpConnector(http.responseTimeout(cluster.replicaTimeout())))
 			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(this.maxFrameSize))
 			.build();
 		this.breakers = CircuitBreakerRegistry.of(CircuitBreakerConfig.custom()
@@ -269,8 +274,7 @@ public final class PeerClient implements AutoCloseable {
 
 	private void time(String peer, String operation, String outcome, long start) {
 		this.lastOutcomes.put(peer, outcome);
-		String key = peer + '|' + operation + '|' + outcome;
-		Timer timer = this.timers.computeIfAbsent(key,
+		Timer timer = this.timers.computeIfAbsent(new TimerKey(peer, operation, outcome),
 				(k) -> Timer.builder("quorumkv.replica.requests")
 					.description("Calls to peers' internal API by peer, operation and outcome")
 					.tag("peer", peer)
@@ -331,6 +335,9 @@ public final class PeerClient implements AutoCloseable {
 	@Override
 	public void close() {
 		this.connections.dispose();
+	}
+
+	private record TimerKey(String peer, String operation, String outcome) {
 	}
 
 }

@@ -6,6 +6,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -169,6 +170,27 @@ class PeerClientBatchTest {
 			.isEqualTo(1.0);
 		assertThat(this.meters.get("resilience4j.timelimiter.calls").tag("kind", "successful").counter().count())
 			.isZero();
+	}
+
+	@Test
+	void aTimedOutCallsConnectionIsNotReusedWithItsLateAnswer() {
+		AtomicInteger calls = new AtomicInteger();
+		// One connection to the peer: the second call waits for the first one's to be
+		// given up, and would read the first call's late answer if it were reused.
+		Node peer = start(HttpProtocol.HTTP11,
+				Map.of("quorumkv.cluster.replica-timeout", "300ms", "quorumkv.cluster.max-connections-per-peer", "1"),
+				(request, response) -> (calls.incrementAndGet() == 1)
+						? Mono.delay(Duration.ofMillis(600))
+							.then(response.sendByteArray(Mono.just(new byte[] { 1 })).then())
+						: response.sendByteArray(Mono.just(new byte[] { 2 })).then());
+		StepVerifier.create(this.client.batch(peer, new byte[] { 1 }))
+			.expectError(TimeoutException.class)
+			.verify(TIMEOUT);
+		StepVerifier.create(this.client.batch(peer, new byte[] { 1 }))
+			.assertNext((answer) -> assertThat(answer).containsExactly(2))
+			.expectComplete()
+			.verify(TIMEOUT);
+		assertThat(calls).hasValue(2);
 	}
 
 	@Test
