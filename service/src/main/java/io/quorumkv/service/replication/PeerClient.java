@@ -78,7 +78,10 @@ public final class PeerClient implements AutoCloseable {
 
 	private final MeterRegistry meters;
 
-	/** Keyed by the strings themselves, whose hashes are kept: no key built per call. */
+	/**
+	 * Keyed by a record of the three strings, whose hashes the strings cache: a lookup
+	 * neither builds a string nor hashes one.
+	 */
 	private final Map<TimerKey, Timer> timers = new ConcurrentHashMap<>();
 
 	private final Map<String, String> lastOutcomes = new ConcurrentHashMap<>();
