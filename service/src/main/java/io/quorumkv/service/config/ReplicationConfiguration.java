@@ -15,6 +15,7 @@ import io.quorumkv.storage.Storage;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.ApplicationListener;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.ContextClosedEvent;
@@ -23,6 +24,12 @@ import org.springframework.http.client.ReactorResourceFactory;
 /** The cluster as configured, and the coordinator with its peers, hints and clock. */
 @Configuration(proxyBeanMethods = false)
 public class ReplicationConfiguration {
+
+	/**
+	 * The peer connections' stop phase: one above {@link ReactorResourceFactory}'s 0, so
+	 * they close just before the event loops stop.
+	 */
+	static final int PEER_CLIENT_PHASE = 1;
 
 	@Bean
 	Topology topology(QuorumKvProperties properties, @Value("${server.port:8080}") int port) {
@@ -54,6 +61,43 @@ public class ReplicationConfiguration {
 		String secret = (topology.secret() != null) ? topology.secret() : "";
 		return new PeerClient(properties.cluster(), secret, (int) properties.http().maxBodySize().toBytes(),
 				reactorResources.getLoopResources(), meters);
+	}
+
+	/**
+	 * Closes the connections to the peers once the web server has stopped (its graceful
+	 * shutdown included) and before the event loops stop: a pooled connection is closed
+	 * on its own loop, and Reactor Netty's resources stop in phase 0. Closed at bean
+	 * destruction instead, after the loops, each connection's close failed with a logged
+	 * error.
+	 */
+	@Bean
+	SmartLifecycle peerClientCloser(PeerClient peers) {
+		return new SmartLifecycle() {
+
+			private volatile boolean running;
+
+			@Override
+			public void start() {
+				this.running = true;
+			}
+
+			@Override
+			public void stop() {
+				this.running = false;
+				peers.close();
+			}
+
+			@Override
+			public boolean isRunning() {
+				return this.running;
+			}
+
+			@Override
+			public int getPhase() {
+				return PEER_CLIENT_PHASE;
+			}
+
+		};
 	}
 
 	@Bean(destroyMethod = "close")

@@ -1,5 +1,7 @@
 package io.quorumkv.service.support;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -7,11 +9,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
 import io.quorumkv.service.QuorumKvApplication;
 import io.quorumkv.service.replication.InternalApi;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Hooks;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -85,11 +89,23 @@ public final class TestCluster implements AutoCloseable {
 			.run(args);
 	}
 
+	/**
+	 * Stops the node, and fails if stopping it dropped an error that nothing handled
+	 * (Reactor logs those as errors: a connection closed after its event loop, say).
+	 */
 	public void stop(int node) {
 		ConfigurableApplicationContext context = this.nodes[node];
 		if (context != null) {
-			context.close();
-			this.nodes[node] = null;
+			List<Throwable> dropped = new CopyOnWriteArrayList<>();
+			Hooks.onErrorDropped(dropped::add);
+			try {
+				context.close();
+			}
+			finally {
+				Hooks.resetOnErrorDropped();
+				this.nodes[node] = null;
+			}
+			assertThat(dropped).as("errors dropped while node %d stopped", node).isEmpty();
 		}
 	}
 
