@@ -94,10 +94,7 @@ final class BackgroundWork {
 				}
 				long number = this.engine.nextFileNumber.getAndIncrement();
 				try {
-					WalWriter wal = WalWriter.create(DataFiles.wal(this.engine.dir, number), number);
-					if (!this.spareWal.compareAndSet(null, wal)) {
-						discard(wal);
-					}
+					offerSpareWal(WalWriter.create(DataFiles.wal(this.engine.dir, number), number));
 				}
 				catch (IOException ex) {
 					this.engine.fail(ex);
@@ -109,7 +106,19 @@ final class BackgroundWork {
 		}
 	}
 
-	private static void discard(WalWriter wal) throws IOException {
+	/**
+	 * Keeps {@code wal} as the next memtable's segment unless one is kept already. A
+	 * rotation may have numbered a segment of its own meanwhile, so the spare's number
+	 * can be below the active segment's: {@link LsmEngine#rotate} does not use it then.
+	 */
+	void offerSpareWal(WalWriter wal) throws IOException {
+		if (!this.spareWal.compareAndSet(null, wal)) {
+			discard(wal);
+		}
+	}
+
+	/** Closes and deletes a segment that holds no write. */
+	static void discard(WalWriter wal) throws IOException {
 		wal.close();
 		Files.deleteIfExists(wal.path());
 	}

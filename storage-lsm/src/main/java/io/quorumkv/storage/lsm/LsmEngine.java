@@ -191,6 +191,14 @@ final class LsmEngine {
 				return false;
 			}
 			WalWriter wal = this.background.takeSpareWal();
+			if (wal != null && wal.number() < current.wal().number()) {
+				// Numbered by the flush thread just before a rotation that found no spare
+				// numbered a segment of its own. The segments must follow the memtables'
+				// order: recovery deletes every segment below the oldest unflushed
+				// memtable's, and this one would hold the newest writes.
+				BackgroundWork.discard(wal);
+				wal = null;
+			}
 			if (wal == null) {
 				long number = this.nextFileNumber.getAndIncrement();
 				wal = WalWriter.create(DataFiles.wal(this.dir, number), number);
