@@ -55,6 +55,10 @@ public class ReplicationConfiguration {
 		return new HybridLogicalClock();
 	}
 
+	/**
+	 * Closed by {@link #peerClientCloser} once started; at destruction only when the
+	 * context never started (closing twice does nothing more).
+	 */
 	@Bean(destroyMethod = "close")
 	PeerClient peerClient(Topology topology, QuorumKvProperties properties, ReactorResourceFactory reactorResources,
 			MeterRegistry meters) {

@@ -335,6 +335,7 @@ public final class PeerClient implements AutoCloseable {
 		return this.replicaTimeout;
 	}
 
+	/** Closes the pooled connections; a second call finds none left. */
 	@Override
 	public void close() {
 		this.connections.dispose();
