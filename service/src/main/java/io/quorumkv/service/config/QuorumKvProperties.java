@@ -166,7 +166,9 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param replicaTimeout how long the coordinator waits for a replica before counting
 	 * it as failed (504 when too few answered)
 	 * @param connectTimeout TCP connect timeout to a peer
-	 * @param maxConnectionsPerPeer pooled keep-alive connections to each peer
+	 * @param maxConnectionsPerPeer pooled keep-alive connections to each peer (single
+	 * gets, upserts and scans); the batch calls' own connections, kept per event loop,
+	 * number at most this many per loop and peer
 	 * @param maxPendingPerPeer requests waiting for a pooled connection, per peer; more
 	 * fail at once
 	 * @param maxConcurrentCallsPerPeer bulkhead: requests in flight to one peer; more

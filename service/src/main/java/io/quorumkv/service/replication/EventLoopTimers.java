@@ -1,7 +1,5 @@
 package io.quorumkv.service.replication;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -39,9 +37,7 @@ final class EventLoopTimers implements Scheduler {
 	 * @param loops the node's event loops (the server's; the peer client runs on them)
 	 */
 	EventLoopTimers(EventExecutorGroup loops) {
-		List<EventExecutor> all = new ArrayList<>();
-		loops.forEach(all::add);
-		this.loops = all.toArray(EventExecutor[]::new);
+		this.loops = EventLoops.of(loops);
 	}
 
 	@Override
@@ -60,12 +56,8 @@ final class EventLoopTimers implements Scheduler {
 	}
 
 	private @Nullable EventExecutor current() {
-		for (EventExecutor loop : this.loops) {
-			if (loop.inEventLoop()) {
-				return loop;
-			}
-		}
-		return null;
+		int index = EventLoops.indexOfCurrent(this.loops);
+		return (index >= 0) ? this.loops[index] : null;
 	}
 
 	@Override

@@ -52,9 +52,11 @@ import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * Calls the internal API of the other nodes: one {@link WebClient} over one shared,
- * bounded Reactor Netty connection pool for all peers, and per peer a circuit breaker (a
- * dead peer fails fast), a bulkhead (bounded calls in flight) and a time limiter, all
- * exported as metrics with a timer per peer, operation and outcome.
+ * bounded Reactor Netty connection pool for all peers, the batch calls over
+ * {@link BatchConnections} (each event loop's own connections; Reactor Netty's client
+ * when the peers speak h2c), and per peer a circuit breaker (a dead peer fails fast), a
+ * bulkhead (bounded calls in flight) and a time limiter, all exported as metrics with a
+ * timer per peer, operation and outcome.
  */
 public final class PeerClient implements AutoCloseable {
 
@@ -91,6 +93,9 @@ public final class PeerClient implements AutoCloseable {
 
 	private final EventLoopTimers deadlines;
 
+	/** The batch calls' own connections; null when the peers speak h2c. */
+	private final @Nullable BatchConnections batchConnections;
+
 	/**
 	 * The batch call's request to each peer, configured once: each configuration step of
 	 * a Reactor Netty client copies its configuration, and a target given as a string is
@@ -126,6 +131,9 @@ public final class PeerClient implements AutoCloseable {
 		// each whole call already, and Reactor Netty's would add and remove a read
 		// timeout handler with a timer around every call. The same pool either way (a
 		// response timeout is not part of a connection's configuration).
+		this.batchConnections = (cluster.peerProtocol() == PeerProtocol.H2C) ? null
+				: new BatchConnections(loops, secret, this.maxFrameSize, cluster.connectTimeout(),
+						cluster.maxConnectionsPerPeer(), Duration.ofSeconds(30), meters);
 		this.batchClient = http.headers((headers) -> headers.set(InternalApi.SECRET, secret)
 			.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM));
 		this.client = WebClient.builder()
@@ -177,11 +185,16 @@ public final class PeerClient implements AutoCloseable {
 
 	/**
 	 * Sends a batch of replica operations ({@link BatchCodec}) and emits the answer body.
-	 * The hottest call between nodes goes through Reactor Netty's client directly: no
+	 * The hottest call between nodes goes out on a connection of the calling event loop
+	 * ({@link BatchConnections}), or with h2c through Reactor Netty's client directly: no
 	 * WebClient exchange, codecs or body extractors, one copy of the answer. An answer
 	 * over the largest batch frame fails the call instead of being held.
 	 */
 	public Mono<byte[]> batch(Node peer, byte[] body) {
+		BatchConnections own = this.batchConnections;
+		if (own != null && "http".equals(peer.url().getScheme())) {
+			return guarded(peer, "batch", own.call(peer, body));
+		}
 		Mono<byte[]> call = this.batchSenders
 			.computeIfAbsent(peer.id(), (id) -> this.batchClient.post().uri(URI.create(id + InternalApi.BATCH_PATH)))
 			.send((request, outbound) -> {
@@ -338,6 +351,9 @@ public final class PeerClient implements AutoCloseable {
 	/** Closes the pooled connections; a second call finds none left. */
 	@Override
 	public void close() {
+		if (this.batchConnections != null) {
+			this.batchConnections.close();
+		}
 		this.connections.dispose();
 	}
 

@@ -1,0 +1,43 @@
+package io.quorumkv.service.replication;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.EventExecutorGroup;
+
+/**
+ * The node's event loops as an array: finding the current one is a few thread
+ * comparisons.
+ */
+final class EventLoops {
+
+	private EventLoops() {
+	}
+
+	static EventExecutor[] of(EventExecutorGroup group) {
+		List<EventExecutor> all = new ArrayList<>();
+		group.forEach(all::add);
+		return all.toArray(EventExecutor[]::new);
+	}
+
+	/** The index of the loop running the calling thread, or -1 off the loops. */
+	static int indexOfCurrent(EventExecutor[] loops) {
+		for (int i = 0; i < loops.length; i++) {
+			if (loops[i].inEventLoop()) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	static int indexOf(EventExecutor[] loops, EventExecutor loop) {
+		for (int i = 0; i < loops.length; i++) {
+			if (loops[i] == loop) {
+				return i;
+			}
+		}
+		throw new IllegalArgumentException(loop + " is none of the node's loops");
+	}
+
+}
