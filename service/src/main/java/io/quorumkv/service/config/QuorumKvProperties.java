@@ -238,7 +238,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param maxBytes request body per batch call (an operation bigger than this goes
 	 * alone), and the cap of an answer
 	 */
-	public record BatchProperties(@DefaultValue("true") boolean enabled, @DefaultValue("2") int maxInFlight,
+	public record BatchProperties(@DefaultValue("true") boolean enabled, @DefaultValue("1") int maxInFlight,
 			@DefaultValue("256") int maxOps, @DefaultValue("1MB") DataSize maxBytes) {
 
 		public BatchProperties {
