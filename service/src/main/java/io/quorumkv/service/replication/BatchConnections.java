@@ -68,6 +68,9 @@ import reactor.netty.resources.LoopResources;
  */
 final class BatchConnections implements AutoCloseable {
 
+	/** A call's connections before it starts; never used. */
+	private static final PeerConnections NOT_STARTED = new PeerConnections();
+
 	private final EventExecutor[] loops;
 
 	private final LoopConnections[] perLoop;
@@ -225,7 +228,8 @@ final class BatchConnections implements AutoCloseable {
 
 		private final LoopConnections loop;
 
-		private final PeerConnections connections;
+		/** Set when the call starts on its loop: a loop's maps are touched only there. */
+		private PeerConnections connections;
 
 		private final Node peer;
 
@@ -241,21 +245,15 @@ final class BatchConnections implements AutoCloseable {
 
 		Call(LoopConnections loop, Node peer, byte[] body, MonoSink<byte[]> sink) {
 			this.loop = loop;
-			this.connections = loop.of(peer);
+			this.connections = NOT_STARTED;
 			this.peer = peer;
 			this.body = body;
 			this.sink = sink;
 		}
 
 		void start() {
-			this.sink.onCancel(() -> {
-				if (this.loop.loop.inEventLoop()) {
-					cancel();
-				}
-				else {
-					this.loop.loop.execute(this::cancel);
-				}
-			});
+			this.connections = this.loop.of(this.peer);
+			this.sink.onCancel(() -> onLoop(this::cancel));
 			if (BatchConnections.this.closed) {
 				fail(new PeerException("the peer client is closed: no batch call to " + this.peer));
 				return;
@@ -287,11 +285,27 @@ final class BatchConnections implements AutoCloseable {
 			// A name is looked up off the loop, where a blocking lookup may wait.
 			Mono.fromCallable(() -> new InetSocketAddress(InetAddress.getByName(host), port))
 				.subscribeOn(Schedulers.boundedElastic())
-				.subscribe((address) -> this.loop.loop.execute(() -> connect(address)),
-						(error) -> this.loop.loop.execute(() -> {
-							this.connections.open--;
-							fail(new PeerException("cannot resolve " + host + ": " + error.getMessage()));
-						}));
+				.subscribe((address) -> onLoop(() -> connect(address)), (error) -> onLoop(() -> {
+					this.connections.open--;
+					fail(new PeerException("cannot resolve " + host + ": " + error.getMessage()));
+				}));
+		}
+
+		/**
+		 * Runs {@code task} on the call's loop; a loop that is stopping refuses it and
+		 * closes its connections itself.
+		 */
+		private void onLoop(Runnable task) {
+			if (this.loop.loop.inEventLoop()) {
+				task.run();
+				return;
+			}
+			try {
+				this.loop.loop.execute(task);
+			}
+			catch (RejectedExecutionException ex) {
+				// The node is stopping: the time limiter ends the call.
+			}
 		}
 
 		private void connect(InetSocketAddress address) {
