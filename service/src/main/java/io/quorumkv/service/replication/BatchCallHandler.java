@@ -41,6 +41,8 @@ final class BatchCallHandler extends ChannelInboundHandlerAdapter {
 
 	private static final int UNKNOWN_LENGTH_START = 512;
 
+	private static final byte[] NONE = new byte[0];
+
 	private final int maxAnswer;
 
 	private @Nullable Channel channel;
@@ -57,7 +59,7 @@ final class BatchCallHandler extends ChannelInboundHandlerAdapter {
 
 	private boolean keepAlive;
 
-	private byte[] answer = new byte[0];
+	private byte[] answer = NONE;
 
 	private int received;
 
@@ -133,7 +135,7 @@ final class BatchCallHandler extends ChannelInboundHandlerAdapter {
 				this.caller = null;
 				byte[] body = (this.received == this.answer.length) ? this.answer
 						: Arrays.copyOf(this.answer, this.received);
-				this.answer = new byte[0];
+				this.answer = NONE;
 				done.answered(this, this.status, body, this.keepAlive);
 			}
 		}
@@ -203,7 +205,7 @@ final class BatchCallHandler extends ChannelInboundHandlerAdapter {
 	private void fail(Throwable error, boolean beforeAnswer) {
 		Caller failed = this.caller;
 		this.caller = null;
-		this.answer = new byte[0];
+		this.answer = NONE;
 		channel().close();
 		if (failed != null) {
 			failed.failed(this, error, beforeAnswer);

@@ -212,6 +212,12 @@ final class BatchConnections implements AutoCloseable {
 			return null;
 		}
 
+		/** Back to the idle set, the most recently used. */
+		void release(BatchCallHandler connection) {
+			connection.markIdle();
+			this.idle.addLast(connection);
+		}
+
 		void closeIdleSince(long staleBefore) {
 			// The least recently used first: stop at the first one still fresh.
 			BatchCallHandler connection;
@@ -343,8 +349,7 @@ final class BatchConnections implements AutoCloseable {
 					fail(future.cause());
 				}
 				else if (this.done) {
-					connection.markIdle();
-					this.connections.idle.addLast(connection);
+					this.connections.release(connection);
 				}
 				else {
 					send(connection);
@@ -354,8 +359,7 @@ final class BatchConnections implements AutoCloseable {
 
 		private void send(BatchCallHandler connection) {
 			if (this.done) {
-				connection.markIdle();
-				this.connections.idle.addLast(connection);
+				this.connections.release(connection);
 				return;
 			}
 			this.connection = connection;
@@ -377,8 +381,7 @@ final class BatchConnections implements AutoCloseable {
 		public void answered(BatchCallHandler connection, int status, byte[] answer, boolean keepAlive) {
 			this.connection = null;
 			if (keepAlive && !BatchConnections.this.closed) {
-				connection.markIdle();
-				this.connections.idle.addLast(connection);
+				this.connections.release(connection);
 			}
 			else {
 				connection.channel().close();
