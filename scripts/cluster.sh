@@ -18,6 +18,9 @@
 # build of the service, for A/B runs; default service/target/quorumkv.jar),
 # QKV_UP_TIMEOUT (seconds `up` waits for readiness, default 120: JVMs start slowly on busy
 # cores), QKV_DOWN_TIMEOUT (seconds a node gets to stop after SIGTERM before SIGKILL, default 30).
+#
+# The nodes share this host's cores, so each gets its share of them as event loops: the cores
+# divided by N, at least one (-Dreactor.netty.ioWorkerCount; one given in QKV_JAVA_OPTS wins).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -48,6 +51,19 @@ check_java() {
   major="$("$JAVA" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1)"
   if [ -z "$major" ] || [ "$major" -lt 25 ]; then
     die "QuorumKV needs Java 25 or newer, $JAVA is ${major:-unknown}: export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64"
+  fi
+}
+
+# Event loops per node: this host's cores divided among the nodes, at least one. A node never
+# blocks a loop, so loops beyond its share of the cores only add thread switches and hand
+# answers from loop to loop (docs/performance.md, "Event loops").
+event_loops() {
+  local cores
+  cores="$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)"
+  if [ "$cores" -ge "$NODES" ]; then
+    echo $((cores / NODES))
+  else
+    echo 1
   fi
 }
 
@@ -165,6 +181,9 @@ start_node() {
   local -a java_opts node_args
   read -r -a java_opts <<<"$JAVA_OPTS"
   read -r -a node_args <<<"$NODE_ARGS"
+  if [[ "$JAVA_OPTS" != *-Dreactor.netty.ioWorkerCount=* ]]; then
+    java_opts+=("-Dreactor.netty.ioWorkerCount=$(event_loops)")
+  fi
   {
     echo "=== $(date -u +%FT%TZ) starting node $i on port $port"
   } >>"$dir/node.log"
@@ -247,7 +266,9 @@ cmd_up() {
     (umask 077 && od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >"$DIR/secret")
   fi
   save_settings
-  echo "starting $NODES node(s): backend $BACKEND, placement $PLACEMENT, ports $BASE_PORT..$(port_of "$NODES"), dir $DIR"
+  local loops="event loops as QKV_JAVA_OPTS says"
+  [[ "$JAVA_OPTS" == *-Dreactor.netty.ioWorkerCount=* ]] || loops="$(event_loops) event loop(s) each"
+  echo "starting $NODES node(s): backend $BACKEND, placement $PLACEMENT, ports $BASE_PORT..$(port_of "$NODES"), $loops, dir $DIR"
   for ((i = 1; i <= NODES; i++)); do
     start_node "$i"
   done

@@ -59,6 +59,17 @@ started=$SECONDS
 "$CLUSTER" up --nodes 3 --backend lsm --base-port "$base_port" --dir "$dir"
 "$CLUSTER" status --dir "$dir"
 
+# The three nodes share this host's cores: each gets its share as event loops, at least one
+# (unless QKV_JAVA_OPTS names a count).
+cores="$(nproc)"
+loops=$((cores >= 3 ? cores / 3 : 1))
+[[ "$QKV_JAVA_OPTS" != *-Dreactor.netty.ioWorkerCount=* ]] || loops="$(sed -n 's/.*-Dreactor.netty.ioWorkerCount=\([0-9]*\).*/\1/p' <<<"$QKV_JAVA_OPTS")"
+for ((i = 1; i <= 3; i++)); do
+  grep -q "ready: .*, event loops $loops\b" "$dir/node$i/node.log" ||
+    fail "node $i did not start with $loops event loop(s) on $cores cores: $(grep -o 'event loops [0-9]*' "$dir/node$i/node.log")"
+done
+echo "smoke: each node runs $loops event loop(s) on $cores cores"
+
 value="smoke-$RANDOM-ключ"
 expect 201 PUT "$(node 1)/v0/entity?id=smoke-key&replicas=2/3" "$value"
 expect 200 GET "$(node 2)/v0/entity?id=smoke-key&replicas=2/3"

@@ -65,7 +65,7 @@ class StructuredLoggingTest {
 		assertThat(output.getOut()).contains("\"@timestamp\"")
 			.contains("\"ecs\":{\"version\"")
 			.containsPattern("QuorumKV node http://127.0.0.1:\\d+ ready: cluster of 2 \\[.*\\], placement rendezvous, "
-					+ "backend lsm, data /");
+					+ "backend lsm, data /[^\"]*, event loops \\d+\"");
 		assertThat(output.getAll()).doesNotContain(SECRET);
 	}
 
