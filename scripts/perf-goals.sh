@@ -95,6 +95,11 @@ start_baseline() {
   for _ in $(seq 1 60); do curl -sf -o /dev/null "http://127.0.0.1:$baseline_port/v0/entity?id=x" -X PUT -d x && break; sleep 0.5; done
 }
 
+stop_baseline() {
+  kill "$baseline_pid" 2>/dev/null || true
+  baseline_pid=""
+}
+
 start_baseline
 log "single node (LSM) on port $base_port"
 "$CLUSTER" up --nodes 1 --backend lsm --base-port "$base_port" --dir "$work/single" >/dev/null
@@ -113,8 +118,7 @@ closed single-get "$S" get.lua "" "$duration"
 half=$(($(rps baseline-put) / 2))
 paced baseline-put-half "$B" put.lua "" "$half"
 paced single-put-half "$S" put.lua "" "$half"
-kill "$baseline_pid" 2>/dev/null || true
-baseline_pid=""
+stop_baseline
 "$CLUSTER" down --dir "$work/single" >/dev/null
 
 log "three nodes (LSM) on ports $base_port.."
@@ -132,8 +136,7 @@ closed three-get-2of3 "$S" get.lua 2/3 "$duration"
 start_baseline
 closed warm-baseline-three "$B" put.lua "" "$warmup"
 paced baseline-put-three-half "$B" put.lua "" "$three_half"
-kill "$baseline_pid" 2>/dev/null || true
-baseline_pid=""
+stop_baseline
 speed_after="$(host_speed)"
 
 {
