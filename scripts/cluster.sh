@@ -56,7 +56,7 @@ check_java() {
 
 # Event loops per node: this host's cores divided among the nodes, at least one. A node never
 # blocks a loop, so loops beyond its share of the cores only add thread switches and hand
-# answers from loop to loop (docs/performance.md, "Event loops").
+# answers from loop to loop (docs/operations.md, "Event loops").
 event_loops() {
   local cores
   cores="$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)"
@@ -65,6 +65,11 @@ event_loops() {
   else
     echo 1
   fi
+}
+
+# Whether QKV_JAVA_OPTS names the event loops itself (then it wins over event_loops).
+loops_given() {
+  [[ "$JAVA_OPTS" == *-Dreactor.netty.ioWorkerCount=* ]]
 }
 
 check_jar() {
@@ -181,9 +186,7 @@ start_node() {
   local -a java_opts node_args
   read -r -a java_opts <<<"$JAVA_OPTS"
   read -r -a node_args <<<"$NODE_ARGS"
-  if [[ "$JAVA_OPTS" != *-Dreactor.netty.ioWorkerCount=* ]]; then
-    java_opts+=("-Dreactor.netty.ioWorkerCount=$(event_loops)")
-  fi
+  loops_given || java_opts+=("-Dreactor.netty.ioWorkerCount=$(event_loops)")
   {
     echo "=== $(date -u +%FT%TZ) starting node $i on port $port"
   } >>"$dir/node.log"
@@ -267,7 +270,7 @@ cmd_up() {
   fi
   save_settings
   local loops="event loops as QKV_JAVA_OPTS says"
-  [[ "$JAVA_OPTS" == *-Dreactor.netty.ioWorkerCount=* ]] || loops="$(event_loops) event loop(s) each"
+  loops_given || loops="$(event_loops) event loop(s) each"
   echo "starting $NODES node(s): backend $BACKEND, placement $PLACEMENT, ports $BASE_PORT..$(port_of "$NODES"), $loops, dir $DIR"
   for ((i = 1; i <= NODES; i++)); do
     start_node "$i"
