@@ -322,6 +322,10 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param directRoute serve GET, PUT and DELETE of /v0/entity and the replicas' batch
 	 * calls straight from Reactor Netty instead of through Spring WebFlux (same API, same
 	 * quorumkv.requests timers; no http.server.requests observation for them)
+	 * @param directChannel with {@code directRoute}, serve the plain GET, PUT and DELETE
+	 * requests of /v0/entity over HTTP/1.1 in a handler of the connection's channel
+	 * pipeline, ahead of Reactor Netty's HTTP server (same API; the rest still goes
+	 * through the direct route)
 	 * @param readTimeout a request whose body stops arriving for this long is answered
 	 * 408 and its connection closed
 	 * @param idleTimeout a connection with no request under way is closed after this long
@@ -329,8 +333,8 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 */
 	public record HttpProperties(@DefaultValue("4MB") DataSize maxBodySize, @DefaultValue("1KB") DataSize maxKeySize,
 			@DefaultValue("1024") int maxInFlight, @DefaultValue("256MB") DataSize maxBufferedBodies,
-			@DefaultValue("true") boolean directRoute, @DefaultValue("30s") Duration readTimeout,
-			@DefaultValue("60s") Duration idleTimeout) {
+			@DefaultValue("true") boolean directRoute, @DefaultValue("true") boolean directChannel,
+			@DefaultValue("30s") Duration readTimeout, @DefaultValue("60s") Duration idleTimeout) {
 
 		public HttpProperties {
 			if (maxBodySize.toBytes() < 1 || maxBodySize.toBytes() > Integer.MAX_VALUE - 64) {

@@ -98,6 +98,24 @@ public final class BodyBudget {
 		return nativeRequest instanceof HttpServerResponse response && response.hasSentHeaders();
 	}
 
+	/**
+	 * Reserves {@code size} bytes for a body about to be read whole by the caller; false
+	 * (nothing reserved) when the node holds too many bodies already. Given back with
+	 * {@link #release}.
+	 */
+	boolean tryReserve(int size) {
+		if (this.used.addAndGet(size) > this.capacity) {
+			this.used.addAndGet(-size);
+			return false;
+		}
+		return true;
+	}
+
+	/** Gives back bytes taken with {@link #tryReserve}. */
+	void release(int size) {
+		this.used.addAndGet(-size);
+	}
+
 	private void reserve(DataBuffer buffer, AtomicLong reserved) {
 		try {
 			reserve(buffer.readableByteCount(), reserved);
@@ -109,8 +127,7 @@ public final class BodyBudget {
 	}
 
 	private void reserve(int size, AtomicLong reserved) {
-		if (this.used.addAndGet(size) > this.capacity) {
-			this.used.addAndGet(-size);
+		if (!tryReserve(size)) {
 			throw new StorageOverloadedException("node overloaded: too many request bodies in memory, retry later");
 		}
 		reserved.addAndGet(size);

@@ -78,21 +78,36 @@ public class DirectRoutes implements NettyRouteProvider {
 	 * with a fragment is left to WebFlux.
 	 */
 	static boolean matches(HttpServerRequest request) {
-		HttpMethod method = request.method();
+		return matches(request.method(), request.uri());
+	}
+
+	/** As above, for a request's method and target. */
+	static boolean matches(HttpMethod method, String uri) {
 		if (!HttpMethod.GET.equals(method) && !HttpMethod.PUT.equals(method) && !HttpMethod.DELETE.equals(method)) {
 			return false;
 		}
-		String uri = request.uri();
 		return uri.startsWith(PATH) && (uri.length() == PATH.length() || uri.charAt(PATH.length()) == '?')
 				&& uri.indexOf('#', PATH.length()) < 0;
 	}
 
 	private Publisher<Void> serve(HttpServerRequest request, HttpServerResponse response) {
+		long contentLength = HttpMethod.PUT.equals(request.method()) ? contentLength(request) : -1;
+		return entity(request.method(), request.uri(), contentLength, body(request, response, contentLength))
+			.flatMap((answer) -> answer.writeTo(response));
+	}
+
+	/**
+	 * The answer to a request {@link #matches} accepted, from whichever server layer
+	 * received it ({@link EntityChannelHandler} too): a slot of the in-flight limit is
+	 * held until the answer is ready (or the request cancelled); without a free slot the
+	 * answer is the limiter's refusal. {@code contentLength} is a PUT's announced body
+	 * length (-1 when none was announced).
+	 */
+	Mono<Reply> entity(HttpMethod method, String uri, long contentLength, RequestBody body) {
 		if (!this.limiter.tryEnter()) {
-			return this.limiter.refusal().writeTo(response);
+			return Mono.just(this.limiter.refusal());
 		}
-		String query = rawQuery(request.uri());
-		HttpMethod method = request.method();
+		String query = rawQuery(uri);
 		Mono<Reply> reply;
 		if (query != null && !isUriQuery(query)) {
 			reply = Mono.just(MALFORMED_TARGET);
@@ -101,13 +116,12 @@ public class DirectRoutes implements NettyRouteProvider {
 			reply = this.handler.get(query);
 		}
 		else if (HttpMethod.PUT.equals(method)) {
-			long contentLength = contentLength(request);
-			reply = this.handler.put(query, contentLength, body(request, response, contentLength));
+			reply = this.handler.put(query, contentLength, body);
 		}
 		else {
 			reply = this.handler.delete(query);
 		}
-		return reply.flatMap((answer) -> answer.writeTo(response)).doFinally((signal) -> this.limiter.exit());
+		return reply.doFinally((signal) -> this.limiter.exit());
 	}
 
 	private Publisher<Void> serveBatch(HttpServerRequest request, HttpServerResponse response) {

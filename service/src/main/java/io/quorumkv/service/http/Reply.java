@@ -2,7 +2,13 @@ package io.quorumkv.service.http;
 
 import java.nio.charset.StandardCharsets;
 
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -18,8 +24,9 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 /**
  * A whole answer to a public request, independent of the server layer that sends it: a
  * status, an optional body with its content type, and whether the client should retry
- * after a second. {@link #writeTo} sends it straight through Reactor Netty
- * ({@link DirectRoutes}), {@link #toServerResponse()} hands it to WebFlux.
+ * after a second. {@link #toNettyResponse()} is the response {@link EntityChannelHandler}
+ * writes, {@link #writeTo} sends it through Reactor Netty ({@link DirectRoutes}),
+ * {@link #toServerResponse()} hands it to WebFlux.
  *
  * @param status the status code
  * @param contentType the body's media type, or null when there is no body
@@ -33,6 +40,17 @@ record Reply(int status, @Nullable MediaType contentType, byte[] body, boolean r
 	private static final AsciiString RETRY_AFTER_ONE = AsciiString.cached("1");
 
 	private static final AsciiString LENGTH_ZERO = AsciiString.cached("0");
+
+	private static final AsciiString OCTET_STREAM = AsciiString.cached(MediaType.APPLICATION_OCTET_STREAM.toString());
+
+	private static final AsciiString TEXT_PLAIN = AsciiString.cached(MediaType.TEXT_PLAIN.toString());
+
+	/** The headers are set here from known names and values: no check of each. */
+	private static final DefaultHttpHeadersFactory HEADERS = DefaultHttpHeadersFactory.headersFactory()
+		.withValidation(false);
+
+	private static final DefaultHttpHeadersFactory TRAILERS = DefaultHttpHeadersFactory.trailersFactory()
+		.withValidation(false);
 
 	static final Reply CREATED = empty(HttpStatus.CREATED);
 
@@ -73,6 +91,33 @@ record Reply(int status, @Nullable MediaType contentType, byte[] body, boolean r
 		}
 		response.header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(this.body.length));
 		return response.sendByteArray(Mono.just(this.body)).then();
+	}
+
+	/**
+	 * This reply as one whole HTTP/1.1 response with the same headers as {@link #writeTo}
+	 * sends; its content wraps the body without a copy.
+	 */
+	FullHttpResponse toNettyResponse() {
+		DefaultFullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+				HttpResponseStatus.valueOf(this.status),
+				(this.body.length == 0) ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(this.body), HEADERS, TRAILERS);
+		if (this.retryAfter) {
+			response.headers().set(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_ONE);
+		}
+		if (this.contentType != null) {
+			response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentTypeHeader(this.contentType));
+		}
+		response.headers()
+			.set(HttpHeaderNames.CONTENT_LENGTH,
+					(this.body.length == 0) ? LENGTH_ZERO : AsciiString.of(Integer.toString(this.body.length)));
+		return response;
+	}
+
+	private static CharSequence contentTypeHeader(MediaType type) {
+		if (type == MediaType.APPLICATION_OCTET_STREAM) {
+			return OCTET_STREAM;
+		}
+		return (type == MediaType.TEXT_PLAIN) ? TEXT_PLAIN : type.toString();
 	}
 
 	/**
