@@ -322,10 +322,11 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param directRoute serve GET, PUT and DELETE of /v0/entity and the replicas' batch
 	 * calls straight from Reactor Netty instead of through Spring WebFlux (same API, same
 	 * quorumkv.requests timers; no http.server.requests observation for them)
-	 * @param directChannel with {@code directRoute}, serve the plain GET, PUT and DELETE
-	 * requests of /v0/entity over HTTP/1.1 in a handler of the connection's channel
-	 * pipeline, ahead of Reactor Netty's HTTP server (same API; the rest still goes
-	 * through the direct route)
+	 * @param directChannel with direct-route on, serve the plain GET, PUT and DELETE
+	 * requests of /v0/entity over HTTP/1.1 (keep-alive, a body of announced length, no
+	 * Expect) in a handler of the connection's channel pipeline, ahead of Reactor Netty's
+	 * HTTP server (same API; any other request still goes through the direct route; off
+	 * with HTTP/2)
 	 * @param readTimeout a request whose body stops arriving for this long is answered
 	 * 408 and its connection closed
 	 * @param idleTimeout a connection with no request under way is closed after this long

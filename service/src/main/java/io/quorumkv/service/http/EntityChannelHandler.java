@@ -3,6 +3,7 @@ package io.quorumkv.service.http;
 import java.util.ArrayDeque;
 
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpContent;
@@ -189,12 +190,11 @@ public final class EntityChannelHandler extends ChannelDuplexHandler {
 		Exchange exchange = new Exchange(request.method(), request.uri(), length);
 		this.current = exchange;
 		if (!ctx.channel().config().isAutoRead()) {
-			// Reactor Netty reads on demand: one read per read() call, and each read's
-			// end
-			// turns the read interest off (an epoll_ctl call each way per request). Here
-			// the connection is read as bytes come, and reading stops only when too many
-			// pipelined requests wait. Reactor Netty turns it off again for a request of
-			// its own.
+			// Reactor Netty reads on demand: one read per read() call, the read interest
+			// turned off at each read's end (an epoll_ctl call each way per request).
+			// Here the connection is read as bytes come, and reading stops only when
+			// too many pipelined requests wait. Reactor Netty turns it off again for a
+			// request of its own.
 			ctx.channel().config().setAutoRead(true);
 		}
 		// Asked at once, as Reactor Netty's route does: a request refused for its target
@@ -299,7 +299,7 @@ public final class EntityChannelHandler extends ChannelDuplexHandler {
 			// next request taken after it, as Reactor Netty does.
 			exchange.reading = false;
 			this.skippingBody = true;
-			ctx.writeAndFlush(reply.toNettyResponse(), ctx.voidPromise());
+			ctx.writeAndFlush(reply.toNettyResponse()).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
 			return;
 		}
 		ChannelPromise close = this.deferredClose;
@@ -310,7 +310,7 @@ public final class EntityChannelHandler extends ChannelDuplexHandler {
 			ctx.close((close != null) ? close : ctx.newPromise());
 			return;
 		}
-		ctx.writeAndFlush(reply.toNettyResponse(), ctx.voidPromise());
+		ctx.writeAndFlush(reply.toNettyResponse()).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
 		drain(ctx);
 	}
 
@@ -375,19 +375,19 @@ public final class EntityChannelHandler extends ChannelDuplexHandler {
 			return;
 		}
 		Exchange exchange = this.current;
-		if (exchange != null && exchange.reading) {
-			// This request's: Reactor Netty has none under way. A body that stopped
-			// arriving (ConnectionTimeouts) is answered 408; a connection that failed
-			// is closed.
-			if (cause instanceof ReadTimeoutException) {
-				refuse(ctx, exchange, ErrorResponses.toReply(cause));
-			}
-			else {
-				ctx.close();
-			}
+		if (exchange == null) {
+			ctx.fireExceptionCaught(cause);
 			return;
 		}
-		ctx.fireExceptionCaught(cause);
+		// This request's: Reactor Netty has none under way. A body that stopped arriving
+		// (ConnectionTimeouts) is answered 408; after any other failure the connection
+		// is closed, and an answer being made cancelled.
+		if (exchange.reading && cause instanceof ReadTimeoutException) {
+			refuse(ctx, exchange, ErrorResponses.toReply(cause));
+		}
+		else {
+			ctx.close();
+		}
 	}
 
 	@Override
