@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -362,7 +363,7 @@ class EntityChannelHandlerTest {
 		return request;
 	}
 
-	private static io.netty.buffer.ByteBuf ascii(String text) {
+	private static ByteBuf ascii(String text) {
 		return Unpooled.copiedBuffer(text, StandardCharsets.US_ASCII);
 	}
 
