@@ -21,6 +21,11 @@
 --                     with QKV_PACE_CONNECTIONS set to wrk's -c (see delay() below)
 --   QKV_COUNT_STATUS  1 to count answers by status (costs throughput: wrk then parses every
 --                     response in Lua); SUMMARY then has s2xx s4xx s404 s5xx s503 s504
+--   QKV_TARGETS       HOST:PORT[,HOST:PORT...]: spread the load over these nodes, thread n
+--                     connecting to target n mod count (give wrk's -t as a multiple of the
+--                     count; -c and wrk2's -R are split evenly over the threads). Default:
+--                     every thread connects to the URL's host. The URL still names the Host
+--                     header. Clients of a cluster send to any node (DESIGN §5)
 --
 -- done() prints one last line:
 --   SUMMARY requests=.. duration_s=.. rps=.. p50_ms=.. p75_ms=.. p90_ms=.. p99_ms=.. p999_ms=..
@@ -82,6 +87,15 @@ if replicas ~= "" and not replicas:match("^%d+/%d+$") then
   error("QKV_REPLICAS must look like 2/3, not '" .. replicas .. "'")
 end
 M.replicas_param = (replicas ~= "") and ("&replicas=" .. replicas) or ""
+
+M.targets = {}
+for target in string.gmatch(env_string("QKV_TARGETS", ""), "[^,]+") do
+  local host, port = target:match("^([%w.-]+):(%d+)$")
+  if host == nil then
+    error("QKV_TARGETS must look like 127.0.0.1:8081,127.0.0.1:8082, not '" .. target .. "'")
+  end
+  table.insert(M.targets, { host = host, port = port })
+end
 
 -- Key i as the server sees it: zero-padded so that every script and the prefill agree
 -- whatever QKV_KEYS is, and so that key order is numeric order (range scans).
@@ -174,8 +188,17 @@ end
 local threads = {}
 
 -- Runs in wrk's main Lua state, once per thread, before that thread's init().
+-- With QKV_TARGETS, thread n connects to target n mod count.
 function setup(thread)
   thread:set("thread_id", #threads)
+  if #M.targets > 0 then
+    local target = M.targets[(#threads % #M.targets) + 1]
+    local addrs = wrk.lookup(target.host, target.port)
+    if addrs == nil or #addrs == 0 then
+      error("QKV_TARGETS: cannot resolve " .. target.host .. ":" .. target.port)
+    end
+    thread.addr = addrs[1]
+  end
   table.insert(threads, thread)
 end
 
