@@ -237,9 +237,13 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param maxOps operations per batch call
 	 * @param maxBytes request body per batch call (an operation bigger than this goes
 	 * alone), and the cap of an answer
+	 * @param localWrites whether the writes a node coordinates whose answer waits for a
+	 * peer anyway (ack above one) go to its own storage together, once per turn of its
+	 * event loop (one WAL write for all the requests of a wake-up), instead of one by one
 	 */
 	public record BatchProperties(@DefaultValue("true") boolean enabled, @DefaultValue("1") int maxInFlight,
-			@DefaultValue("256") int maxOps, @DefaultValue("1MB") DataSize maxBytes) {
+			@DefaultValue("256") int maxOps, @DefaultValue("1MB") DataSize maxBytes,
+			@DefaultValue("true") boolean localWrites) {
 
 		public BatchProperties {
 			atLeastOne(maxInFlight, "batch.max-in-flight");

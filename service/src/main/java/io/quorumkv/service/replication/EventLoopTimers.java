@@ -56,8 +56,23 @@ final class EventLoopTimers implements Scheduler {
 	}
 
 	private @Nullable EventExecutor current() {
-		int index = EventLoops.indexOfCurrent(this.loops);
+		int index = currentIndex();
 		return (index >= 0) ? this.loops[index] : null;
+	}
+
+	/** The number of the node's event loops. */
+	int loopCount() {
+		return this.loops.length;
+	}
+
+	/** The index of the loop running the calling thread, or -1 off the loops. */
+	int currentIndex() {
+		return EventLoops.indexOfCurrent(this.loops);
+	}
+
+	/** The loop of {@code index}, as {@link #currentIndex()} numbers them. */
+	EventExecutor loop(int index) {
+		return this.loops[index];
 	}
 
 	@Override

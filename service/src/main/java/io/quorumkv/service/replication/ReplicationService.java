@@ -65,6 +65,9 @@ public class ReplicationService {
 	/** The local storage's deadlines, armed on the calling event loop. */
 	private final EventLoopTimers timers;
 
+	/** This node's own share of the writes it coordinates. */
+	private final LocalWrites localWrites;
+
 	/** Per peer id, when batching is on. */
 	private final Map<String, PeerBatcher> batchers = new HashMap<>();
 
@@ -81,6 +84,7 @@ public class ReplicationService {
 		this.metrics = new Metrics(meters);
 		this.timers = peers.deadlines();
 		BatchProperties batch = cluster.batch();
+		this.localWrites = new LocalWrites(storage, this.replicaTimeout, this.timers, batch.localWrites());
 		if (batch.enabled()) {
 			PeerBatcher.Limits limits = new PeerBatcher.Limits(batch.maxInFlight(), batch.maxOps(),
 					(int) batch.maxBytes().toBytes(), cluster.maxPendingPerPeer(), maxKeySize,
@@ -153,8 +157,8 @@ public class ReplicationService {
 				int index = i;
 				Node node = nodes.get(i);
 				if (this.topology.isSelf(node)) {
-					Deadline.subscribe(this.storage.upsert(entry), this.replicaTimeout, this.timers,
-							(ignored) -> round.succeeded(index, Optional.empty()), (error) -> {
+					this.localWrites.upsert(entry, replicas.ack() > 1, () -> round.succeeded(index, Optional.empty()),
+							(error) -> {
 								if (error instanceof StorageException) {
 									localFailure.set(error);
 								}
