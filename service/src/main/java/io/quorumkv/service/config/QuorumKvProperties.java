@@ -240,10 +240,13 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param localWrites whether the writes a node coordinates whose answer waits for a
 	 * peer anyway (ack above one) go to its own storage together, once per turn of its
 	 * event loop (one WAL write for all the requests of a wake-up), instead of one by one
+	 * @param waitForTurn whether a batch call that could go at once waits for the end of
+	 * its event loop's turn, so that it carries the operations of every request read in
+	 * that turn (otherwise the first goes alone and the others wait for its answer)
 	 */
 	public record BatchProperties(@DefaultValue("true") boolean enabled, @DefaultValue("1") int maxInFlight,
 			@DefaultValue("256") int maxOps, @DefaultValue("1MB") DataSize maxBytes,
-			@DefaultValue("true") boolean localWrites) {
+			@DefaultValue("true") boolean localWrites, @DefaultValue("true") boolean waitForTurn) {
 
 		public BatchProperties {
 			atLeastOne(maxInFlight, "batch.max-in-flight");

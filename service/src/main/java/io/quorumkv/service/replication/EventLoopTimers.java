@@ -55,6 +55,11 @@ final class EventLoopTimers implements Scheduler {
 		return Schedulers.parallel().schedule(task, delay, unit);
 	}
 
+	/** The loop running the calling thread, or null off the loops. */
+	@Nullable EventExecutor currentLoop() {
+		return current();
+	}
+
 	private @Nullable EventExecutor current() {
 		int index = currentIndex();
 		return (index >= 0) ? this.loops[index] : null;

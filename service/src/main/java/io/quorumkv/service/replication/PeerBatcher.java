@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -13,6 +14,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.util.concurrent.EventExecutor;
 import io.quorumkv.service.replication.BatchCodec.Operation;
 import io.quorumkv.service.replication.BatchCodec.Result;
 import io.quorumkv.storage.Entry;
@@ -28,7 +30,10 @@ import reactor.core.publisher.MonoSink;
  * operation that arrives while they all run waits in a bounded queue, and the next call
  * takes everything queued (up to {@code maxOps} operations and {@code maxBytes} bytes).
  * Under light load each operation goes at once, alone; under heavy load one call carries
- * many, which spares most of the per-request cost of HTTP on both nodes.
+ * many, which spares most of the per-request cost of HTTP on both nodes. On an event
+ * loop, a call that could go at once waits for the end of the loop's turn instead, and
+ * carries every operation of the requests read in that turn: otherwise the first one
+ * would go alone and the others wait for its answer (with {@code turns}).
  *
  * <p>
  * Every operation is answered exactly once: with its result, with the call's failure,
@@ -68,6 +73,12 @@ final class PeerBatcher {
 
 	private int inFlight;
 
+	/** A call is reserved and waits for the end of a loop's turn (guarded by this). */
+	private boolean turnPending;
+
+	/** The node's event loops; null when calls never wait for the end of a turn. */
+	private final @Nullable EventLoopTimers turns;
+
 	private final DistributionSummary batchSizes;
 
 	private final Counter rejected;
@@ -79,6 +90,16 @@ final class PeerBatcher {
 	 */
 	PeerBatcher(String peer, Function<byte[], Mono<byte[]>> calls, Function<byte[], Mono<Optional<Entry>>> singleGets,
 			Limits limits, MeterRegistry meters) {
+		this(peer, calls, singleGets, limits, null, meters);
+	}
+
+	/**
+	 * @param turns the node's event loops: a call started on one of them waits for the
+	 * end of its turn (null: calls go at once)
+	 */
+	PeerBatcher(String peer, Function<byte[], Mono<byte[]>> calls, Function<byte[], Mono<Optional<Entry>>> singleGets,
+			Limits limits, @Nullable EventLoopTimers turns, MeterRegistry meters) {
+		this.turns = turns;
 		this.peer = peer;
 		this.calls = calls;
 		this.singleGets = singleGets;
@@ -120,14 +141,21 @@ final class PeerBatcher {
 
 	private void submit(Pending pending) {
 		List<Pending> batch = null;
+		EventExecutor loop = null;
 		boolean full;
 		synchronized (this) {
 			full = this.queue.size() >= this.maxQueued;
 			if (!full) {
 				this.queue.add(pending);
-				if (this.inFlight < this.maxInFlight) {
+				if (this.inFlight < this.maxInFlight && !this.turnPending) {
 					this.inFlight++;
-					batch = take();
+					loop = (this.turns != null) ? this.turns.currentLoop() : null;
+					if (loop != null) {
+						this.turnPending = true;
+					}
+					else {
+						batch = take();
+					}
 				}
 			}
 		}
@@ -135,6 +163,29 @@ final class PeerBatcher {
 			this.rejected.increment();
 			pending.sink.error(new BatchQueueFullException(this.peer, this.maxQueued));
 			return;
+		}
+		if (loop != null) {
+			try {
+				// From the loop's own thread: queued without a wake-up, run after the
+				// reading of this turn.
+				loop.execute(this::sendAfterTurn);
+				return;
+			}
+			catch (RejectedExecutionException ex) {
+				// The loop is shutting down: no later turn; send now.
+				sendAfterTurn();
+				return;
+			}
+		}
+		run(batch);
+	}
+
+	/** The reserved call, with everything queued by the end of the turn. */
+	private void sendAfterTurn() {
+		List<Pending> batch;
+		synchronized (this) {
+			this.turnPending = false;
+			batch = take();
 		}
 		run(batch);
 	}

@@ -91,7 +91,7 @@ public class ReplicationService {
 					cluster.replicaTimeout());
 			for (Node peer : topology.peers()) {
 				this.batchers.put(peer.id(), new PeerBatcher(peer.id(), (body) -> peers.batch(peer, body),
-						(key) -> peers.get(peer, key), limits, meters));
+						(key) -> peers.get(peer, key), limits, batch.waitForTurn() ? this.timers : null, meters));
 			}
 		}
 	}

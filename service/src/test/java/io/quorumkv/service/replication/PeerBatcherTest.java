@@ -7,11 +7,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.channel.DefaultEventLoop;
+import io.netty.channel.EventLoop;
 import io.quorumkv.service.replication.BatchCodec.Operation;
 import io.quorumkv.service.replication.BatchCodec.Result;
 import io.quorumkv.service.replication.PeerBatcher.BatchQueueFullException;
@@ -91,6 +94,43 @@ class PeerBatcherTest {
 		assertThat(answers).containsExactly("kept 0", "got 1 false", "got 2 true", "got 3 false", "got 4 false",
 				"got 5 false");
 		assertThat(this.meters.get("quorumkv.replica.batch.size").summary().max()).isEqualTo(5);
+	}
+
+	@Test
+	void onAnEventLoopTheCallWaitsForTheEndOfTheTurnAndCarriesAllOfItsOperations() throws Exception {
+		EventLoop loop = new DefaultEventLoop();
+		try {
+			PeerBatcher batcher = new PeerBatcher("peer", (body) -> {
+				Sinks.One<byte[]> answer = Sinks.one();
+				this.calls.add(new Call(BatchCodec.decodeRequest(body, 64), answer));
+				return answer.asMono();
+			}, (key) -> Mono.empty(), new PeerBatcher.Limits(1, 100, 1 << 20, 100, 64, Duration.ofSeconds(5)),
+					new EventLoopTimers(loop), this.meters);
+			List<String> kept = new CopyOnWriteArrayList<>();
+			int callsInTheTurn = loop.submit(() -> {
+				for (int i = 0; i < 3; i++) {
+					String name = "kept " + i;
+					batcher.upsert(entry(i)).subscribe(null, null, () -> kept.add(name));
+				}
+				return this.calls.size();
+			}).get(10, TimeUnit.SECONDS);
+			assertThat(callsInTheTurn).as("no call before the turn ends").isZero();
+			// The turn's task has run once a later task of the same loop has.
+			loop.submit(() -> null).get(10, TimeUnit.SECONDS);
+			assertThat(this.calls).singleElement()
+				.extracting(Call::operations)
+				.asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST)
+				.hasSize(3);
+			this.calls.getFirst().answer(List.of(Result.KEPT, Result.KEPT, Result.KEPT));
+			assertThat(kept).containsExactly("kept 0", "kept 1", "kept 2");
+			// Off the loop, an idle batcher's call still goes at once.
+			batcher.upsert(entry(3)).subscribe();
+			assertThat(this.calls).hasSize(2);
+			assertThat(batcher.queued()).isZero();
+		}
+		finally {
+			loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
+		}
 	}
 
 	@Test
