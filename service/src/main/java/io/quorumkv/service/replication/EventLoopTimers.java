@@ -42,7 +42,7 @@ final class EventLoopTimers implements Scheduler {
 
 	@Override
 	public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
-		EventExecutor loop = current();
+		EventExecutor loop = currentLoop();
 		if (loop != null && !loop.isShuttingDown()) {
 			try {
 				ScheduledFuture<?> timer = loop.schedule(task, delay, unit);
@@ -57,10 +57,6 @@ final class EventLoopTimers implements Scheduler {
 
 	/** The loop running the calling thread, or null off the loops. */
 	@Nullable EventExecutor currentLoop() {
-		return current();
-	}
-
-	private @Nullable EventExecutor current() {
 		int index = currentIndex();
 		return (index >= 0) ? this.loops[index] : null;
 	}

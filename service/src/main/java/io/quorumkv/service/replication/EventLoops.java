@@ -2,6 +2,7 @@ package io.quorumkv.service.replication;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.EventExecutorGroup;
@@ -29,6 +30,20 @@ final class EventLoops {
 			}
 		}
 		return -1;
+	}
+
+	/**
+	 * Runs {@code task} after the current turn of {@code loop}, the calling thread's own
+	 * (queued without a wake-up, run once the turn's reading is done); at once when the
+	 * loop is shutting down and will have no later turn.
+	 */
+	static void afterTurn(EventExecutor loop, Runnable task) {
+		try {
+			loop.execute(task);
+		}
+		catch (RejectedExecutionException ex) {
+			task.run();
+		}
 	}
 
 	static int indexOf(EventExecutor[] loops, EventExecutor loop) {

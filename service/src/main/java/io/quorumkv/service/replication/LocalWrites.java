@@ -3,7 +3,6 @@ package io.quorumkv.service.replication;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 
 import io.quorumkv.storage.Entry;
@@ -91,15 +90,7 @@ final class LocalWrites {
 			if (this.pending.size() > 1) {
 				return; // the task is queued already
 			}
-			try {
-				// From the loop's own thread: queued without a wake-up, and run after the
-				// reading of this turn.
-				LocalWrites.this.loops.loop(this.loop).execute(this);
-			}
-			catch (RejectedExecutionException ex) {
-				// The loop is shutting down: no later turn; write now.
-				run();
-			}
+			EventLoops.afterTurn(LocalWrites.this.loops.loop(this.loop), this);
 		}
 
 		@Override
@@ -108,9 +99,8 @@ final class LocalWrites {
 			if (group.isEmpty()) {
 				return;
 			}
-			// A fresh list before the storage call: its answers may come at once, and
-			// what
-			// they trigger may write again.
+			// A fresh list before the storage call: its answers may come at
+			// once, and what they trigger may write again.
 			this.pending = new ArrayList<>();
 			Storage storage = LocalWrites.this.storage;
 			if (group.size() == 1) {

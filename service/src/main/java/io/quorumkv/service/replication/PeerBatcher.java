@@ -5,7 +5,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -165,17 +164,8 @@ final class PeerBatcher {
 			return;
 		}
 		if (loop != null) {
-			try {
-				// From the loop's own thread: queued without a wake-up, run after the
-				// reading of this turn.
-				loop.execute(this::sendAfterTurn);
-				return;
-			}
-			catch (RejectedExecutionException ex) {
-				// The loop is shutting down: no later turn; send now.
-				sendAfterTurn();
-				return;
-			}
+			EventLoops.afterTurn(loop, this::sendAfterTurn);
+			return;
 		}
 		run(batch);
 	}
