@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
-# Measures the goals of docs/performance.md in one run on this machine, as ratios against the
-# bare Reactor Netty baseline (io.quorumkv.bench.baseline.BaselineServer) under the same load:
+# Measures the goals of docs/performance.md in one run on this machine, against two baselines
+# under the same load: the bare WebFlux server (io.quorumkv.bench.baseline.WebFluxBaselineServer:
+# Spring Boot, one functional endpoint over a map; the limit of the framework the node is built
+# on) and the bare Reactor Netty server (io.quorumkv.bench.baseline.BaselineServer: the HTTP
+# stack under it).
 #
-#   1. single node (LSM, 100-byte values), closed-loop PUT and GET throughput (wrk) vs baseline
-#   2. single node at a constant rate of half the baseline's PUT maximum (wrk2): p99 vs baseline
-#   3. three nodes at 2/3: closed-loop PUT throughput vs single node; p99 at half that rate
-#      (wrk2), beside the baseline's p99 at the same rate (the machine's floor); 3/3 closed
-#      loop: timeouts and non-2xx
+#   1. single node (LSM, 100-byte values), closed-loop PUT and GET throughput (wrk) vs the
+#      WebFlux baseline (goal >= 0.9), and vs bare Reactor Netty (reported)
+#   2. single node at a constant rate of half its own PUT maximum (wrk2): p99 vs the WebFlux
+#      baseline's at that rate (goal <= 2x)
+#   3. three nodes at 2/3: closed-loop PUT throughput vs the single node (goal >= 0.7)
+#   4. three nodes at 2/3 at half their maximum (wrk2): p99 (goal <= 5 ms), beside the WebFlux
+#      baseline's p99 at the same rate (the machine's floor)
+#   5. three nodes at 3/3, closed loop: timeouts and non-2xx (goal: none)
+#
+# QKV_OLD_JAR=<another build's quorumkv.jar> also measures that build in the same run (closed-loop
+# single-node PUT and GET, three nodes 2/3), alternated with this one, so that the two builds'
+# figures share one hour of the machine.
 #
 # Needs the build (./mvnw -DskipTests package: service/target/quorumkv.jar and
 # jmh/target/benchmarks.jar), wrk, and wrk2 for the constant-rate steps (QKV_WRK2 or `wrk2` on
@@ -30,16 +40,22 @@ conns="${QKV_CONNS:-64}"
 export QKV_KEYS="${QKV_KEYS:-100000}" QKV_VALUE_SIZE="${QKV_VALUE_SIZE:-100}"
 base_port="${QKV_BASE_PORT:-18481}"
 baseline_port=$((base_port + 9))
+webflux_port=$((base_port + 8))
+old_jar="${QKV_OLD_JAR:-}"
 out="$ROOT/run/perf/$(date -u +%Y%m%dT%H%M%SZ)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/quorumkv-perf.XXXXXX")"
 mkdir -p "$out"
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 baseline_pid=""
+webflux_pid=""
 
 cleanup() {
   [ -z "$baseline_pid" ] || kill "$baseline_pid" 2>/dev/null || true
+  [ -z "$webflux_pid" ] || kill "$webflux_pid" 2>/dev/null || true
   "$CLUSTER" down --dir "$work/single" >/dev/null 2>&1 || true
   "$CLUSTER" down --dir "$work/three" >/dev/null 2>&1 || true
+  "$CLUSTER" down --dir "$work/old-single" >/dev/null 2>&1 || true
+  "$CLUSTER" down --dir "$work/old-three" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -88,11 +104,11 @@ speed_before="$(host_speed)"
 log "host speed check: $speed_before"
 # start_baseline: the bare Reactor Netty server on $baseline_port, once it answers
 start_baseline() {
-  log "baseline server on port $baseline_port"
+  log "bare Reactor Netty baseline on port $baseline_port"
   "$JAVA" -Xmx1g -XX:+UseG1GC -cp "$ROOT/jmh/target/benchmarks.jar" io.quorumkv.bench.baseline.BaselineServer \
     "$baseline_port" >>"$out/baseline.log" 2>&1 &
   baseline_pid=$!
-  for _ in $(seq 1 60); do curl -sf -o /dev/null "http://127.0.0.1:$baseline_port/v0/entity?id=x" -X PUT -d x && break; sleep 0.5; done
+  wait_answers "$baseline_port"
 }
 
 stop_baseline() {
@@ -100,27 +116,74 @@ stop_baseline() {
   baseline_pid=""
 }
 
-start_baseline
-log "single node (LSM) on port $base_port"
-"$CLUSTER" up --nodes 1 --backend lsm --base-port "$base_port" --dir "$work/single" >/dev/null
-loops_single="$(event_loops "$work/single")"
+# start_webflux: the bare WebFlux baseline on $webflux_port, once it answers
+start_webflux() {
+  log "bare WebFlux baseline on port $webflux_port"
+  "$JAVA" -Xmx1g -XX:+UseG1GC -cp "$ROOT/jmh/target/benchmarks.jar" io.quorumkv.bench.baseline.WebFluxBaselineServer \
+    "$webflux_port" >>"$out/webflux.log" 2>&1 &
+  webflux_pid=$!
+  wait_answers "$webflux_port"
+}
+
+stop_webflux() {
+  kill "$webflux_pid" 2>/dev/null || true
+  webflux_pid=""
+}
+
+wait_answers() {
+  for _ in $(seq 1 120); do curl -sf -o /dev/null "http://127.0.0.1:$1/v0/entity?id=x" -X PUT -d x && return; sleep 0.5; done
+  echo "nothing answers on port $1" >&2
+  exit 1
+}
+
+# single JAR DIR: a single node of the given build, up
+single() {
+  log "single node (LSM) on port $base_port${1:+ ($1)}"
+  QKV_JAR="${1:-}" "$CLUSTER" up --nodes 1 --backend lsm --base-port "$base_port" --dir "$2" >/dev/null
+}
+
+W="http://127.0.0.1:$webflux_port"
 B="http://127.0.0.1:$baseline_port"
 S="http://127.0.0.1:$base_port"
 
+start_webflux
+start_baseline
+single "" "$work/single"
+loops_single="$(event_loops "$work/single")"
+closed warm-webflux "$W" put.lua "" "$warmup"
 closed warm-baseline "$B" put.lua "" "$warmup"
 closed warm-single "$S" put.lua "" "$warmup"
+closed webflux-put "$W" put.lua "" "$duration"
 closed baseline-put "$B" put.lua "" "$duration"
 closed single-put "$S" put.lua "" "$duration"
+closed warm-webflux-get "$W" get.lua "" 10s
 closed warm-baseline-get "$B" get.lua "" 10s
 closed warm-single-get "$S" get.lua "" 10s
+closed webflux-get "$W" get.lua "" "$duration"
 closed baseline-get "$B" get.lua "" "$duration"
 closed single-get "$S" get.lua "" "$duration"
-half=$(($(rps baseline-put) / 2))
-paced baseline-put-half "$B" put.lua "" "$half"
+half=$(($(rps single-put) / 2))
+paced webflux-put-half "$W" put.lua "" "$half"
 paced single-put-half "$S" put.lua "" "$half"
 stop_baseline
 "$CLUSTER" down --dir "$work/single" >/dev/null
+if [ -n "$old_jar" ]; then
+  single "$old_jar" "$work/old-single"
+  closed warm-old-single "$S" put.lua "" "$warmup"
+  closed old-single-put "$S" put.lua "" "$duration"
+  closed warm-old-single-get "$S" get.lua "" 10s
+  closed old-single-get "$S" get.lua "" "$duration"
+  "$CLUSTER" down --dir "$work/old-single" >/dev/null
+  # this build again right after the old one, so that the pair shares an hour
+  single "" "$work/single"
+  closed warm-single-2 "$S" put.lua "" "$warmup"
+  closed single-put-2 "$S" put.lua "" "$duration"
+  closed warm-single-get-2 "$S" get.lua "" 10s
+  closed single-get-2 "$S" get.lua "" "$duration"
+  "$CLUSTER" down --dir "$work/single" >/dev/null
+fi
 
+stop_webflux
 log "three nodes (LSM) on ports $base_port.."
 "$CLUSTER" up --nodes 3 --backend lsm --base-port "$base_port" --dir "$work/three" >/dev/null
 loops_three="$(event_loops "$work/three")"
@@ -131,12 +194,19 @@ paced three-put-2of3-half "$S" put.lua 2/3 "$three_half"
 closed three-put-3of3 "$S" put.lua 3/3 "$duration"
 closed three-get-2of3 "$S" get.lua 2/3 "$duration"
 "$CLUSTER" down --dir "$work/three" >/dev/null
-# The machine's floor at goal 3's rate: the baseline (one JVM, no replication) under the same
-# constant-rate load as the three nodes' p99 was measured at.
-start_baseline
-closed warm-baseline-three "$B" put.lua "" "$warmup"
-paced baseline-put-three-half "$B" put.lua "" "$three_half"
-stop_baseline
+if [ -n "$old_jar" ]; then
+  log "three nodes of $old_jar"
+  QKV_JAR="$old_jar" "$CLUSTER" up --nodes 3 --backend lsm --base-port "$base_port" --dir "$work/old-three" >/dev/null
+  closed warm-old-three "$S" put.lua 2/3 "$three_warmup"
+  closed old-three-put-2of3 "$S" put.lua 2/3 "$duration"
+  "$CLUSTER" down --dir "$work/old-three" >/dev/null
+fi
+# The machine's floor at goal 4's rate: the WebFlux baseline (one JVM, no replication) under the
+# same constant-rate load as the three nodes' p99 was measured at.
+start_webflux
+closed warm-webflux-three "$W" put.lua "" "$warmup"
+paced webflux-put-three-half "$W" put.lua "" "$three_half"
+stop_webflux
 speed_after="$(host_speed)"
 
 {
@@ -145,21 +215,29 @@ speed_after="$(host_speed)"
   echo "Machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%d GiB", $2 / 1048576 }' /proc/meminfo); $("$JAVA" -version 2>&1 | head -n 1);" \
     "load generator on the same cores. Closed loop: wrk -t1 -c$conns -d$duration; constant rate: wrk2 -t1 -c$conns -d$rate_duration; warm-up $warmup (single node, baseline), $three_warmup (three nodes)" \
     "(first ~10 s are calibration); $QKV_VALUE_SIZE-byte values, $QKV_KEYS keys; event loops per node: $loops_single (single" \
-    "node), $loops_three (three nodes), the baseline Reactor Netty's default. Command: \`scripts/perf-goals.sh\`."
+    "node), $loops_three (three nodes), one per core for the WebFlux baseline, Reactor Netty's default for the bare one. Command: \`scripts/perf-goals.sh\`."
   echo
-  echo "| Goal | Baseline | QuorumKV | Ratio | Target |"
-  echo "|---|---|---|---|---|"
-  echo "| 1. PUT closed loop (rps) | $(rps baseline-put) | $(rps single-put) | $(ratio "$(rps single-put)" "$(rps baseline-put)") | ≥ 0.8 |"
-  echo "| 1. GET closed loop (rps) | $(rps baseline-get) | $(rps single-get) | $(ratio "$(rps single-get)" "$(rps baseline-get)") | ≥ 0.8 |"
-  echo "| 2. PUT at $half rps: p99 (ms) | $(pct baseline-put-half 99) | $(pct single-put-half 99) | $(ratio "$(pct single-put-half 99)" "$(pct baseline-put-half 99)") | ≤ 2 |"
-  echo "| 2. PUT at $half rps: p99.9 (ms) | $(pct baseline-put-half 99.9) | $(pct single-put-half 99.9) | $(ratio "$(pct single-put-half 99.9)" "$(pct baseline-put-half 99.9)") | reported |"
-  echo "| 2. PUT at $half rps: achieved (rps) | $(rps baseline-put-half) | $(rps single-put-half) | | |"
-  echo "| 3. 3 nodes 2/3 PUT closed loop (rps) vs single node | $(rps single-put) | $(rps three-put-2of3) | $(ratio "$(rps three-put-2of3)" "$(rps single-put)") | ≥ 0.5 |"
-  echo "| 3. 3 nodes 2/3 PUT at $three_half rps: p99 (ms); baseline at that rate (the machine's floor) | $(pct baseline-put-three-half 99) | $(pct three-put-2of3-half 99) | $(ratio "$(pct three-put-2of3-half 99)" "$(pct baseline-put-three-half 99)") | ≤ 5 ms |"
-  echo "| 3. same: p50 / p90 (ms) | $(pct baseline-put-three-half 50) / $(pct baseline-put-three-half 90) | $(pct three-put-2of3-half 50) / $(pct three-put-2of3-half 90) | | reported |"
-  echo "| 3. 3 nodes 2/3 PUT at $three_half rps: p99.9 (ms), achieved rps | $(pct baseline-put-three-half 99.9), $(rps baseline-put-three-half) | $(pct three-put-2of3-half 99.9), $(rps three-put-2of3-half) | | reported |"
-  echo "| 3. 3 nodes 3/3 PUT closed loop: rps, errors + non-2xx | | $(rps three-put-3of3), $(errors three-put-3of3) | | 0 timeouts |"
-  echo "| 3. 3 nodes 2/3 GET closed loop: rps, p99 (ms) | | $(rps three-get-2of3), $(pct three-get-2of3 99) | | reported |"
+  echo "| Goal | WebFlux baseline | QuorumKV | Ratio | Target | bare Reactor Netty | QuorumKV / Reactor Netty |"
+  echo "|---|---|---|---|---|---|---|"
+  echo "| 1. PUT closed loop (rps) | $(rps webflux-put) | $(rps single-put) | $(ratio "$(rps single-put)" "$(rps webflux-put)") | ≥ 0.9 | $(rps baseline-put) | $(ratio "$(rps single-put)" "$(rps baseline-put)") |"
+  echo "| 1. GET closed loop (rps) | $(rps webflux-get) | $(rps single-get) | $(ratio "$(rps single-get)" "$(rps webflux-get)") | ≥ 0.9 | $(rps baseline-get) | $(ratio "$(rps single-get)" "$(rps baseline-get)") |"
+  echo "| 2. PUT at $half rps (half the single node's maximum): p99 (ms) | $(pct webflux-put-half 99) | $(pct single-put-half 99) | $(ratio "$(pct single-put-half 99)" "$(pct webflux-put-half 99)") | ≤ 2 | | |"
+  echo "| 2. same: p99.9 (ms), achieved rps | $(pct webflux-put-half 99.9), $(rps webflux-put-half) | $(pct single-put-half 99.9), $(rps single-put-half) | | reported | | |"
+  echo "| 3. 3 nodes 2/3 PUT closed loop (rps) vs single node | $(rps single-put) | $(rps three-put-2of3) | $(ratio "$(rps three-put-2of3)" "$(rps single-put)") | ≥ 0.7 | | |"
+  echo "| 4. 3 nodes 2/3 PUT at $three_half rps: p99 (ms); the WebFlux baseline at that rate | $(pct webflux-put-three-half 99) | $(pct three-put-2of3-half 99) | | ≤ 5 ms | | |"
+  echo "| 4. same: p50 / p90 / p99.9 (ms), achieved rps | $(pct webflux-put-three-half 50) / $(pct webflux-put-three-half 90) / $(pct webflux-put-three-half 99.9), $(rps webflux-put-three-half) | $(pct three-put-2of3-half 50) / $(pct three-put-2of3-half 90) / $(pct three-put-2of3-half 99.9), $(rps three-put-2of3-half) | | reported | | |"
+  echo "| 5. 3 nodes 3/3 PUT closed loop: rps, errors + non-2xx | | $(rps three-put-3of3), $(errors three-put-3of3) | | 0 | | |"
+  echo "| 3 nodes 2/3 GET closed loop: rps, p99 (ms) | | $(rps three-get-2of3), $(pct three-get-2of3 99) | | reported | | |"
+  if [ -n "$old_jar" ]; then
+    echo
+    echo "This build against \`$old_jar\` in the same run (closed loop, rps; this build measured before and right after it):"
+    echo
+    echo "| measure | this build (first, second) | other build | ratio (mean of this build / other) |"
+    echo "|---|---|---|---|"
+    echo "| single node PUT | $(rps single-put), $(rps single-put-2) | $(rps old-single-put) | $(ratio "$(( ($(rps single-put) + $(rps single-put-2)) / 2 ))" "$(rps old-single-put)") |"
+    echo "| single node GET | $(rps single-get), $(rps single-get-2) | $(rps old-single-get) | $(ratio "$(( ($(rps single-get) + $(rps single-get-2)) / 2 ))" "$(rps old-single-get)") |"
+    echo "| three nodes 2/3 PUT | $(rps three-put-2of3) | $(rps old-three-put-2of3) | $(ratio "$(rps three-put-2of3)" "$(rps old-three-put-2of3)") |"
+  fi
   echo
   echo "Closed-loop latency (p50 / p99 ms): baseline PUT $(pct baseline-put 50) / $(pct baseline-put 99)," \
     "single PUT $(pct single-put 50) / $(pct single-put 99), baseline GET $(pct baseline-get 50) / $(pct baseline-get 99)," \

@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.within;
 
-/** Parses the real wrk2 and wrk outputs recorded in /work/shared/samples. */
+/** Parses the real wrk2 and wrk outputs recorded under src/test/resources. */
 class WrkOutputParserTests {
 
 	private static final double EPS = 1e-9;

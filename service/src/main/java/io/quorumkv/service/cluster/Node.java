@@ -1,7 +1,10 @@
 package io.quorumkv.service.cluster;
 
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.Objects;
+
+import reactor.netty.transport.AddressUtils;
 
 /**
  * One node of the cluster, named by its base URL (scheme, host and port, no path), as
@@ -24,6 +27,14 @@ public record Node(URI url) {
 
 	public static Node of(String url) {
 		return new Node(URI.create(url));
+	}
+
+	/**
+	 * The node's socket address as Reactor Netty's client names it (resolved for an IP
+	 * literal, unresolved for a host name): the key of its connection pool.
+	 */
+	public InetSocketAddress address() {
+		return AddressUtils.createUnresolved(this.url.getHost(), this.url.getPort());
 	}
 
 	/** The canonical text of the URL; what placement hashes. */

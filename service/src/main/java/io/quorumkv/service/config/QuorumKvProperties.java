@@ -166,9 +166,8 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param replicaTimeout how long the coordinator waits for a replica before counting
 	 * it as failed (504 when too few answered)
 	 * @param connectTimeout TCP connect timeout to a peer
-	 * @param maxConnectionsPerPeer pooled keep-alive connections to each peer (single
-	 * gets, upserts and scans); the batch calls' own connections, kept per event loop,
-	 * number at most this many per loop and peer
+	 * @param maxConnectionsPerPeer pooled keep-alive connections to each peer, shared by
+	 * every call to it (batches, single gets and upserts, hints, scans)
 	 * @param maxPendingPerPeer requests waiting for a pooled connection, per peer; more
 	 * fail at once
 	 * @param maxConcurrentCallsPerPeer bulkhead: requests in flight to one peer; more
@@ -179,10 +178,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param placement how keys are placed on nodes: {@code rendezvous} or
 	 * {@code consistent-hash}
 	 * @param virtualNodes virtual nodes per node for {@code consistent-hash}
-	 * @param peerProtocol protocol of the calls between nodes: {@code http1} (a pool of
-	 * keep-alive connections per peer) or {@code h2c} (HTTP/2 without TLS, prior
-	 * knowledge, streams multiplexed on few connections; every node then needs
-	 * {@code server.http2.enabled=true})
+	 * @param batch batching of the replica operations sent to each peer
 	 */
 	public record ClusterProperties(@DefaultValue List<URI> nodes, @Nullable URI self, @Nullable String secret,
 			@DefaultValue("1s") Duration replicaTimeout, @DefaultValue("500ms") Duration connectTimeout,
@@ -190,7 +186,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("512") int maxConcurrentCallsPerPeer, @DefaultValue BreakerProperties breaker,
 			@DefaultValue HintProperties hints, @DefaultValue("256") int maxConcurrentRepairs,
 			@DefaultValue("rendezvous") PlacementStrategy placement, @DefaultValue("128") int virtualNodes,
-			@DefaultValue BatchProperties batch, @DefaultValue("http1") PeerProtocol peerProtocol) {
+			@DefaultValue BatchProperties batch) {
 
 		public ClusterProperties {
 			nodes = List.copyOf(nodes);
@@ -209,18 +205,6 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			return "ClusterProperties[nodes=" + this.nodes + ", self=" + this.self + ", secret="
 					+ ((this.secret != null) ? "(set)" : "(none)") + ", replicaTimeout=" + this.replicaTimeout + "]";
 		}
-
-	}
-
-	/** Protocol of the calls between nodes. */
-	public enum PeerProtocol {
-
-		/** HTTP/1.1 over a pool of keep-alive connections per peer. */
-		HTTP1,
-		/**
-		 * HTTP/2 without TLS (prior knowledge), streams multiplexed on few connections.
-		 */
-		H2C
 
 	}
 
@@ -326,14 +310,6 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param maxInFlight public requests served at once; more get 503 with Retry-After
 	 * @param maxBufferedBodies request body bytes held in memory at once, over all
 	 * requests; more get 503 with Retry-After
-	 * @param directRoute serve GET, PUT and DELETE of /v0/entity and the replicas' batch
-	 * calls straight from Reactor Netty instead of through Spring WebFlux (same API, same
-	 * quorumkv.requests timers; no http.server.requests observation for them)
-	 * @param directChannel with direct-route on, serve the plain GET, PUT and DELETE
-	 * requests of /v0/entity over HTTP/1.1 (keep-alive, a body of announced length, no
-	 * Expect) in a handler of the connection's channel pipeline, ahead of Reactor Netty's
-	 * HTTP server (same API; any other request still goes through the direct route; off
-	 * with HTTP/2)
 	 * @param readTimeout a request whose body stops arriving for this long is answered
 	 * 408 and its connection closed
 	 * @param idleTimeout a connection with no request under way is closed after this long
@@ -341,7 +317,6 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 */
 	public record HttpProperties(@DefaultValue("4MB") DataSize maxBodySize, @DefaultValue("1KB") DataSize maxKeySize,
 			@DefaultValue("1024") int maxInFlight, @DefaultValue("256MB") DataSize maxBufferedBodies,
-			@DefaultValue("true") boolean directRoute, @DefaultValue("true") boolean directChannel,
 			@DefaultValue("30s") Duration readTimeout, @DefaultValue("60s") Duration idleTimeout) {
 
 		public HttpProperties {

@@ -6,11 +6,11 @@ import org.springframework.http.HttpStatus;
  * A request the API refuses, with the status and a short text that says what was wrong.
  * Thrown for bad input (4xx) and for conditions the client should retry (503, 504).
  */
-public class ApiException extends RuntimeException {
+class ApiException extends RuntimeException {
 
 	private final HttpStatus status;
 
-	public ApiException(HttpStatus status, String message) {
+	ApiException(HttpStatus status, String message) {
 		super(message, null, false, false);
 		this.status = status;
 	}

@@ -7,7 +7,6 @@ import java.util.function.Function;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.netty.buffer.ByteBuf;
 import io.quorumkv.storage.StorageOverloadedException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -17,24 +16,27 @@ import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
-import org.springframework.web.reactive.function.BodyExtractors;
 import org.springframework.web.reactive.function.server.ServerRequest;
 
 /**
  * Reads request bodies whole, up to a limit, only if they arrived intact, and bounds the
  * request bytes a node holds in memory at once, across all requests: the in-flight limit
- * alone would let a thousand 4 MB bodies take 4 GB. Bytes are reserved as they arrive and
- * released when the body has been handed on; a request that would exceed the budget is
- * refused with a 503 (retry later) and its bytes released.
+ * alone would let a thousand 4 MB bodies take 4 GB. Each buffer is copied into the result
+ * as it arrives (into an array of the announced length when there is one, so one copy in
+ * all) and released; what is reserved is the array's capacity. A request that would
+ * exceed the budget is refused with a 503 (retry later) and its bytes released.
  */
-public final class BodyBudget {
+final class BodyBudget {
+
+	private static final byte[] NONE = new byte[0];
 
 	private final long capacity;
 
 	private final AtomicLong used = new AtomicLong();
 
-	public BodyBudget(long capacity, MeterRegistry meters) {
+	BodyBudget(long capacity, MeterRegistry meters) {
 		this.capacity = capacity;
 		Gauge.builder("quorumkv.requests.buffered.bytes", this.used, AtomicLong::get)
 			.description("Request body bytes held in memory")
@@ -48,33 +50,17 @@ public final class BodyBudget {
 	 * Fails with {@link DataBufferLimitException} over {@code maxSize} and with
 	 * {@link StorageOverloadedException} when the node holds too many bodies already.
 	 */
-	public <T> Mono<T> read(ServerRequest request, int maxSize, Function<byte[], Mono<T>> use) {
-		return read(request.body(BodyExtractors.toDataBuffers()), maxSize, () -> answeredByServer(request), use);
+	<T> Mono<T> read(ServerRequest request, int maxSize, Function<byte[], Mono<T>> use) {
+		ServerHttpRequest http = request.exchange().getRequest();
+		return read(http.getBody(), http.getHeaders().getContentLength(), maxSize, () -> answeredByServer(http), use);
 	}
 
 	/**
-	 * As above; {@code answeredByServer} tells whether the server has already refused the
-	 * request itself.
+	 * As above; {@code contentLength} is the announced length (-1 when none), and
+	 * {@code answeredByServer} tells whether the server has already refused the request
+	 * itself.
 	 */
-	<T> Mono<T> read(Flux<DataBuffer> body, int maxSize, BooleanSupplier answeredByServer,
-			Function<byte[], Mono<T>> use) {
-		return Mono.defer(() -> {
-			AtomicLong reserved = new AtomicLong();
-			return DataBufferUtils.join(body.doOnNext((buffer) -> reserve(buffer, reserved)), maxSize)
-				.map(BodyBudget::toBytes)
-				.defaultIfEmpty(new byte[0])
-				.flatMap((bytes) -> answeredByServer.getAsBoolean() ? Mono.error(MalformedBody.INSTANCE)
-						: use.apply(bytes))
-				.doFinally((signal) -> this.used.addAndGet(-reserved.get()));
-		});
-	}
-
-	/**
-	 * As above for a body read straight from Reactor Netty: each buffer is copied into
-	 * the result as it arrives (into an array of {@code contentLength} bytes when the
-	 * length was announced, so one copy in all), and Reactor Netty releases it.
-	 */
-	<T> Mono<T> read(Flux<ByteBuf> body, long contentLength, int maxSize, BooleanSupplier answeredByServer,
+	<T> Mono<T> read(Flux<DataBuffer> body, long contentLength, int maxSize, BooleanSupplier answeredByServer,
 			Function<byte[], Mono<T>> use) {
 		return Mono.defer(() -> {
 			Joiner joiner = new Joiner(contentLength, maxSize);
@@ -82,7 +68,7 @@ public final class BodyBudget {
 				.then(Mono.fromSupplier(joiner::bytes))
 				.flatMap((bytes) -> answeredByServer.getAsBoolean() ? Mono.error(MalformedBody.INSTANCE)
 						: use.apply(bytes))
-				.doFinally((signal) -> this.used.addAndGet(-joiner.reserved.get()));
+				.doFinally((signal) -> this.used.addAndGet(-joiner.reserved));
 		});
 	}
 
@@ -93,67 +79,28 @@ public final class BodyBudget {
 	 * the error: storing that would write a truncated value for a request the client was
 	 * told was refused.
 	 */
-	private static boolean answeredByServer(ServerRequest request) {
-		Object nativeRequest = ServerHttpRequestDecorator.getNativeRequest(request.exchange().getRequest());
+	private static boolean answeredByServer(ServerHttpRequest request) {
+		Object nativeRequest;
+		try {
+			nativeRequest = ServerHttpRequestDecorator.getNativeRequest(request);
+		}
+		catch (IllegalArgumentException | IllegalStateException ex) {
+			return false; // not served by Reactor Netty (a mock request in a test)
+		}
 		return nativeRequest instanceof HttpServerResponse response && response.hasSentHeaders();
 	}
 
-	/**
-	 * Reserves {@code size} bytes for a body about to be read whole by the caller; false
-	 * (nothing reserved) when the node holds too many bodies already. Given back with
-	 * {@link #release}.
-	 */
-	boolean tryReserve(int size) {
-		if (this.used.addAndGet(size) > this.capacity) {
-			this.used.addAndGet(-size);
-			return false;
-		}
-		return true;
-	}
-
-	/** Gives back bytes taken with {@link #tryReserve}. */
-	void release(int size) {
-		this.used.addAndGet(-size);
-	}
-
-	private void reserve(DataBuffer buffer, AtomicLong reserved) {
-		try {
-			reserve(buffer.readableByteCount(), reserved);
-		}
-		catch (StorageOverloadedException ex) {
-			DataBufferUtils.release(buffer);
-			throw ex;
-		}
-	}
-
-	private void reserve(int size, AtomicLong reserved) {
-		if (!tryReserve(size)) {
-			throw new StorageOverloadedException("node overloaded: too many request bodies in memory, retry later");
-		}
-		reserved.addAndGet(size);
-	}
-
-	private static byte[] toBytes(DataBuffer buffer) {
-		try {
-			byte[] bytes = new byte[buffer.readableByteCount()];
-			buffer.read(bytes);
-			return bytes;
-		}
-		finally {
-			DataBufferUtils.release(buffer);
-		}
+	long used() {
+		return this.used.get();
 	}
 
 	/**
-	 * Copies the buffers of one body into one array, within the limit and the budget:
-	 * what is reserved is the array's capacity, taken as buffers arrive (the announced
-	 * length at the first buffer, so one copy in all; doubling when chunked).
+	 * Copies the buffers of one body into one array, within the limit and the budget,
+	 * releasing each buffer: what is reserved is the array's capacity, taken as buffers
+	 * arrive (the announced length at the first buffer; doubling when chunked). Touched
+	 * by one subscriber at a time; {@link #reserved} is read after the body ended.
 	 */
 	private final class Joiner {
-
-		private static final byte[] NONE = new byte[0];
-
-		private final AtomicLong reserved = new AtomicLong();
 
 		private final long contentLength;
 
@@ -163,36 +110,47 @@ public final class BodyBudget {
 
 		private int size;
 
+		private volatile long reserved;
+
 		Joiner(long contentLength, int maxSize) {
 			this.contentLength = contentLength;
 			this.maxSize = maxSize;
 		}
 
-		void append(ByteBuf buffer) {
-			int length = buffer.readableBytes();
-			if (length > this.maxSize - this.size) {
-				throw new DataBufferLimitException("request body exceeds " + this.maxSize + " bytes");
+		void append(DataBuffer buffer) {
+			try {
+				int length = buffer.readableByteCount();
+				if (length > this.maxSize - this.size) {
+					throw new DataBufferLimitException("request body exceeds " + this.maxSize + " bytes");
+				}
+				int needed = this.size + length;
+				if (needed > this.bytes.length) {
+					long wanted = (this.size == 0 && this.contentLength >= needed) ? this.contentLength
+							: Math.max(2L * this.bytes.length, needed);
+					int capacity = (int) Math.min(wanted, this.maxSize);
+					reserve(capacity - this.bytes.length);
+					this.bytes = Arrays.copyOf(this.bytes, capacity);
+				}
+				buffer.read(this.bytes, this.size, length);
+				this.size = needed;
 			}
-			int needed = this.size + length;
-			if (needed > this.bytes.length) {
-				long wanted = (this.size == 0 && this.contentLength >= needed) ? this.contentLength
-						: Math.max(2L * this.bytes.length, needed);
-				int capacity = (int) Math.min(wanted, this.maxSize);
-				reserve(capacity - this.bytes.length, this.reserved);
-				this.bytes = Arrays.copyOf(this.bytes, capacity);
+			finally {
+				DataBufferUtils.release(buffer);
 			}
-			buffer.getBytes(buffer.readerIndex(), this.bytes, this.size, length);
-			this.size = needed;
+		}
+
+		private void reserve(int size) {
+			if (BodyBudget.this.used.addAndGet(size) > BodyBudget.this.capacity) {
+				BodyBudget.this.used.addAndGet(-size);
+				throw new StorageOverloadedException("node overloaded: too many request bodies in memory, retry later");
+			}
+			this.reserved += size;
 		}
 
 		byte[] bytes() {
 			return (this.size == this.bytes.length) ? this.bytes : Arrays.copyOf(this.bytes, this.size);
 		}
 
-	}
-
-	long used() {
-		return this.used.get();
 	}
 
 	/** The body could not be decoded; the server has answered 400 already. */

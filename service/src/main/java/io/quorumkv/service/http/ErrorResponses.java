@@ -33,7 +33,7 @@ final class ErrorResponses {
 	}
 
 	static Mono<ServerResponse> toResponse(Throwable error) {
-		return toReply(error).toServerResponse();
+		return Mono.just(toReply(error));
 	}
 
 	static Reply toReply(Throwable error) {
@@ -67,10 +67,6 @@ final class ErrorResponses {
 				yield Reply.text(HttpStatus.INTERNAL_SERVER_ERROR, "internal error");
 			}
 		};
-	}
-
-	static Mono<ServerResponse> text(HttpStatusCode status, String message) {
-		return Reply.text(status, message).toServerResponse();
 	}
 
 }

@@ -27,10 +27,10 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 /**
  * The replica side of the internal API ({@link InternalApi}): reads and writes this
  * node's storage with the coordinator's timestamps. The secret is checked before any of
- * this runs ({@link InternalAuthFilter}).
+ * this runs ({@link InternalAuth}).
  */
 @Component
-public class InternalHandler {
+class InternalHandler {
 
 	/** Storage operations of one batch run at once (most complete at once anyway). */
 	private static final int BATCH_CONCURRENCY = 32;
@@ -47,8 +47,7 @@ public class InternalHandler {
 
 	private final BodyBudget bodies;
 
-	public InternalHandler(Storage storage, HybridLogicalClock clock, BodyBudget bodies,
-			QuorumKvProperties properties) {
+	InternalHandler(Storage storage, HybridLogicalClock clock, BodyBudget bodies, QuorumKvProperties properties) {
 		this.bodies = bodies;
 		this.storage = storage;
 		this.clock = clock;
@@ -86,19 +85,13 @@ public class InternalHandler {
 	/**
 	 * Runs a batch of operations ({@link BatchCodec}) and answers one result each, in
 	 * order. An operation the storage fails is answered as failed, the others as usual;
-	 * gets whose entries would take the answer past its cap are answered "ask alone".
+	 * gets whose entries would take the answer past its cap are answered "ask alone". The
+	 * batch's writes go to the storage first, all at once ({@link Storage#upsertAll}: one
+	 * WAL write on the LSM), then its reads, so that a read queued after a write of the
+	 * same key sees it.
 	 */
 	Mono<ServerResponse> batch(ServerRequest request) {
-		return batch((maxSize, use) -> this.bodies.read(request, maxSize, use)).flatMap(Reply::toServerResponse);
-	}
-
-	/**
-	 * As above, whichever server layer reads the body. The batch's writes go to the
-	 * storage first, all at once ({@link Storage#upsertAll}: one WAL write on the LSM),
-	 * then its reads, so that a read queued after a write of the same key sees it.
-	 */
-	Mono<Reply> batch(RequestBody body) {
-		return body.read(this.maxBatchBody, (bytes) -> {
+		return this.bodies.read(request, this.maxBatchBody, (bytes) -> {
 			List<Operation> operations = BatchCodec.decodeRequest(bytes, this.maxKeySize);
 			AtomicLong answerBytes = new AtomicLong();
 			return write(operations).flatMap((written) -> Flux.fromIterable(operations)
@@ -106,10 +99,10 @@ public class InternalHandler {
 						(operation) -> (operation.entry() != null) ? Mono.just(written) : read(operation, answerBytes),
 						BATCH_CONCURRENCY)
 				.collectList()
-				.map((results) -> Reply.binary(BatchCodec.encodeResponse(results))));
+				.<ServerResponse>map((results) -> Reply.binary(BatchCodec.encodeResponse(results))));
 		})
 			.onErrorMap(MalformedBatchException.class, (ex) -> ApiException.badRequest(ex.getMessage()))
-			.onErrorResume((error) -> Mono.just(ErrorResponses.toReply(error)));
+			.onErrorResume(ErrorResponses::toResponse);
 	}
 
 	/** The result of every write of the batch: they are kept, or fail, together. */

@@ -35,7 +35,7 @@ final class ReplicasParameter {
 		}
 		else {
 			f = (from != null) ? number(from, 0, from.length(), "from") : clusterSize;
-			a = (ack != null) ? number(ack, 0, ack.length(), "ack") : f / 2 + 1;
+			a = (ack != null) ? number(ack, 0, ack.length(), "ack") : Replicas.majority(f);
 		}
 		if (a < 1) {
 			throw ApiException.badRequest("ack must be at least 1, got " + a);

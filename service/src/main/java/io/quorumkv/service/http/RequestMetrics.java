@@ -17,7 +17,7 @@ import org.springframework.stereotype.Component;
  * without building a key per request.
  */
 @Component
-public class RequestMetrics {
+class RequestMetrics {
 
 	private static final int MAX_STATUS = 599;
 
@@ -26,7 +26,7 @@ public class RequestMetrics {
 	/** Per operation, the timers by status code (100 to 599). */
 	private final ConcurrentMap<String, AtomicReferenceArray<Timer>> timers = new ConcurrentHashMap<>();
 
-	public RequestMetrics(MeterRegistry registry) {
+	RequestMetrics(MeterRegistry registry) {
 		this.registry = registry;
 	}
 

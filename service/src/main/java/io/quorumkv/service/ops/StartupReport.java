@@ -15,7 +15,7 @@ import org.springframework.stereotype.Component;
  * number of event loops.
  */
 @Component
-public class StartupReport implements ApplicationListener<ApplicationReadyEvent> {
+class StartupReport implements ApplicationListener<ApplicationReadyEvent> {
 
 	private static final Log logger = LogFactory.getLog(StartupReport.class);
 
@@ -23,7 +23,7 @@ public class StartupReport implements ApplicationListener<ApplicationReadyEvent>
 
 	private final QuorumKvProperties properties;
 
-	public StartupReport(Topology topology, QuorumKvProperties properties) {
+	StartupReport(Topology topology, QuorumKvProperties properties) {
 		this.topology = topology;
 		this.properties = properties;
 	}

@@ -13,11 +13,11 @@ import org.springframework.stereotype.Component;
  * background failure, with the backend's gauges as details.
  */
 @Component
-public class StorageHealthIndicator implements ReactiveHealthIndicator {
+class StorageHealthIndicator implements ReactiveHealthIndicator {
 
 	private final Storage storage;
 
-	public StorageHealthIndicator(Storage storage) {
+	StorageHealthIndicator(Storage storage) {
 		this.storage = storage;
 	}
 

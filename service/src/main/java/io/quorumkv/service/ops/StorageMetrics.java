@@ -19,11 +19,11 @@ import org.springframework.stereotype.Component;
  * first snapshot; values are read on each scrape.
  */
 @Component
-public class StorageMetrics implements MeterBinder {
+class StorageMetrics implements MeterBinder {
 
 	private final Storage storage;
 
-	public StorageMetrics(Storage storage) {
+	StorageMetrics(Storage storage) {
 		this.storage = storage;
 	}
 

@@ -30,7 +30,7 @@ import reactor.core.scheduler.Schedulers;
  * doubles the peer's backoff up to {@code max-backoff}; hints older than {@code max-age}
  * are dropped, not delivered.
  */
-public final class HintedHandoff implements AutoCloseable {
+final class HintedHandoff implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(HintedHandoff.class);
 
@@ -54,7 +54,7 @@ public final class HintedHandoff implements AutoCloseable {
 
 	private final Disposable ticker;
 
-	public HintedHandoff(HintStore hints, PeerClient peers, List<Node> targets, HintProperties settings,
+	HintedHandoff(HintStore hints, PeerClient peers, List<Node> targets, HintProperties settings,
 			HybridLogicalClock clock, MeterRegistry meters) {
 		this.hints = hints;
 		this.peers = peers;

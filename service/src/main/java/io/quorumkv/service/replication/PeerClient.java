@@ -1,13 +1,13 @@
 package io.quorumkv.service.replication;
 
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
 
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
@@ -27,36 +27,40 @@ import io.github.resilience4j.timelimiter.TimeLimiterConfig;
 import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelOption;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
-import io.quorumkv.service.config.QuorumKvProperties.PeerProtocol;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.netty.ByteBufFlux;
-import reactor.netty.http.HttpProtocol;
 import reactor.netty.http.client.HttpClient;
+import reactor.netty.http.client.HttpClientRequest;
 import reactor.netty.resources.ConnectionProvider;
 import reactor.netty.resources.LoopResources;
 
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferLimitException;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
+import org.springframework.http.ReactiveHttpOutputMessage;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
+import org.springframework.web.reactive.function.BodyExtractors;
+import org.springframework.web.reactive.function.BodyInserter;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
- * Calls the internal API of the other nodes: one {@link WebClient} over one shared,
- * bounded Reactor Netty connection pool for all peers, the batch calls over
- * {@link BatchConnections} (each event loop's own connections; Reactor Netty's client
- * when the peers speak h2c), and per peer a circuit breaker (a dead peer fails fast), a
- * bulkhead (bounded calls in flight) and a time limiter, all exported as metrics with a
- * timer per peer, operation and outcome.
+ * Calls the internal API of the other nodes: the node's one peer transport. Every call
+ * (batches, single gets and upserts, hints, read repair, scans) goes through one
+ * {@link WebClient} over one shared Reactor Netty {@link ConnectionProvider}: bounded
+ * keep-alive pools per peer, with pool metrics, on the server's own event loops. Per peer
+ * a circuit breaker (a dead peer fails fast), a bulkhead (bounded calls in flight) and a
+ * time limiter guard each call; all are exported as metrics, with a timer per peer,
+ * operation and outcome.
  */
 public final class PeerClient implements AutoCloseable {
 
@@ -72,6 +76,8 @@ public final class PeerClient implements AutoCloseable {
 
 	private final Duration replicaTimeout;
 
+	private final EventLoopTimers deadlines;
+
 	private final CircuitBreakerRegistry breakers;
 
 	private final BulkheadRegistry bulkheads;
@@ -80,66 +86,36 @@ public final class PeerClient implements AutoCloseable {
 
 	private final MeterRegistry meters;
 
-	/**
-	 * Keyed by a record of the three strings, whose hashes the strings cache: a lookup
-	 * neither builds a string nor hashes one.
-	 */
+	/** Keyed by a record of three strings, whose hashes the strings cache. */
 	private final Map<TimerKey, Timer> timers = new ConcurrentHashMap<>();
 
 	private final Map<String, String> lastOutcomes = new ConcurrentHashMap<>();
 
-	/** The pool's client with the batch call's fixed headers, used without WebClient. */
-	private final HttpClient batchClient;
-
-	private final EventLoopTimers deadlines;
-
-	/** The batch calls' own connections; null when the peers speak h2c. */
-	private final @Nullable BatchConnections batchConnections;
+	/** Each peer's batch URI, built once rather than parsed per call. */
+	private final Map<String, URI> batchUris = new ConcurrentHashMap<>();
 
 	/**
-	 * The batch call's request to each peer, configured once: each configuration step of
-	 * a Reactor Netty client copies its configuration, and a target given as a string is
-	 * parsed with a regular expression on every call.
-	 */
-	private final Map<String, HttpClient.RequestSender> batchSenders = new ConcurrentHashMap<>();
-
-	/**
+	 * @param peers the peers known at start: each gets the per-peer pool limits
 	 * @param loops the event loops to run on: the server's own, so that a call to a peer
 	 * needs no thread hop
+	 * @param deadlines the timers of the calls' time limiters, armed on the calling loop
 	 */
-	public PeerClient(ClusterProperties cluster, String secret, int maxBodySize, LoopResources loops,
-			MeterRegistry meters) {
+	PeerClient(ClusterProperties cluster, List<Node> peers, String secret, int maxFrameSize, LoopResources loops,
+			EventLoopTimers deadlines, MeterRegistry meters) {
 		this.secret = secret;
-		this.maxFrameSize = InternalApi.maxBatchBody(cluster.batch(), maxBodySize);
+		this.maxFrameSize = maxFrameSize;
 		this.replicaTimeout = cluster.replicaTimeout();
 		this.meters = meters;
-		this.deadlines = new EventLoopTimers(loops.onServer(LoopResources.DEFAULT_NATIVE));
-		this.connections = ConnectionProvider.builder("quorumkv-peers")
-			.maxConnections(cluster.maxConnectionsPerPeer())
-			.pendingAcquireMaxCount(cluster.maxPendingPerPeer())
-			.pendingAcquireTimeout(cluster.replicaTimeout())
-			.maxIdleTime(Duration.ofSeconds(30))
-			.evictInBackground(Duration.ofSeconds(15))
-			.metrics(true)
-			.build();
+		this.deadlines = deadlines;
+		this.connections = connectionProvider(cluster, peers);
 		HttpClient http = HttpClient.create(this.connections)
 			.runOn(loops)
 			.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) cluster.connectTimeout().toMillis())
-			.keepAlive(true)
-			.protocol((cluster.peerProtocol() == PeerProtocol.H2C) ? HttpProtocol.H2C : HttpProtocol.HTTP11);
-		// No response timeout on the batch calls: the time limiter of guarded() bounds
-		// each whole call already, and Reactor Netty's would add and remove a read
-		// timeout handler with a timer around every call. The same pool either way (a
-		// response timeout is not part of a connection's configuration).
-		this.batchConnections = (cluster.peerProtocol() == PeerProtocol.H2C) ? null
-				: new BatchConnections(loops, secret, this.maxFrameSize, cluster.connectTimeout(),
-						cluster.maxConnectionsPerPeer(), Duration.ofSeconds(30), meters);
-		this.batchClient = http.headers((headers) -> headers.set(InternalApi.SECRET, secret)
-			.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM));
+			.keepAlive(true);
 		this.client = WebClient.builder()
-			// The scans are not guarded: a peer that stops sending fails them here.
-			.clientConnector(new ReactorClientHttpConnector(http.responseTimeout(cluster.replicaTimeout())))
-			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(this.maxFrameSize))
+			.clientConnector(new ReactorClientHttpConnector(http))
+			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(maxFrameSize))
+			.defaultHeader(InternalApi.SECRET, secret)
 			.build();
 		this.breakers = CircuitBreakerRegistry.of(CircuitBreakerConfig.custom()
 			.slidingWindowSize(cluster.breaker().slidingWindow())
@@ -160,11 +136,36 @@ public final class PeerClient implements AutoCloseable {
 		TaggedTimeLimiterMetrics.ofTimeLimiterRegistry(this.limiters).bindTo(meters);
 	}
 
+	/**
+	 * One pool per peer (Reactor Netty keeps a pool per remote address), each bounded in
+	 * connections and in callers waiting for one, with metrics. The known peers are named
+	 * with {@code forRemoteHost}; a host given that way takes none of the builder's
+	 * defaults, so each setting is repeated for it.
+	 */
+	private static ConnectionProvider connectionProvider(ClusterProperties cluster, List<Node> peers) {
+		ConnectionProvider.Builder builder = ConnectionProvider.builder("quorumkv-peers")
+			.maxConnections(cluster.maxConnectionsPerPeer())
+			.pendingAcquireMaxCount(cluster.maxPendingPerPeer())
+			.pendingAcquireTimeout(cluster.replicaTimeout())
+			.maxIdleTime(Duration.ofSeconds(30))
+			.evictInBackground(Duration.ofSeconds(15))
+			.metrics(true);
+		for (Node peer : peers) {
+			builder.forRemoteHost(peer.address(),
+					(spec) -> spec.maxConnections(cluster.maxConnectionsPerPeer())
+						.pendingAcquireMaxCount(cluster.maxPendingPerPeer())
+						.pendingAcquireTimeout(cluster.replicaTimeout())
+						.maxIdleTime(Duration.ofSeconds(30))
+						.evictInBackground(Duration.ofSeconds(15))
+						.metrics(true));
+		}
+		return builder.build();
+	}
+
 	/** The peer's kept entry of {@code key}; empty optional when it never saw the key. */
 	public Mono<Optional<Entry>> get(Node peer, byte[] key) {
 		Mono<Optional<Entry>> call = this.client.get()
 			.uri(URI.create(peer.id() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key)))
-			.header(InternalApi.SECRET, this.secret)
 			.exchangeToMono((response) -> readEntry(key, response));
 		return guarded(peer, "get", call);
 	}
@@ -174,57 +175,34 @@ public final class PeerClient implements AutoCloseable {
 		byte[] value = entry.value();
 		Mono<Void> call = this.client.put()
 			.uri(URI.create(peer.id() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(entry.key())))
-			.header(InternalApi.SECRET, this.secret)
 			.header(InternalApi.TIMESTAMP, Long.toString(entry.timestamp()))
 			.header(InternalApi.TOMBSTONE, Boolean.toString(value == null))
 			.contentType(MediaType.APPLICATION_OCTET_STREAM)
-			.bodyValue((value != null) ? value : new byte[0])
+			.body(bytes((value != null) ? value : NO_BYTES))
 			.exchangeToMono((response) -> expect(response, HttpStatus.CREATED));
 		return guarded(peer, "upsert", call);
 	}
 
 	/**
-	 * Sends a batch of replica operations ({@link BatchCodec}) and emits the answer body.
-	 * The hottest call between nodes goes out on a connection of the calling event loop
-	 * ({@link BatchConnections}), or with h2c through Reactor Netty's client directly: no
-	 * WebClient exchange, codecs or body extractors, one copy of the answer. An answer
-	 * over the largest batch frame fails the call instead of being held.
+	 * Sends a batch of replica operations ({@link BatchCodec}) and emits the answer body,
+	 * read whole into one array. An answer over the largest batch frame fails the call
+	 * instead of being held.
 	 */
 	public Mono<byte[]> batch(Node peer, byte[] body) {
-		BatchConnections own = this.batchConnections;
-		if (own != null && "http".equals(peer.url().getScheme())) {
-			return guarded(peer, "batch", own.call(peer, body));
-		}
-		Mono<byte[]> call = this.batchSenders
-			.computeIfAbsent(peer.id(), (id) -> this.batchClient.post().uri(URI.create(id + InternalApi.BATCH_PATH)))
-			.send((request, outbound) -> {
-				request.header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(body.length));
-				return outbound.send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(body)));
-			})
-			.response((response, content) -> {
-				int status = response.status().code();
-				if (status != HttpStatus.OK.value()) {
-					return content.aggregate()
-						.asString(StandardCharsets.UTF_8)
-						.defaultIfEmpty("")
-						.flatMap((text) -> Mono
-							.error(new PeerException("replica answered " + status + ": " + text.strip())));
-				}
-				long[] received = { 0 };
-				return ByteBufFlux.fromInbound(content.doOnNext((buffer) -> {
-					received[0] += buffer.readableBytes();
-					if (received[0] > this.maxFrameSize) {
-						throw new PeerException("replica answer exceeds " + this.maxFrameSize + " bytes");
-					}
-				})).aggregate().asByteArray().defaultIfEmpty(NO_BYTES);
-			})
-			.single();
+		URI uri = this.batchUris.computeIfAbsent(peer.id(), (id) -> URI.create(id + InternalApi.BATCH_PATH));
+		Mono<byte[]> call = this.client.post()
+			.uri(uri)
+			.contentType(MediaType.APPLICATION_OCTET_STREAM)
+			.body(bytes(body))
+			.exchangeToMono((response) -> (response.statusCode().value() == HttpStatus.OK.value())
+					? joined(response, this.maxFrameSize) : failure(response));
 		return guarded(peer, "batch", call);
 	}
 
 	/**
 	 * The peer's local entries of a range, tombstones included, in key order; streamed
-	 * with backpressure. Only the call's start is guarded by the breaker.
+	 * with backpressure. Not guarded by the breaker (a scan is long); a peer that stops
+	 * sending for the replica timeout fails it.
 	 */
 	public Flux<Entry> scan(Node peer, byte[] fromInclusive, byte @Nullable [] toExclusive) {
 		String query = "?start=" + InternalApi.encodeKey(fromInclusive)
@@ -233,7 +211,8 @@ public final class PeerClient implements AutoCloseable {
 			FrameDecoder decoder = new FrameDecoder(this.maxFrameSize);
 			return this.client.get()
 				.uri(URI.create(peer.id() + InternalApi.ENTRIES_PATH + query))
-				.header(InternalApi.SECRET, this.secret)
+				.httpRequest(
+						(request) -> request.<HttpClientRequest>getNativeRequest().responseTimeout(this.replicaTimeout))
 				.exchangeToFlux(
 						(response) -> response.statusCode().is2xxSuccessful() ? response.bodyToFlux(byte[].class)
 							.concatMapIterable(decoder::decode)
@@ -268,6 +247,10 @@ public final class PeerClient implements AutoCloseable {
 		return this.bulkheads.bulkhead(peer.id()).getMetrics().getMaxAllowedConcurrentCalls();
 	}
 
+	Duration replicaTimeout() {
+		return this.replicaTimeout;
+	}
+
 	private <T> Mono<T> guarded(Node peer, String operation, Mono<T> call) {
 		String id = peer.id();
 		CircuitBreaker breaker = this.breakers.circuitBreaker(id);
@@ -276,8 +259,8 @@ public final class PeerClient implements AutoCloseable {
 		return Mono.defer(() -> {
 			long start = System.nanoTime();
 			// What Resilience4j's TimeLimiterOperator does (the same limiter, its events
-			// and metrics), with the timer on this event loop, not the parallel
-			// scheduler.
+			// and metrics), with the timer on the calling event loop rather than the
+			// parallel scheduler (EventLoopTimers).
 			return call.timeout(limiter.getTimeLimiterConfig().getTimeoutDuration(), this.deadlines)
 				.doOnSuccess((ignored) -> limiter.onSuccess())
 				.doOnError(limiter::onError)
@@ -298,7 +281,7 @@ public final class PeerClient implements AutoCloseable {
 					.tag("outcome", outcome)
 					.publishPercentileHistogram()
 					.register(this.meters));
-		timer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+		timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
 	}
 
 	private static String outcome(Throwable error) {
@@ -310,18 +293,49 @@ public final class PeerClient implements AutoCloseable {
 		};
 	}
 
-	private static Mono<Optional<Entry>> readEntry(byte[] key, ClientResponse response) {
-		if (response.statusCode().value() == 404 && response.headers().header(InternalApi.ABSENT).contains("true")) {
+	/** A request body of bytes already in memory: wrapped, not copied or encoded. */
+	private static BodyInserter<byte[], ReactiveHttpOutputMessage> bytes(byte[] body) {
+		return (message, context) -> {
+			message.getHeaders().setContentLength(body.length);
+			return message.writeWith(Mono.just(DefaultDataBufferFactory.sharedInstance.wrap(body)));
+		};
+	}
+
+	/** The whole answer body as one array, failing past {@code maxSize} bytes. */
+	private static Mono<byte[]> joined(ClientResponse response, int maxSize) {
+		return DataBufferUtils.join(response.body(BodyExtractors.toDataBuffers()), maxSize)
+			.map(PeerClient::toBytes)
+			.defaultIfEmpty(NO_BYTES)
+			.onErrorMap(DataBufferLimitException.class,
+					(ex) -> new PeerException("replica answer exceeds " + maxSize + " bytes"));
+	}
+
+	private static byte[] toBytes(DataBuffer buffer) {
+		try {
+			byte[] bytes = new byte[buffer.readableByteCount()];
+			buffer.read(bytes);
+			return bytes;
+		}
+		finally {
+			DataBufferUtils.release(buffer);
+		}
+	}
+
+	private Mono<Optional<Entry>> readEntry(byte[] key, ClientResponse response) {
+		HttpHeaders headers = response.headers().asHttpHeaders();
+		if (response.statusCode().value() == 404 && "true".equals(headers.getFirst(InternalApi.ABSENT))) {
 			return response.releaseBody().thenReturn(Optional.empty());
 		}
 		if (!response.statusCode().is2xxSuccessful()) {
 			return failure(response);
 		}
-		long timestamp = Long.parseLong(response.headers().header(InternalApi.TIMESTAMP).getFirst());
-		boolean tombstone = Boolean.parseBoolean(response.headers().header(InternalApi.TOMBSTONE).getFirst());
-		return response.bodyToMono(byte[].class)
-			.defaultIfEmpty(new byte[0])
-			.map((value) -> Optional.of(new Entry(key, tombstone ? null : value, timestamp)));
+		String timestamp = headers.getFirst(InternalApi.TIMESTAMP);
+		if (timestamp == null) {
+			return response.releaseBody().then(Mono.error(new PeerException("replica answer without a timestamp")));
+		}
+		boolean tombstone = Boolean.parseBoolean(headers.getFirst(InternalApi.TOMBSTONE));
+		return joined(response, this.maxFrameSize)
+			.map((value) -> Optional.of(new Entry(key, tombstone ? null : value, Long.parseLong(timestamp))));
 	}
 
 	private static Mono<Void> expect(ClientResponse response, HttpStatus status) {
@@ -335,25 +349,9 @@ public final class PeerClient implements AutoCloseable {
 				.error(new PeerException("replica answered " + response.statusCode().value() + ": " + body.strip())));
 	}
 
-	Function<Node, CircuitBreaker> breakers() {
-		return (node) -> this.breakers.circuitBreaker(node.id());
-	}
-
-	/** Deadline timers on the calling event loop (the node's loops are this client's). */
-	EventLoopTimers deadlines() {
-		return this.deadlines;
-	}
-
-	Duration replicaTimeout() {
-		return this.replicaTimeout;
-	}
-
 	/** Closes the pooled connections; a second call finds none left. */
 	@Override
 	public void close() {
-		if (this.batchConnections != null) {
-			this.batchConnections.close();
-		}
 		this.connections.dispose();
 	}
 

@@ -15,9 +15,17 @@ public record Replicas(int ack, int from) {
 		}
 	}
 
-	/** The default for a cluster: every node, acknowledged by a majority. */
-	public static Replicas quorum(int clusterSize) {
-		return new Replicas(clusterSize / 2 + 1, clusterSize);
+	/**
+	 * The default of a request that names only {@code from} (or nothing: then
+	 * {@code from} is every replica): acknowledged by a majority of them.
+	 */
+	public static Replicas quorum(int from) {
+		return new Replicas(majority(from), from);
+	}
+
+	/** The majority of {@code from} replicas: the one place this rule is written. */
+	public static int majority(int from) {
+		return from / 2 + 1;
 	}
 
 	@Override

@@ -1,7 +1,6 @@
 package io.quorumkv.service.replication;
 
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -9,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.micrometer.core.instrument.Counter;
@@ -17,13 +17,9 @@ import io.micrometer.core.instrument.Timer;
 import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.Placement;
-import io.quorumkv.service.cluster.Topology;
-import io.quorumkv.service.config.QuorumKvProperties.BatchProperties;
-import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
 import io.quorumkv.storage.Keys;
-import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageException;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -31,80 +27,48 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 
 /**
- * The coordinator (DESIGN §5). Any node coordinates any request: it picks the key's
- * {@code from} replicas by placement, calls the local storage directly and the others
- * through {@link PeerClient}, all in parallel, and answers as soon as {@code ack} of them
- * succeeded, or fails as soon as {@code ack} can no longer be reached. It never waits for
- * stragglers to answer the client; their replies still arrive in the background, where
- * reads repair stale replicas ({@code read repair}) and writes keep hints for replicas
- * that failed ({@link HintStore}).
+ * The coordinator. Any node coordinates any request: it picks the key's {@code from}
+ * replicas by placement and calls them all in parallel, its own copy like the others
+ * ({@link Replica}), and answers as soon as {@code ack} of them succeeded, or fails as
+ * soon as {@code ack} can no longer be reached. It never waits for stragglers to answer
+ * the client; their replies still arrive in the background, where reads repair stale
+ * replicas (read repair) and failed writes leave hints ({@link HintStore}).
  */
 public class ReplicationService {
 
 	private static final Comparator<Entry> KEY_THEN_NEWEST = Comparator.<Entry, byte[]>comparing(Entry::key, Keys.ORDER)
 		.thenComparing(EntryOrder.INSTANCE.reversed());
 
-	private final Topology topology;
-
 	private final Placement placement;
-
-	private final Storage storage;
 
 	private final HybridLogicalClock clock;
 
-	private final PeerClient peers;
-
-	private final HintStore hints;
+	/** Every node's replica, this node's own included, by node id. */
+	private final Map<String, Replica> replicas;
 
 	private final Semaphore repairs;
 
-	private final Duration replicaTimeout;
-
 	private final Metrics metrics;
 
-	/** The local storage's deadlines, armed on the calling event loop. */
-	private final EventLoopTimers timers;
-
-	/** This node's own share of the writes it coordinates. */
-	private final LocalWrites localWrites;
-
-	/** Per peer id, when batching is on. */
-	private final Map<String, PeerBatcher> batchers = new HashMap<>();
-
-	public ReplicationService(Topology topology, Placement placement, Storage storage, HybridLogicalClock clock,
-			PeerClient peers, HintStore hints, ClusterProperties cluster, int maxKeySize, MeterRegistry meters) {
-		this.topology = topology;
+	ReplicationService(Placement placement, List<Replica> replicas, HybridLogicalClock clock, int maxConcurrentRepairs,
+			MeterRegistry meters) {
 		this.placement = placement;
-		this.storage = storage;
 		this.clock = clock;
-		this.peers = peers;
-		this.hints = hints;
-		this.repairs = new Semaphore(cluster.maxConcurrentRepairs());
-		this.replicaTimeout = cluster.replicaTimeout();
+		this.replicas = new HashMap<>();
+		replicas.forEach((replica) -> this.replicas.put(replica.node().id(), replica));
+		this.repairs = new Semaphore(maxConcurrentRepairs);
 		this.metrics = new Metrics(meters);
-		this.timers = peers.deadlines();
-		BatchProperties batch = cluster.batch();
-		this.localWrites = new LocalWrites(storage, this.replicaTimeout, this.timers, batch.localWrites());
-		if (batch.enabled()) {
-			PeerBatcher.Limits limits = new PeerBatcher.Limits(batch.maxInFlight(), batch.maxOps(),
-					(int) batch.maxBytes().toBytes(), cluster.maxPendingPerPeer(), maxKeySize,
-					cluster.replicaTimeout());
-			for (Node peer : topology.peers()) {
-				this.batchers.put(peer.id(), new PeerBatcher(peer.id(), (body) -> peers.batch(peer, body),
-						(key) -> peers.get(peer, key), limits, batch.waitForTurn() ? this.timers : null, meters));
-			}
-		}
 	}
 
 	public int clusterSize() {
-		return this.topology.size();
+		return this.replicas.size();
 	}
 
 	/**
 	 * The winning entry of the key (a tombstone included); empty when no replica has it.
 	 */
 	public Mono<Entry> get(byte[] key, Replicas replicas) {
-		List<Node> nodes = this.placement.replicas(key, replicas.from());
+		List<Replica> targets = replicasOf(key, replicas);
 		return Mono.create((sink) -> {
 			long start = System.nanoTime();
 			QuorumRound round = new QuorumRound(replicas, (r) -> {
@@ -114,61 +78,45 @@ public class ReplicationService {
 					this.clock.observe(winner.timestamp());
 				}
 				sink.success(winner);
-			}, (r) -> lost(sink, "get", replicas, r, start), (r) -> repair(key, nodes, r));
-			for (int i = 0; i < nodes.size(); i++) {
+			}, (r) -> lost(sink, "get", replicas, r, start), (r) -> repair(targets, r));
+			for (int i = 0; i < targets.size(); i++) {
 				int index = i;
-				Node node = nodes.get(i);
-				if (this.topology.isSelf(node)) {
-					Deadline.subscribe(this.storage.get(key), this.replicaTimeout, this.timers,
-							(entry) -> round.succeeded(index, Optional.ofNullable(entry)),
-							(error) -> round.failed(index));
-				}
-				else {
-					readPeer(node, key).subscribe((answer) -> round.succeeded(index, answer),
-							(error) -> round.failed(index));
-				}
+				targets.get(i).get(key, (answer) -> round.succeeded(index, answer), (error) -> round.failed(index));
 			}
 		});
 	}
 
 	/** Writes a value, or a tombstone when {@code value} is null, stamped once now. */
 	public Mono<Void> write(byte[] key, byte @Nullable [] value, Replicas replicas) {
-		List<Node> nodes = this.placement.replicas(key, replicas.from());
+		List<Replica> targets = replicasOf(key, replicas);
 		return Mono.create((sink) -> {
 			long start = System.nanoTime();
 			Entry entry = new Entry(key, value, this.clock.now());
-			// A write this node's own storage refused (disk full, failed storage) is
-			// reported as that failure (503), not as replicas that did not answer (504).
-			AtomicReference<@Nullable Throwable> localFailure = new AtomicReference<>();
+			// A write a storage refused (disk full, failed storage) is reported as that
+			// failure (503), not as replicas that did not answer (504).
+			AtomicReference<@Nullable Throwable> storageFailure = new AtomicReference<>();
 			QuorumRound round = new QuorumRound(replicas, (r) -> {
 				this.metrics.fanOut("write", start, true);
 				sink.success();
 			}, (r) -> {
-				Throwable storageFailure = localFailure.get();
-				if (storageFailure != null) {
+				Throwable failure = storageFailure.get();
+				if (failure != null) {
 					this.metrics.fanOut("write", start, false);
-					sink.error(storageFailure);
+					sink.error(failure);
 				}
 				else {
 					lost(sink, "write", replicas, r, start);
 				}
-			}, (r) -> hintFailed(entry, nodes, r));
-			for (int i = 0; i < nodes.size(); i++) {
+			}, (r) -> {
+			});
+			for (int i = 0; i < targets.size(); i++) {
 				int index = i;
-				Node node = nodes.get(i);
-				if (this.topology.isSelf(node)) {
-					this.localWrites.upsert(entry, replicas.ack() > 1, () -> round.succeeded(index, Optional.empty()),
-							(error) -> {
-								if (error instanceof StorageException) {
-									localFailure.set(error);
-								}
-								round.failed(index);
-							});
-				}
-				else {
-					write(node, entry).subscribe(null, (error) -> round.failed(index),
-							() -> round.succeeded(index, Optional.empty()));
-				}
+				targets.get(i).write(entry, replicas.ack(), () -> round.succeeded(index, Optional.empty()), (error) -> {
+					if (error instanceof StorageException) {
+						storageFailure.compareAndSet(null, error);
+					}
+					round.failed(index);
+				});
 			}
 		});
 	}
@@ -180,10 +128,8 @@ public class ReplicationService {
 	 */
 	public Flux<Entry> range(byte[] fromInclusive, byte @Nullable [] toExclusive) {
 		List<Flux<Entry>> sources = new ArrayList<>();
-		for (Node node : this.topology.nodes()) {
-			sources.add(this.topology.isSelf(node) ? this.storage.scan(fromInclusive, toExclusive)
-					: this.peers.scan(node, fromInclusive, toExclusive)
-						.onErrorMap((error) -> new ReplicaUnavailableException(node, error)));
+		for (Replica replica : this.replicas.values()) {
+			sources.add(replica.scan(fromInclusive, toExclusive));
 		}
 		@SuppressWarnings("unchecked")
 		Flux<Entry>[] array = sources.toArray(Flux[]::new);
@@ -192,24 +138,13 @@ public class ReplicationService {
 			.filter((entry) -> !entry.isTombstone());
 	}
 
-	/** A peer's entry of the key (this node's own is read through {@link Deadline}). */
-	private Mono<Optional<Entry>> readPeer(Node node, byte[] key) {
-		PeerBatcher batcher = this.batchers.get(node.id());
-		return (batcher != null) ? batcher.get(key) : this.peers.get(node, key);
-	}
-
-	/**
-	 * Writes {@code entry} to one replica: a peer, or this node's storage within the
-	 * replica timeout through {@link Deadline} (only read repair comes here for it; a
-	 * client write's fan-out subscribes to its local write itself).
-	 */
-	private Mono<Void> write(Node node, Entry entry) {
-		if (this.topology.isSelf(node)) {
-			return Mono.create((sink) -> Deadline.subscribe(this.storage.upsert(entry), this.replicaTimeout,
-					this.timers, (ignored) -> sink.success(), sink::error));
+	private List<Replica> replicasOf(byte[] key, Replicas replicas) {
+		List<Node> nodes = this.placement.replicas(key, replicas.from());
+		List<Replica> targets = new ArrayList<>(nodes.size());
+		for (Node node : nodes) {
+			targets.add(this.replicas.get(node.id()));
 		}
-		PeerBatcher batcher = this.batchers.get(node.id());
-		return (batcher != null) ? batcher.upsert(entry) : this.peers.upsert(node, entry);
+		return targets;
 	}
 
 	private void lost(MonoSink<?> sink, String operation, Replicas replicas, QuorumRound round, long start) {
@@ -218,7 +153,7 @@ public class ReplicationService {
 	}
 
 	/** After every replica of a read answered: push the winner to those that lag. */
-	private void repair(byte[] key, List<Node> nodes, QuorumRound round) {
+	private void repair(List<Replica> targets, QuorumRound round) {
 		Entry winner = round.winner();
 		if (winner == null) {
 			return;
@@ -232,20 +167,13 @@ public class ReplicationService {
 				this.metrics.repairsSkipped.increment();
 				continue;
 			}
-			Node node = nodes.get(i);
-			write(node, winner).doFinally((signal) -> this.repairs.release())
-				.subscribe(null, (error) -> this.metrics.repairsFailed.increment(),
-						this.metrics.repairsPushed::increment);
-		}
-	}
-
-	/** After every replica of a write answered: keep hints for the peers that failed. */
-	private void hintFailed(Entry entry, List<Node> nodes, QuorumRound round) {
-		for (int i = 0; i < round.size(); i++) {
-			Node node = nodes.get(i);
-			if (round.hasFailed(i) && !this.topology.isSelf(node)) {
-				this.hints.add(node, entry).subscribe(null, (error) -> this.hints.dropped());
-			}
+			targets.get(i).repair(winner, () -> {
+				this.repairs.release();
+				this.metrics.repairsPushed.increment();
+			}, (error) -> {
+				this.repairs.release();
+				this.metrics.repairsFailed.increment();
+			});
 		}
 	}
 
@@ -290,7 +218,7 @@ public class ReplicationService {
 		void fanOut(String operation, long start, boolean reached) {
 			Timer timer = operation.equals("get") ? (reached ? this.getOk : this.getLost)
 					: (reached ? this.writeOk : this.writeLost);
-			timer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+			timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
 		}
 
 	}

@@ -3,11 +3,14 @@ package io.quorumkv.service.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.quorumkv.storage.StorageOverloadedException;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
@@ -17,6 +20,7 @@ import reactor.test.StepVerifier;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.core.io.buffer.NettyDataBufferFactory;
 
 class BodyBudgetTest {
 
@@ -27,11 +31,13 @@ class BodyBudgetTest {
 			.map((size) -> DefaultDataBufferFactory.sharedInstance.wrap(new byte[size]));
 	}
 
+	private static final NettyDataBufferFactory NETTY = new NettyDataBufferFactory(UnpooledByteBufAllocator.DEFAULT);
+
 	@Test
 	void bytesCountUntilTheirUseCompletesThenAreReleased() {
 		BodyBudget budget = new BodyBudget(100, new SimpleMeterRegistry());
 		AtomicLong seenDuringUse = new AtomicLong();
-		StepVerifier.create(budget.read(body(30, 20), 1000, () -> false, (bytes) -> Mono.fromSupplier(() -> {
+		StepVerifier.create(budget.read(body(30, 20), 50, 1000, () -> false, (bytes) -> Mono.fromSupplier(() -> {
 			seenDuringUse.set(budget.used());
 			return bytes.length;
 		}))).expectNext(50).expectComplete().verify(Duration.ofSeconds(5));
@@ -42,7 +48,7 @@ class BodyBudgetTest {
 	@Test
 	void aBodyThatWouldExceedTheBudgetIsRefusedAndReleased() {
 		BodyBudget budget = new BodyBudget(40, new SimpleMeterRegistry());
-		StepVerifier.create(budget.read(body(30, 20), 1000, () -> false, (bytes) -> Mono.just(bytes.length)))
+		StepVerifier.create(budget.read(body(30, 20), -1, 1000, () -> false, (bytes) -> Mono.just(bytes.length)))
 			.expectError(StorageOverloadedException.class)
 			.verify(Duration.ofSeconds(5));
 		assertThat(budget.used()).isZero();
@@ -51,10 +57,10 @@ class BodyBudgetTest {
 	@Test
 	void concurrentBodiesShareTheBudget() {
 		BodyBudget budget = new BodyBudget(60, new SimpleMeterRegistry());
-		Mono<Integer> held = budget.read(body(50), 1000, () -> false,
+		Mono<Integer> held = budget.read(body(50), 50, 1000, () -> false,
 				(bytes) -> Mono.just(bytes.length).delayElement(Duration.ofMillis(300)));
 		Mono<Integer> second = Mono.delay(Duration.ofMillis(100))
-			.then(budget.read(body(20), 1000, () -> false, (bytes) -> Mono.just(bytes.length)));
+			.then(budget.read(body(20), 20, 1000, () -> false, (bytes) -> Mono.just(bytes.length)));
 		StepVerifier.create(Flux.merge(held, second.onErrorReturn(StorageOverloadedException.class, -1)))
 			.expectNext(-1, 50)
 			.expectComplete()
@@ -65,16 +71,17 @@ class BodyBudgetTest {
 	@Test
 	void theSizeLimitStillApplies() {
 		BodyBudget budget = new BodyBudget(1000, new SimpleMeterRegistry());
-		StepVerifier.create(budget.read(body(30, 30), 40, () -> false, (bytes) -> Mono.just(bytes.length)))
+		StepVerifier.create(budget.read(body(30, 30), -1, 40, () -> false, (bytes) -> Mono.just(bytes.length)))
 			.expectError(DataBufferLimitException.class)
 			.verify(Duration.ofSeconds(5));
 		assertThat(budget.used()).isZero();
 	}
 
 	/**
-	 * A body as Reactor Netty hands it over: filled buffers (byte i of the body is i).
+	 * A body as Reactor Netty hands it over: filled Netty buffers (byte i of the body is
+	 * i), each kept in {@code handedOver} to check that it was released.
 	 */
-	private static Flux<ByteBuf> nettyBody(int... sizes) {
+	private static Flux<DataBuffer> nettyBody(List<ByteBuf> handedOver, int... sizes) {
 		return Flux.defer(() -> {
 			int[] next = { 0 };
 			return Flux.fromArray(java.util.Arrays.stream(sizes).boxed().toArray(Integer[]::new)).map((size) -> {
@@ -82,9 +89,14 @@ class BodyBudgetTest {
 				for (int i = 0; i < size; i++) {
 					buffer.writeByte(next[0]++);
 				}
-				return buffer;
+				handedOver.add(buffer);
+				return NETTY.wrap(buffer);
 			});
 		});
+	}
+
+	private static void assertReleased(List<ByteBuf> buffers) {
+		assertThat(buffers).isNotEmpty().allSatisfy((buffer) -> assertThat(buffer.refCnt()).isZero());
 	}
 
 	private static byte[] counting(int size) {
@@ -99,22 +111,28 @@ class BodyBudgetTest {
 	void nettyBodyOfAnnouncedLengthIsJoinedAndItsReservationReleased() {
 		BodyBudget budget = new BodyBudget(100, new SimpleMeterRegistry());
 		AtomicLong seenDuringUse = new AtomicLong();
-		StepVerifier.create(budget.read(nettyBody(30, 20, 10), 60, 1000, () -> false, (bytes) -> {
+		List<ByteBuf> buffers = new ArrayList<>();
+		StepVerifier.create(budget.read(nettyBody(buffers, 30, 20, 10), 60, 1000, () -> false, (bytes) -> {
 			seenDuringUse.set(budget.used());
 			return Mono.just(bytes);
 		})).assertNext((bytes) -> assertThat(bytes).isEqualTo(counting(60))).expectComplete().verify(TIMEOUT);
 		assertThat(seenDuringUse).hasValue(60);
 		assertThat(budget.used()).isZero();
+		assertReleased(buffers);
 	}
 
 	@Test
 	void chunkedNettyBodyGrowsWithinTheLimitAndBudget() {
 		BodyBudget budget = new BodyBudget(1000, new SimpleMeterRegistry());
 		AtomicLong seenDuringUse = new AtomicLong();
-		StepVerifier.create(budget.read(nettyBody(10, 10, 10, 10, 5), -1, 64, () -> false, (bytes) -> {
-			seenDuringUse.set(budget.used());
-			return Mono.just(bytes);
-		})).assertNext((bytes) -> assertThat(bytes).isEqualTo(counting(45))).expectComplete().verify(TIMEOUT);
+		StepVerifier
+			.create(budget.read(nettyBody(new ArrayList<>(), 10, 10, 10, 10, 5), -1, 64, () -> false, (bytes) -> {
+				seenDuringUse.set(budget.used());
+				return Mono.just(bytes);
+			}))
+			.assertNext((bytes) -> assertThat(bytes).isEqualTo(counting(45)))
+			.expectComplete()
+			.verify(TIMEOUT);
 		// Reserved is what is held: the array grew 10, 20, 40 and then to the limit.
 		assertThat(seenDuringUse).hasValue(64);
 		assertThat(budget.used()).isZero();
@@ -123,12 +141,14 @@ class BodyBudgetTest {
 	@Test
 	void nettyBodyOverTheLimitOrTheBudgetIsRefusedAndReleased() {
 		BodyBudget small = new BodyBudget(40, new SimpleMeterRegistry());
-		StepVerifier.create(small.read(nettyBody(30, 20), 50, 1000, () -> false, Mono::just))
+		List<ByteBuf> refused = new ArrayList<>();
+		StepVerifier.create(small.read(nettyBody(refused, 30, 20), 50, 1000, () -> false, Mono::just))
 			.expectError(StorageOverloadedException.class)
 			.verify(TIMEOUT);
 		assertThat(small.used()).isZero();
+		assertReleased(refused);
 		BodyBudget large = new BodyBudget(1000, new SimpleMeterRegistry());
-		StepVerifier.create(large.read(nettyBody(30, 30), -1, 40, () -> false, Mono::just))
+		StepVerifier.create(large.read(nettyBody(new ArrayList<>(), 30, 30), -1, 40, () -> false, Mono::just))
 			.expectError(DataBufferLimitException.class)
 			.verify(TIMEOUT);
 		assertThat(large.used()).isZero();
@@ -137,11 +157,11 @@ class BodyBudgetTest {
 	@Test
 	void emptyNettyBodyIsAnEmptyValueAndABodyTheServerRefusedIsNotUsed() {
 		BodyBudget budget = new BodyBudget(100, new SimpleMeterRegistry());
-		StepVerifier.create(budget.read(nettyBody(), 0, 1000, () -> false, Mono::just))
+		StepVerifier.create(budget.read(nettyBody(new ArrayList<>()), 0, 1000, () -> false, Mono::just))
 			.assertNext((bytes) -> assertThat(bytes).isEmpty())
 			.expectComplete()
 			.verify(TIMEOUT);
-		StepVerifier.create(budget.read(nettyBody(10), 20, 1000, () -> true, Mono::just))
+		StepVerifier.create(budget.read(nettyBody(new ArrayList<>(), 10), 20, 1000, () -> true, Mono::just))
 			.expectError(BodyBudget.MalformedBody.class)
 			.verify(TIMEOUT);
 		assertThat(budget.used()).isZero();

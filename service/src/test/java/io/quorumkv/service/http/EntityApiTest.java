@@ -369,15 +369,6 @@ class EntityApiTest {
 	}
 
 	@Test
-	void entityRequestsAreServedByTheConfiguredLayer() {
-		// WebFlux observes every request it serves as http.server.requests; the direct
-		// route does not: a PUT must show up there exactly when the route is off.
-		put("id=served-by", "v".getBytes()).expectStatus().isCreated();
-		boolean observed = this.meters.find("http.server.requests").tag("uri", "/v0/entity").timer() != null;
-		assertThat(observed).isEqualTo(!this.properties.http().directRoute());
-	}
-
-	@Test
 	void actuatorExposesHealthMetricsAndPrometheusOnly() {
 		this.client.get()
 			.uri("/actuator/health")

@@ -1,5 +1,13 @@
 package io.quorumkv.service.http;
 
+import io.quorumkv.service.replication.InternalApi;
+import reactor.core.publisher.Flux;
+import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
+import org.springframework.mock.web.server.MockServerWebExchange;
+import org.springframework.web.reactive.function.server.HandlerStrategies;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
@@ -93,9 +101,14 @@ class InternalBatchTest {
 
 	private List<Result> run(List<Operation> operations) {
 		byte[] body = BatchCodec.encodeRequest(operations);
-		Reply reply = this.handler.batch((maxSize, use) -> use.apply(body)).block(TIMEOUT);
-		assertThat(reply).isNotNull();
-		assertThat(reply.status()).isEqualTo(200);
+		ServerRequest request = ServerRequest.create(
+				MockServerWebExchange.from(MockServerHttpRequest.post(InternalApi.BATCH_PATH)
+					.body(Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body)))),
+				HandlerStrategies.withDefaults().messageReaders());
+		ServerResponse response = this.handler.batch(request).block(TIMEOUT);
+		assertThat(response).isInstanceOf(Reply.class);
+		Reply reply = (Reply) response;
+		assertThat(reply.statusCode().value()).isEqualTo(200);
 		return BatchCodec.decodeResponse(reply.body(), operations, MAX_KEY);
 	}
 

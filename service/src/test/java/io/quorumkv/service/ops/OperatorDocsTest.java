@@ -161,8 +161,8 @@ class OperatorDocsTest {
 		this.client.get().uri("/v0/entity?id=absent&replicas=1/2").exchange().expectStatus().isNotFound();
 		this.client.get().uri("/v0/entity?id=d1&replicas=2/2").exchange().expectStatus().isEqualTo(504);
 		this.client.delete().uri("/v0/entity?id=d2&replicas=1/2").exchange().expectStatus().isAccepted();
-		// A range reads the peer's through the connection pool (the batch calls have
-		// connections of their own), and the peer is down.
+		// A range reads the peer's through the connection pool too, and the peer is
+		// down.
 		this.client.get().uri("/v0/entities?start=d1&end=d3").exchange().expectStatus().is5xxServerError();
 		this.client.post().uri("/actuator/quorumkv/compact").exchange().expectStatus().isOk();
 		eventually(Duration.ofSeconds(20), () -> assertThat(scrape())

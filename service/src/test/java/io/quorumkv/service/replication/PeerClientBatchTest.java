@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -32,8 +36,9 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
 /**
- * The batch call of {@link PeerClient} (Reactor Netty's client, no WebClient) against a
- * bare server: what it sends, and what it makes of every kind of answer.
+ * The calls of {@link PeerClient} (one WebClient over one connection pool) against a bare
+ * server: what a batch call sends, what it makes of every kind of answer, and that every
+ * kind of call shares the pool.
  */
 class PeerClientBatchTest {
 
@@ -87,7 +92,8 @@ class PeerClientBatchTest {
 			.bindNow();
 		QuorumKvProperties properties = new Binder(new MapConfigurationPropertySource(settings))
 			.bindOrCreate("quorumkv", QuorumKvProperties.class);
-		this.client = new PeerClient(properties.cluster(), "the-secret", 4 * 1024 * 1024, this.loops, this.meters);
+		this.client = new PeerClient(properties.cluster(), List.of(), "the-secret", MAX_ANSWER, this.loops,
+				new EventLoopTimers(this.loops.onClient(true)), this.meters);
 		return new Node(URI.create("http://127.0.0.1:" + this.server.port()));
 	}
 
@@ -102,19 +108,6 @@ class PeerClientBatchTest {
 		assertThat(this.seenHeaders.get().get(InternalApi.SECRET)).isEqualTo("the-secret");
 		assertThat(this.seenHeaders.get().get(HttpHeaderNames.CONTENT_LENGTH)).isEqualTo("4");
 		assertThat(this.seenHeaders.get().get(HttpHeaderNames.CONTENT_TYPE)).isEqualTo("application/octet-stream");
-	}
-
-	@Test
-	void h2cPeerProtocolSpeaksHttp2WithPriorKnowledge() {
-		// The server speaks only h2c: an HTTP/1.1 request would not be answered.
-		Node peer = start(HttpProtocol.H2C, Map.of("quorumkv.cluster.peer-protocol", "h2c"),
-				(request, response) -> response.sendByteArray(Mono.just(new byte[] { 5 })).then());
-		StepVerifier.create(this.client.batch(peer, new byte[] { 1, 2 }))
-			.assertNext((answer) -> assertThat(answer).containsExactly(5))
-			.expectComplete()
-			.verify(TIMEOUT);
-		assertThat(this.seenProtocol.get()).isEqualTo("HTTP/2.0");
-		assertThat(this.seenBody.get()).containsExactly(1, 2);
 	}
 
 	@Test
@@ -203,6 +196,47 @@ class PeerClientBatchTest {
 		assertThat(this.meters.get("resilience4j.timelimiter.calls").tag("kind", "successful").counter().count())
 			.isEqualTo(1.0);
 		assertThat(this.client.lastOutcome(peer)).isEqualTo("success");
+	}
+
+	@Test
+	void batchesSingleCallsAndScansShareOnePooledConnection() {
+		Set<Integer> clientPorts = ConcurrentHashMap.newKeySet();
+		this.server = HttpServer.create().host("127.0.0.1").port(0).handle((request, response) -> {
+			clientPorts.add(request.remoteAddress().getPort());
+			return request.receive()
+				.then(switch (request.uri()
+					.substring(0,
+							request.uri().indexOf('?') < 0 ? request.uri().length() : request.uri().indexOf('?'))) {
+					case InternalApi.BATCH_PATH -> response.sendByteArray(Mono.just(new byte[] { 9 })).then();
+					case InternalApi.ENTRY_PATH ->
+						request.method().name().equals("PUT") ? response.status(201).send().then()
+								: response.status(404).header(InternalApi.ABSENT, "true").send().then();
+					default -> response.send().then();
+				});
+		}).bindNow();
+		QuorumKvProperties properties = new Binder(
+				new MapConfigurationPropertySource(Map.of("quorumkv.cluster.max-connections-per-peer", "1")))
+			.bindOrCreate("quorumkv", QuorumKvProperties.class);
+		Node peer = new Node(URI.create("http://127.0.0.1:" + this.server.port()));
+		this.client = new PeerClient(properties.cluster(), List.of(peer), "the-secret", MAX_ANSWER, this.loops,
+				new EventLoopTimers(this.loops.onClient(true)), this.meters);
+		for (int i = 0; i < 3; i++) {
+			StepVerifier.create(this.client.batch(peer, new byte[] { 1 }))
+				.assertNext((answer) -> assertThat(answer).containsExactly(9))
+				.expectComplete()
+				.verify(TIMEOUT);
+			StepVerifier.create(this.client.get(peer, new byte[] { 'k' }))
+				.expectNext(Optional.empty())
+				.expectComplete()
+				.verify(TIMEOUT);
+			StepVerifier
+				.create(this.client.upsert(peer,
+						io.quorumkv.storage.Entry.value(new byte[] { 'k' }, new byte[] { 'v' }, 1)))
+				.expectComplete()
+				.verify(TIMEOUT);
+			StepVerifier.create(this.client.scan(peer, new byte[] { 'a' }, null)).expectComplete().verify(TIMEOUT);
+		}
+		assertThat(clientPorts).as("one keep-alive connection carried every call").hasSize(1);
 	}
 
 }

@@ -40,8 +40,9 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 /**
- * The contract every {@link Storage} backend must keep (DESIGN.md §3–4). A backend's test
- * extends this class and supplies {@link #open(Path)}:
+ * The contract every {@link Storage} backend must keep (docs/design.md: "Data model and
+ * order", "Storage"). A backend's test extends this class and supplies
+ * {@link #open(Path)}:
  *
  * <pre>{@code
  * class H2StorageTest extends StorageContractTest {

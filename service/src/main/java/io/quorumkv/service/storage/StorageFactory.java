@@ -1,4 +1,4 @@
-package io.quorumkv.service.config;
+package io.quorumkv.service.storage;
 
 import java.nio.file.Path;
 

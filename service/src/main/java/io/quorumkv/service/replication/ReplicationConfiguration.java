@@ -1,19 +1,20 @@
-package io.quorumkv.service.config;
+package io.quorumkv.service.replication;
+
+import java.util.ArrayList;
+import java.util.List;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.HybridLogicalClock;
+import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.Placement;
-import io.quorumkv.service.cluster.PlacementStrategy;
 import io.quorumkv.service.cluster.Topology;
+import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.config.QuorumKvProperties.BatchProperties;
 import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
-import io.quorumkv.service.http.BodyBudget;
-import io.quorumkv.service.replication.HintStore;
-import io.quorumkv.service.replication.HintedHandoff;
-import io.quorumkv.service.replication.PeerClient;
-import io.quorumkv.service.replication.ReplicationService;
+import io.quorumkv.service.storage.StorageFactory;
 import io.quorumkv.storage.Storage;
+import reactor.netty.resources.LoopResources;
 
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
@@ -21,9 +22,12 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.http.client.ReactorResourceFactory;
 
-/** The cluster as configured, and the coordinator with its peers, hints and clock. */
+/**
+ * The coordinator and what it reaches the replicas with: the one peer transport
+ * ({@link PeerClient}), this node's own replica and the peers', hints and their delivery.
+ */
 @Configuration(proxyBeanMethods = false)
-public class ReplicationConfiguration {
+class ReplicationConfiguration {
 
 	/**
 	 * The peer connections' stop phase: one above {@link ReactorResourceFactory}'s 0, so
@@ -31,28 +35,12 @@ public class ReplicationConfiguration {
 	 */
 	static final int PEER_CLIENT_PHASE = 1;
 
+	/**
+	 * Deadline timers on the node's event loops (the server's, which the client shares).
+	 */
 	@Bean
-	Topology topology(QuorumKvProperties properties, @Value("${server.port:8080}") int port) {
-		ClusterProperties cluster = properties.cluster();
-		return Topology.of(cluster.nodes(), cluster.self(), cluster.secret(), port);
-	}
-
-	@Bean
-	Placement placement(Topology topology, QuorumKvProperties properties) {
-		ClusterProperties cluster = properties.cluster();
-		return (cluster.placement() == PlacementStrategy.CONSISTENT_HASH)
-				? cluster.placement().create(topology.nodes(), cluster.virtualNodes())
-				: cluster.placement().create(topology.nodes());
-	}
-
-	@Bean
-	BodyBudget bodyBudget(QuorumKvProperties properties, MeterRegistry meters) {
-		return new BodyBudget(properties.http().maxBufferedBodies().toBytes(), meters);
-	}
-
-	@Bean
-	HybridLogicalClock hybridLogicalClock() {
-		return new HybridLogicalClock();
+	EventLoopTimers eventLoopTimers(ReactorResourceFactory reactorResources) {
+		return new EventLoopTimers(reactorResources.getLoopResources().onServer(LoopResources.DEFAULT_NATIVE));
 	}
 
 	/**
@@ -61,10 +49,12 @@ public class ReplicationConfiguration {
 	 */
 	@Bean(destroyMethod = "close")
 	PeerClient peerClient(Topology topology, QuorumKvProperties properties, ReactorResourceFactory reactorResources,
-			MeterRegistry meters) {
+			EventLoopTimers timers, MeterRegistry meters) {
 		String secret = (topology.secret() != null) ? topology.secret() : "";
-		return new PeerClient(properties.cluster(), secret, (int) properties.http().maxBodySize().toBytes(),
-				reactorResources.getLoopResources(), meters);
+		int maxFrameSize = InternalApi.maxBatchBody(properties.cluster().batch(),
+				(int) properties.http().maxBodySize().toBytes());
+		return new PeerClient(properties.cluster(), topology.peers(), secret, maxFrameSize,
+				reactorResources.getLoopResources(), timers, meters);
 	}
 
 	/**
@@ -127,10 +117,23 @@ public class ReplicationConfiguration {
 
 	@Bean
 	ReplicationService replicationService(Topology topology, Placement placement, Storage storage,
-			HybridLogicalClock clock, PeerClient peers, HintStore hints, QuorumKvProperties properties,
-			MeterRegistry meters) {
-		return new ReplicationService(topology, placement, storage, clock, peers, hints, properties.cluster(),
-				(int) properties.http().maxKeySize().toBytes(), meters);
+			HybridLogicalClock clock, PeerClient peers, HintStore hints, EventLoopTimers timers,
+			QuorumKvProperties properties, MeterRegistry meters) {
+		ClusterProperties cluster = properties.cluster();
+		BatchProperties batch = cluster.batch();
+		List<Replica> replicas = new ArrayList<>();
+		replicas.add(new LocalReplica(topology.self(), storage,
+				new LocalWrites(storage, cluster.replicaTimeout(), timers, batch.localWrites()),
+				cluster.replicaTimeout(), timers));
+		PeerBatcher.Limits limits = new PeerBatcher.Limits(batch.maxInFlight(), batch.maxOps(),
+				(int) batch.maxBytes().toBytes(), cluster.maxPendingPerPeer(),
+				(int) properties.http().maxKeySize().toBytes(), cluster.replicaTimeout());
+		for (Node peer : topology.peers()) {
+			PeerBatcher batcher = batch.enabled() ? new PeerBatcher(peer.id(), (body) -> peers.batch(peer, body),
+					(key) -> peers.get(peer, key), limits, batch.waitForTurn() ? timers : null, meters) : null;
+			replicas.add(new PeerReplica(peer, peers, batcher, hints));
+		}
+		return new ReplicationService(placement, replicas, clock, cluster.maxConcurrentRepairs(), meters);
 	}
 
 }

@@ -1,7 +1,8 @@
-package io.quorumkv.service.config;
+package io.quorumkv.service.storage;
 
 import java.nio.file.Path;
 
+import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.StorageProperties;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.derby.DerbyStorage;
@@ -19,7 +20,7 @@ import org.springframework.context.annotation.Configuration;
  * requests, which makes everything durable.
  */
 @Configuration(proxyBeanMethods = false)
-public class StorageConfiguration {
+class StorageConfiguration {
 
 	private static final Log logger = LogFactory.getLog(StorageConfiguration.class);
 

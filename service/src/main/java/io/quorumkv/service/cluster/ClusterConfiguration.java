@@ -1,0 +1,33 @@
+package io.quorumkv.service.cluster;
+
+import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** The cluster as configured: its nodes, where keys are placed, and the clock. */
+@Configuration(proxyBeanMethods = false)
+class ClusterConfiguration {
+
+	@Bean
+	Topology topology(QuorumKvProperties properties, @Value("${server.port:8080}") int port) {
+		ClusterProperties cluster = properties.cluster();
+		return Topology.of(cluster.nodes(), cluster.self(), cluster.secret(), port);
+	}
+
+	@Bean
+	Placement placement(Topology topology, QuorumKvProperties properties) {
+		ClusterProperties cluster = properties.cluster();
+		return (cluster.placement() == PlacementStrategy.CONSISTENT_HASH)
+				? cluster.placement().create(topology.nodes(), cluster.virtualNodes())
+				: cluster.placement().create(topology.nodes());
+	}
+
+	@Bean
+	HybridLogicalClock hybridLogicalClock() {
+		return new HybridLogicalClock();
+	}
+
+}

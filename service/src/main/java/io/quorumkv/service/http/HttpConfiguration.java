@@ -1,0 +1,82 @@
+package io.quorumkv.service.http;
+
+import static org.springframework.web.reactive.function.server.RequestPredicates.path;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.config.QuorumKvProperties.HttpProperties;
+import io.quorumkv.service.replication.InternalApi;
+
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
+
+/**
+ * The node's one front door: the functional routes of the public API
+ * ({@link EntityHandler}) and of the internal API ({@link InternalHandler}), served by
+ * Spring WebFlux on Reactor Netty like everything else the node answers.
+ * <ul>
+ * <li>The public routes pass through {@link InFlightLimiter} (a bounded number of
+ * requests at once, 503 past it).</li>
+ * <li>The internal routes pass through {@link InternalAuth}: whatever form of a path
+ * matches them (percent-encoded, with matrix parameters), the secret is checked, because
+ * the check is a filter of the routes themselves, not of a path prefix.</li>
+ * <li>Read and idle timeouts are Reactor Netty's own settings of the server.</li>
+ * </ul>
+ */
+@Configuration(proxyBeanMethods = false)
+class HttpConfiguration {
+
+	@Bean
+	RouterFunction<ServerResponse> publicApi(EntityHandler handler, InFlightLimiter limiter) {
+		return RouterFunctions.route()
+			.GET(EntityHandler.STATUS_PATH, handler::status)
+			.GET(EntityHandler.ENTITY_PATH, handler::get)
+			.PUT(EntityHandler.ENTITY_PATH, handler::put)
+			.DELETE(EntityHandler.ENTITY_PATH, handler::delete)
+			.GET(EntityHandler.ENTITIES_PATH, handler::range)
+			.GET(EntityHandler.OPENAPI_PATH, handler::openApi)
+			.route(path(EntityHandler.ENTITY_PATH).or(path(EntityHandler.ENTITIES_PATH))
+				.or(path(EntityHandler.STATUS_PATH))
+				.or(path(EntityHandler.OPENAPI_PATH)), handler::methodNotAllowed)
+			.filter(limiter)
+			.build();
+	}
+
+	@Bean
+	RouterFunction<ServerResponse> internalApi(InternalHandler handler, InternalAuth auth) {
+		return RouterFunctions.route()
+			.GET(InternalApi.ENTRY_PATH, handler::get)
+			.PUT(InternalApi.ENTRY_PATH, handler::put)
+			.GET(InternalApi.ENTRIES_PATH, handler::scan)
+			.POST(InternalApi.BATCH_PATH, handler::batch)
+			.filter(auth)
+			.build();
+	}
+
+	@Bean
+	InFlightLimiter inFlightLimiter(QuorumKvProperties properties, MeterRegistry meters) {
+		return new InFlightLimiter(properties.http().maxInFlight(), meters);
+	}
+
+	@Bean
+	BodyBudget bodyBudget(QuorumKvProperties properties, MeterRegistry meters) {
+		return new BodyBudget(properties.http().maxBufferedBodies().toBytes(), meters);
+	}
+
+	/**
+	 * {@code quorumkv.http.read-timeout}: a request whose body stops arriving for that
+	 * long is answered 408 and its connection closed (Reactor Netty's read timeout);
+	 * {@code quorumkv.http.idle-timeout}: a connection waiting for its next request is
+	 * closed after that long (Reactor Netty's idle timeout).
+	 */
+	@Bean
+	NettyServerCustomizer connectionTimeouts(QuorumKvProperties properties) {
+		HttpProperties http = properties.http();
+		return (server) -> server.readTimeout(http.readTimeout()).idleTimeout(http.idleTimeout());
+	}
+
+}

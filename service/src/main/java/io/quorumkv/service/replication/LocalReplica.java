@@ -1,0 +1,42 @@
+package io.quorumkv.service.replication;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+import io.quorumkv.service.cluster.Node;
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Storage;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+
+/**
+ * This node's own copy: its storage, read and written within the replica timeout
+ * ({@link Deadline}), a client's writes grouped per event-loop turn when their answer
+ * waits for a peer anyway ({@link LocalWrites}).
+ */
+record LocalReplica(Node node, Storage storage, LocalWrites writes, Duration timeout,
+		EventLoopTimers timers) implements Replica {
+
+	@Override
+	public void get(byte[] key, Consumer<Optional<Entry>> onAnswer, Consumer<Throwable> onFailed) {
+		Deadline.subscribe(this.storage.get(key), this.timeout, this.timers,
+				(entry) -> onAnswer.accept(Optional.ofNullable(entry)), onFailed);
+	}
+
+	@Override
+	public void write(Entry entry, int ack, Runnable onWritten, Consumer<Throwable> onFailed) {
+		this.writes.upsert(entry, ack > 1, onWritten, onFailed);
+	}
+
+	@Override
+	public void repair(Entry winner, Runnable onWritten, Consumer<Throwable> onFailed) {
+		this.writes.upsert(winner, false, onWritten, onFailed);
+	}
+
+	@Override
+	public Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive) {
+		return this.storage.scan(fromInclusive, toExclusive);
+	}
+
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package io.quorumkv.service.storage;
+
+import org.jspecify.annotations.NullMarked;

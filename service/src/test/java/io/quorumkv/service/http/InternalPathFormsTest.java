@@ -1,0 +1,123 @@
+package io.quorumkv.service.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import io.quorumkv.service.QuorumKvApplication;
+import io.quorumkv.service.replication.BatchCodec;
+import io.quorumkv.service.replication.BatchCodec.Operation;
+import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.support.RawExchange;
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Storage;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * Every spelling of an internal path that a client can send without the cluster secret is
+ * refused (401 or 403) or matches nothing (404), and never reaches the storage:
+ * percent-encoded letters, matrix parameters, doubled slashes, dot segments and other
+ * letter cases, for each internal route and method.
+ */
+@SpringBootTest(classes = QuorumKvApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = "quorumkv.cluster.secret=internal-path-forms-secret")
+@DirtiesContext
+class InternalPathFormsTest {
+
+	private static final List<String> FORMS = List.of("/internal/v0/{op}", "/%69nternal/v0/{op}", "/%49nternal/v0/{op}",
+			"/internal;x/v0/{op}", "/internal/v0;x/{op}", "/internal;x=1/v0;y/{op}", "//internal/v0/{op}",
+			"/internal//v0/{op}", "/./internal/v0/{op}", "/v0/../internal/v0/{op}", "/v0/%2e%2e/internal/v0/{op}",
+			"/INTERNAL/v0/{op}", "/Internal/v0/{op}", "/internal/V0/{op}", "/internal%2Fv0/{op}", "/internal/v0/{op}/",
+			"/internal/v0/{op};z");
+
+	@TempDir
+	static Path data;
+
+	@DynamicPropertySource
+	static void storage(DynamicPropertyRegistry registry) {
+		registry.add("quorumkv.storage.path", () -> data.resolve("node").toString());
+	}
+
+	@LocalServerPort
+	int port;
+
+	@Autowired
+	Storage storage;
+
+	@Test
+	void noFormOfAnInternalPathIsServedWithoutTheSecret() {
+		byte[] forgedBatch = BatchCodec
+			.encodeRequest(List.of(Operation.upsert(Entry.value(bytes("forged-batch"), bytes("x"), Long.MAX_VALUE))));
+		for (String form : FORMS) {
+			for (String[] header : List.of(new String[0], new String[] { InternalApi.SECRET + ": wrong" })) {
+				int entryPut = status(request("PUT", form.replace("{op}", "entry") + "?id=forged", bytes("x"), header,
+						InternalApi.TIMESTAMP + ": 99", InternalApi.TOMBSTONE + ": false"));
+				int entryGet = status(request("GET", form.replace("{op}", "entry") + "?id=forged", null, header));
+				int scan = status(request("GET", form.replace("{op}", "entries") + "?start=a", null, header));
+				int batch = status(request("POST", form.replace("{op}", "batch"), forgedBatch, header));
+				for (int status : List.of(entryPut, entryGet, scan, batch)) {
+					assertThat(status).as(form + " with " + header.length + " secret header(s)").isIn(401, 403, 404);
+				}
+			}
+		}
+		assertThat(this.storage.get(bytes("forged")).block(Duration.ofSeconds(5))).isNull();
+		assertThat(this.storage.get(bytes("forged-batch")).block(Duration.ofSeconds(5))).isNull();
+	}
+
+	@Test
+	void theRealPathWithTheSecretIsServedWhichShowsTheRefusalsAboveAreNotForWantOfARoute() {
+		int status = status(request("GET", "/internal/v0/entry?id=absent", null,
+				new String[] { InternalApi.SECRET + ": internal-path-forms-secret" }));
+		assertThat(status).isEqualTo(404);
+		int encoded = status(request("GET", "/%69nternal/v0/entry?id=absent", null,
+				new String[] { InternalApi.SECRET + ": internal-path-forms-secret" }));
+		assertThat(encoded).as("the encoded form matches the route, and is served with the secret").isEqualTo(404);
+		int refused = status(request("GET", "/%69nternal/v0/entry?id=absent", null, new String[0]));
+		assertThat(refused).as("the encoded form matches the route, so the secret is checked").isEqualTo(401);
+	}
+
+	private int status(byte[] request) {
+		RawExchange exchange = RawExchange.send(this.port, request, true, Duration.ofSeconds(10));
+		assertThat(exchange.hung()).isFalse();
+		return exchange.status();
+	}
+
+	private static byte[] request(String method, String target, byte[] body, String[] headers, String... more) {
+		StringBuilder head = new StringBuilder(method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+		for (String header : headers) {
+			head.append(header).append("\r\n");
+		}
+		for (String header : more) {
+			head.append(header).append("\r\n");
+		}
+		if (body != null) {
+			head.append("Content-Length: ").append(body.length).append("\r\n");
+		}
+		head.append("Connection: close\r\n\r\n");
+		byte[] start = head.toString().getBytes(StandardCharsets.ISO_8859_1);
+		if (body == null) {
+			return start;
+		}
+		byte[] all = new byte[start.length + body.length];
+		System.arraycopy(start, 0, all, 0, start.length);
+		System.arraycopy(body, 0, all, start.length, body.length);
+		return all;
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+}
