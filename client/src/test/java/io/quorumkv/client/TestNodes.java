@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * with a data folder under the module's {@code target/tmp} (the build sets
  * {@code quorumkv.jar}). Closing kills them all and deletes their folders.
  */
-final class TestNodes implements AutoCloseable {
+public final class TestNodes implements AutoCloseable {
 
 	private static final HttpClient PROBE = HttpClient.newBuilder()
 		.connectTimeout(Duration.ofSeconds(1))
@@ -56,15 +56,15 @@ final class TestNodes implements AutoCloseable {
 	}
 
 	/** Starts {@code size} nodes forming one cluster, with extra node properties. */
-	static TestNodes start(int size, Map<String, String> properties) throws IOException {
+	public static TestNodes start(int size, Map<String, String> properties) throws IOException {
 		return new TestNodes(size, properties);
 	}
 
-	URI url(int node) {
+	public URI url(int node) {
 		return URI.create("http://127.0.0.1:" + this.ports[node]);
 	}
 
-	List<URI> urls() {
+	public List<URI> urls() {
 		List<URI> urls = new ArrayList<>();
 		for (int i = 0; i < this.ports.length; i++) {
 			urls.add(url(i));
@@ -73,13 +73,13 @@ final class TestNodes implements AutoCloseable {
 	}
 
 	/** SIGKILL of one node. */
-	void kill(int node) throws InterruptedException {
+	public void kill(int node) throws InterruptedException {
 		this.processes[node].destroyForcibly();
 		this.processes[node].waitFor(30, TimeUnit.SECONDS);
 	}
 
 	/** A loopback port that nothing listens on (taken, then closed). */
-	static URI deadUrl() {
+	public static URI deadUrl() {
 		return URI.create("http://127.0.0.1:" + freePorts(1)[0]);
 	}
 
