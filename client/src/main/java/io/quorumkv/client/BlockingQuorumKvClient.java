@@ -1,0 +1,93 @@
+package io.quorumkv.client;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The blocking face of a {@link QuorumKvClient} (from {@link QuorumKvClient#blocking()}):
+ * the same requests, retries and exceptions, waited for on the calling thread. Every call
+ * ends within the client's timeouts times its attempts. Do not call it on an event-loop
+ * thread (Reactor refuses to block one).
+ *
+ * <pre>{@code
+ * BlockingQuorumKvClient kv = client.blocking();
+ * kv.put("greeting", "hello".getBytes(UTF_8));
+ * Optional<byte[]> value = kv.get("greeting", Replicas.of(2, 3));
+ * kv.delete("greeting");
+ * try (Stream<KeyValue> records = kv.stream("a", "n")) {
+ *     records.forEach((record) -> System.out.println(record.key()));
+ * }
+ * }</pre>
+ */
+public final class BlockingQuorumKvClient {
+
+	/** Records fetched ahead of the consumer of {@link #stream}. */
+	private static final int STREAM_PREFETCH = 256;
+
+	private final QuorumKvClient client;
+
+	BlockingQuorumKvClient(QuorumKvClient client) {
+		this.client = client;
+	}
+
+	/**
+	 * The value of {@code key}, empty when absent; see
+	 * {@link QuorumKvClient#get(String)}.
+	 */
+	public Optional<byte[]> get(String key) {
+		return this.client.get(key).blockOptional();
+	}
+
+	/** The value of {@code key} read from {@code replicas}, empty when absent. */
+	public Optional<byte[]> get(String key, Replicas replicas) {
+		return this.client.get(key, replicas).blockOptional();
+	}
+
+	/** Stores {@code value} under {@code key} with the node's default quorum. */
+	public void put(String key, byte[] value) {
+		this.client.put(key, value).block();
+	}
+
+	/**
+	 * Stores {@code value} under {@code key}, confirmed by {@code replicas.ack()}
+	 * replicas.
+	 */
+	public void put(String key, byte[] value, Replicas replicas) {
+		this.client.put(key, value, replicas).block();
+	}
+
+	/** Deletes {@code key} with the node's default quorum. */
+	public void delete(String key) {
+		this.client.delete(key).block();
+	}
+
+	/** Deletes {@code key}, confirmed by {@code replicas.ack()} replicas. */
+	public void delete(String key, Replicas replicas) {
+		this.client.delete(key, replicas).block();
+	}
+
+	/**
+	 * At most {@code limit} records of {@code [start, end)} in key order, in one list.
+	 * @param end exclusive; null for the end of the key space
+	 */
+	public List<KeyValue> scan(String start, @Nullable String end, int limit) {
+		if (limit < 0) {
+			throw new IllegalArgumentException("limit must not be negative, not " + limit);
+		}
+		List<KeyValue> records = this.client.scan(start, end).take(limit, true).collectList().block();
+		return (records != null) ? records : List.of();
+	}
+
+	/**
+	 * The records of {@code [start, end)} in key order as a lazy stream, fetched as it is
+	 * consumed; close it (try-with-resources) to stop the scan early.
+	 * @param end exclusive; null for the end of the key space
+	 */
+	public Stream<KeyValue> stream(String start, @Nullable String end) {
+		return this.client.scan(start, end).toStream(STREAM_PREFETCH);
+	}
+
+}

@@ -1,0 +1,165 @@
+package io.quorumkv.client;
+
+import java.net.URI;
+import java.util.List;
+import java.util.Objects;
+
+import io.netty.handler.codec.http.HttpMethod;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * A client of a QuorumKV cluster: reactive ({@code Mono}/{@code Flux}) over Reactor
+ * Netty, with a {@linkplain #blocking() blocking facade}. One client per application is
+ * enough; it is thread-safe, holds a bounded pool of keep-alive connections per node, and
+ * must be {@linkplain #close() closed}.
+ *
+ * <pre>{@code
+ * try (QuorumKvClient client = QuorumKvClient.builder()
+ *         .seeds("http://127.0.0.1:8081", "http://127.0.0.1:8082", "http://127.0.0.1:8083")
+ *         .build()) {
+ *     client.put("user:42", "Ada".getBytes(UTF_8), Replicas.of(2, 3))
+ *         .then(client.get("user:42", Replicas.of(2, 3)))
+ *         .map((bytes) -> new String(bytes, UTF_8))
+ *         .defaultIfEmpty("(absent)")
+ *         .subscribe(System.out::println);
+ *
+ *     client.scan("user:", "user;")                    // [start, end) in key order
+ *         .take(100)
+ *         .subscribe((record) -> System.out.println(record.key()));
+ * }
+ * }</pre>
+ *
+ * <p>
+ * Every method is lazy: nothing is sent until the result is subscribed, and each
+ * subscription sends the request again. Keys are non-empty strings (their UTF-8 bytes are
+ * the key); values are exact bytes, any length up to the nodes' limit. Without a
+ * {@link Replicas} the node's default applies (a majority of all replicas). Failures are
+ * {@link QuorumKvException}s, one subclass per answer a caller treats differently; a key
+ * that is absent is not a failure but an empty {@code Mono}. Which failures are retried,
+ * and why a write is not by default, is {@link RetryPolicy}'s description.
+ */
+public final class QuorumKvClient implements AutoCloseable {
+
+	private final ClientConfig config;
+
+	private final Transport transport;
+
+	private final Attempts attempts;
+
+	private final BlockingQuorumKvClient blocking;
+
+	QuorumKvClient(ClientConfig config) {
+		this.config = config;
+		this.transport = new Transport(config);
+		this.attempts = new Attempts(config);
+		this.blocking = new BlockingQuorumKvClient(this);
+	}
+
+	/** A builder; give it at least one seed. */
+	public static QuorumKvClientBuilder builder() {
+		return new QuorumKvClientBuilder();
+	}
+
+	/**
+	 * The value of {@code key} read from the node's default quorum; empty when absent.
+	 */
+	public Mono<byte[]> get(String key) {
+		return read(key, null);
+	}
+
+	/**
+	 * The value of {@code key} read from {@code replicas}; empty when absent or deleted.
+	 */
+	public Mono<byte[]> get(String key, Replicas replicas) {
+		return read(key, Objects.requireNonNull(replicas, "replicas"));
+	}
+
+	/** Stores {@code value} under {@code key} with the node's default quorum. */
+	public Mono<Void> put(String key, byte[] value) {
+		return write(Operation.PUT, key, Objects.requireNonNull(value, "value").clone(), null);
+	}
+
+	/**
+	 * Stores {@code value} (copied when called) under {@code key}; completes when
+	 * {@code replicas.ack()} replicas confirmed.
+	 */
+	public Mono<Void> put(String key, byte[] value, Replicas replicas) {
+		return write(Operation.PUT, key, Objects.requireNonNull(value, "value").clone(),
+				Objects.requireNonNull(replicas, "replicas"));
+	}
+
+	/**
+	 * Deletes {@code key} with the node's default quorum (deleting an absent key
+	 * succeeds).
+	 */
+	public Mono<Void> delete(String key) {
+		return write(Operation.DELETE, key, null, null);
+	}
+
+	/** Deletes {@code key}; completes when {@code replicas.ack()} replicas confirmed. */
+	public Mono<Void> delete(String key, Replicas replicas) {
+		return write(Operation.DELETE, key, null, Objects.requireNonNull(replicas, "replicas"));
+	}
+
+	/**
+	 * The live records with {@code start <= key < end} in key order (unsigned UTF-8
+	 * bytes, that is code-point order), streamed as they are read: the node produces them
+	 * as the subscriber requests them, so a range of any size never sits in memory.
+	 * Cancel (for example with {@code take(n)}) to stop early. A scan that fails before
+	 * its first record is retried like a read; one that fails later ends with the error
+	 * (its records are never repeated).
+	 * @param start the first key, inclusive
+	 * @param end the end, exclusive; null for the end of the key space
+	 */
+	public Flux<KeyValue> scan(String start, @Nullable String end) {
+		byte[] from = Requests.utf8("start", start);
+		byte[] to = (end != null) ? Requests.utf8("end", end) : null;
+		String path = Requests.range(from, to);
+		return this.attempts.run(Operation.SCAN, null,
+				(node) -> this.transport.scan(node, path, RecordChunkFormat.INSTANCE));
+	}
+
+	/** The same client with blocking methods, for code that is not reactive. */
+	public BlockingQuorumKvClient blocking() {
+		return this.blocking;
+	}
+
+	/** The nodes this client was given. */
+	public List<URI> seeds() {
+		return this.config.seeds();
+	}
+
+	/** Closes every connection and stops the client's event loops; waits up to 5 s. */
+	@Override
+	public void close() {
+		this.transport.close();
+	}
+
+	private Mono<byte[]> read(String key, @Nullable Replicas replicas) {
+		byte[] bytes = Requests.utf8("key", key);
+		String path = Requests.entity(bytes, replicas);
+		return this.attempts
+			.run(Operation.GET, bytes, (node) -> this.transport.exchange(HttpMethod.GET, node, path, null)
+				.flatMapMany((answer) -> switch (answer.status()) {
+					case 200 -> Flux.just(answer.body());
+					case 404 -> Flux.empty();
+					default -> Flux.error(Failures.forStatus(Operation.GET, node, answer.status(), answer.body(),
+							answer.retryAfter()));
+				}))
+			.next();
+	}
+
+	private Mono<Void> write(Operation operation, String key, byte @Nullable [] value, @Nullable Replicas replicas) {
+		byte[] bytes = Requests.utf8("key", key);
+		String path = Requests.entity(bytes, replicas);
+		HttpMethod method = (operation == Operation.PUT) ? HttpMethod.PUT : HttpMethod.DELETE;
+		return this.attempts
+			.run(operation, bytes, (node) -> this.transport.exchange(method, node, path, value)
+				.flatMapMany((answer) -> (answer.status() / 100 == 2) ? Flux.<Void>empty() : Flux
+					.error(Failures.forStatus(operation, node, answer.status(), answer.body(), answer.retryAfter()))))
+			.then();
+	}
+
+}

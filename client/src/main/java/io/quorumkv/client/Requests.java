@@ -1,0 +1,79 @@
+package io.quorumkv.client;
+
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The paths and queries of the public API ({@code docs/api.md}): a key travels as its
+ * UTF-8 bytes, percent-encoded once, every byte but RFC 3986's unreserved characters
+ * escaped (so {@code +}, {@code &}, {@code %} and spaces arrive as they were).
+ */
+final class Requests {
+
+	private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+	private Requests() {
+	}
+
+	static String entity(byte[] key, @Nullable Replicas replicas) {
+		StringBuilder path = new StringBuilder(16 + key.length * 3).append("/v0/entity?id=");
+		appendEncoded(path, key);
+		if (replicas != null) {
+			path.append("&replicas=").append(replicas.queryValue());
+		}
+		return path.toString();
+	}
+
+	static String range(byte[] start, byte @Nullable [] end) {
+		StringBuilder path = new StringBuilder(32).append("/v0/entities?start=");
+		appendEncoded(path, start);
+		if (end != null) {
+			path.append("&end=");
+			appendEncoded(path, end);
+		}
+		return path.toString();
+	}
+
+	/**
+	 * A key's UTF-8 bytes; a key that is empty, or that no UTF-8 can encode (a lone
+	 * surrogate), is refused here rather than silently changed.
+	 */
+	static byte[] utf8(String name, String key) {
+		Objects.requireNonNull(key, name);
+		if (key.isEmpty()) {
+			throw new IllegalArgumentException(name + " must not be empty");
+		}
+		try {
+			ByteBuffer bytes = StandardCharsets.UTF_8.newEncoder()
+				.onMalformedInput(CodingErrorAction.REPORT)
+				.onUnmappableCharacter(CodingErrorAction.REPORT)
+				.encode(CharBuffer.wrap(key));
+			byte[] array = new byte[bytes.remaining()];
+			bytes.get(array);
+			return array;
+		}
+		catch (CharacterCodingException ex) {
+			throw new IllegalArgumentException(name + " is not valid Unicode (a lone surrogate?)", ex);
+		}
+	}
+
+	private static void appendEncoded(StringBuilder out, byte[] bytes) {
+		for (byte b : bytes) {
+			int c = b & 0xff;
+			if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.'
+					|| c == '_' || c == '~') {
+				out.append((char) c);
+			}
+			else {
+				out.append('%').append(HEX[c >>> 4]).append(HEX[c & 0xf]);
+			}
+		}
+	}
+
+}

@@ -1,0 +1,239 @@
+package io.quorumkv.client;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import reactor.test.StepVerifier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The client against three real nodes (replication factor 3). The node-down test runs
+ * last: it kills node 3.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class QuorumKvClientClusterTest {
+
+	private static final Duration WAIT = Duration.ofSeconds(20);
+
+	private TestNodes nodes;
+
+	private QuorumKvClient client;
+
+	@BeforeAll
+	void startCluster() throws IOException {
+		this.nodes = TestNodes.start(3, Map.of("quorumkv.http.max-body-size", "256KB"));
+		this.client = QuorumKvClient.builder().seeds(this.nodes.urls()).maxValueSize(256 * 1024).build();
+	}
+
+	@AfterAll
+	void stopCluster() throws IOException {
+		if (this.client != null) {
+			this.client.close();
+		}
+		if (this.nodes != null) {
+			this.nodes.close();
+		}
+	}
+
+	@Test
+	void putThenGetReturnsTheValue() {
+		StepVerifier.create(this.client.put("round-trip", bytes("hello")).then(this.client.get("round-trip")))
+			.assertNext((value) -> assertThat(value).isEqualTo(bytes("hello")))
+			.expectComplete()
+			.verify(WAIT);
+	}
+
+	@Test
+	void binaryValuesRoundTripExactly() {
+		byte[] every = new byte[256 * 3];
+		for (int i = 0; i < every.length; i++) {
+			every[i] = (byte) i;
+		}
+		byte[] newlinesAndZeros = { '\n', 0, '\n', '\r', '\n', 0, 0 };
+		this.client.put("binary-every-byte", every).block(WAIT);
+		this.client.put("binary-newlines", newlinesAndZeros).block(WAIT);
+		this.client.put("binary-empty", new byte[0]).block(WAIT);
+		assertThat(this.client.get("binary-every-byte").block(WAIT)).isEqualTo(every);
+		assertThat(this.client.get("binary-newlines").block(WAIT)).isEqualTo(newlinesAndZeros);
+		assertThat(this.client.get("binary-empty").block(WAIT)).isEmpty();
+	}
+
+	@Test
+	void keysAreSentAsTheyAre() {
+		List<String> keys = List.of("a b", "a+b", "a&b=c", "100%", "ключ 1", "path/with?query#frag", "tab\tkey",
+				"emoji \uD83D\uDE00");
+		for (String key : keys) {
+			this.client.put(key, bytes("v:" + key)).block(WAIT);
+		}
+		for (String key : keys) {
+			assertThat(this.client.get(key).block(WAIT)).as(key).isEqualTo(bytes("v:" + key));
+		}
+		assertThat(this.client.get("a").block(WAIT)).as("a+b did not land on a or a b").isNull();
+	}
+
+	@Test
+	void anAbsentKeyIsAnEmptyMono() {
+		StepVerifier.create(this.client.get("never-written")).expectComplete().verify(WAIT);
+	}
+
+	@Test
+	void aDeletedKeyReadsAsAbsent() {
+		this.client.put("to-delete", bytes("x")).block(WAIT);
+		this.client.delete("to-delete").block(WAIT);
+		StepVerifier.create(this.client.get("to-delete")).expectComplete().verify(WAIT);
+		// Deleting an absent key succeeds too.
+		this.client.delete("never-existed").block(WAIT);
+	}
+
+	@Test
+	void ackAndFromReachTheNodes() {
+		this.client.put("all-three", bytes("v3"), Replicas.of(3, 3)).block(WAIT);
+		// Written to all three replicas: any node reads it from any single one of them.
+		for (URI node : this.nodes.urls()) {
+			try (QuorumKvClient single = QuorumKvClient.builder().seeds(List.of(node)).build()) {
+				assertThat(single.get("all-three", Replicas.of(1, 3)).block(WAIT)).isEqualTo(bytes("v3"));
+			}
+		}
+		// from larger than the replication factor (3) is the node's 400, not retried.
+		assertThatExceptionOfType(BadRequestException.class)
+			.isThrownBy(() -> this.client.get("all-three", Replicas.of(2, 4)).block(WAIT))
+			.satisfies((ex) -> {
+				assertThat(ex.status()).isEqualTo(400);
+				assertThat(ex.attempts()).isEqualTo(1);
+				assertThat(ex.mayHaveBeenApplied()).isFalse();
+			});
+	}
+
+	@Test
+	void badInputFailsWithTheRightException() {
+		assertThatThrownBy(() -> Replicas.of(0, 1)).isInstanceOf(IllegalArgumentException.class);
+		assertThatThrownBy(() -> Replicas.of(3, 2)).isInstanceOf(IllegalArgumentException.class);
+		assertThatThrownBy(() -> this.client.get("")).isInstanceOf(IllegalArgumentException.class);
+		assertThatThrownBy(() -> this.client.put("lone \uD800 surrogate", new byte[1]))
+			.isInstanceOf(IllegalArgumentException.class);
+		String tooLong = "k".repeat(5000);
+		assertThatExceptionOfType(BadRequestException.class)
+			.isThrownBy(() -> this.client.put(tooLong, bytes("v")).block(WAIT))
+			.withMessageContaining("400");
+		assertThatExceptionOfType(PayloadTooLargeException.class)
+			.isThrownBy(() -> this.client.put("too-large", new byte[300 * 1024]).block(WAIT))
+			.satisfies((ex) -> assertThat(ex.status()).isEqualTo(413));
+		assertThat(this.client.get("too-large").block(WAIT)).isNull();
+	}
+
+	@Test
+	void scanStreamsTheRangeInKeyOrder() {
+		List<KeyValue> written = new ArrayList<>();
+		for (int i = 0; i < 40; i++) {
+			byte[] value = ("value " + i + "\nsecond line\0").getBytes(StandardCharsets.UTF_8);
+			String key = "scan/%03d".formatted(i);
+			this.client.put(key, value).block(WAIT);
+			written.add(new KeyValue(key, value));
+		}
+		this.client.put("scan0", bytes("outside")).block(WAIT);
+		assertThat(this.client.scan("scan/", "scan0").collectList().block(WAIT)).containsExactlyElementsOf(written);
+		assertThat(this.client.scan("scan/010", "scan/013").collectList().block(WAIT))
+			.containsExactlyElementsOf(written.subList(10, 13));
+		StepVerifier.create(this.client.scan("scan/", null).take(5))
+			.expectNextSequence(written.subList(0, 5))
+			.expectComplete()
+			.verify(WAIT);
+		assertThat(this.client.scan("scan/", null).collectList().block(WAIT))
+			.endsWith(new KeyValue("scan0", bytes("outside")));
+	}
+
+	@Test
+	void scanKeepsLargeRecordsWhole() {
+		List<KeyValue> written = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			byte[] value = new byte[200 * 1024];
+			for (int j = 0; j < value.length; j++) {
+				value[j] = (byte) ((j % 7 == 0) ? '\n' : (i + j));
+			}
+			written.add(new KeyValue("large/" + i, value));
+			this.client.put("large/" + i, value).block(WAIT);
+		}
+		assertThat(this.client.scan("large/", "large0").collectList().block(WAIT)).containsExactlyElementsOf(written);
+	}
+
+	@Test
+	void aDeadSeedIsSkipped() {
+		try (QuorumKvClient withDead = QuorumKvClient.builder()
+			.seeds(List.of(TestNodes.deadUrl(), this.nodes.url(0), this.nodes.url(1)))
+			.build()) {
+			withDead.put("failover", bytes("ok")).block(WAIT);
+			for (int i = 0; i < 10; i++) {
+				assertThat(withDead.get("failover").block(WAIT)).isEqualTo(bytes("ok"));
+			}
+		}
+	}
+
+	@Test
+	void theBlockingFacadeDoesTheSame() {
+		BlockingQuorumKvClient kv = this.client.blocking();
+		kv.put("blocking/1", bytes("one"));
+		kv.put("blocking/2", bytes("two"), Replicas.of(2, 3));
+		assertThat(kv.get("blocking/1")).hasValueSatisfying((v) -> assertThat(v).isEqualTo(bytes("one")));
+		assertThat(kv.get("blocking/2", Replicas.of(2, 3)))
+			.hasValueSatisfying((v) -> assertThat(v).isEqualTo(bytes("two")));
+		assertThat(kv.scan("blocking/", "blocking0", 10)).extracting(KeyValue::key)
+			.containsExactly("blocking/1", "blocking/2");
+		assertThat(kv.scan("blocking/", "blocking0", 1)).extracting(KeyValue::key).containsExactly("blocking/1");
+		try (Stream<KeyValue> records = kv.stream("blocking/", "blocking0")) {
+			assertThat(records.map(KeyValue::key)).containsExactly("blocking/1", "blocking/2");
+		}
+		kv.delete("blocking/1");
+		kv.delete("blocking/2", Replicas.of(2, 3));
+		assertThat(kv.get("blocking/1")).isEmpty();
+		assertThat(kv.scan("blocking/", "blocking0", 10)).isEmpty();
+		assertThatExceptionOfType(BadRequestException.class).isThrownBy(() -> kv.get("x", Replicas.of(1, 9)));
+	}
+
+	@Test
+	@Order(Integer.MAX_VALUE)
+	void aNodeDownFailsFullQuorumsAndIsFailedOver() throws InterruptedException {
+		this.nodes.kill(2);
+		// 2/3 still succeeds, and the client gets past node 3 (refused) to another seed.
+		IntStream.range(0, 6)
+			.forEach((i) -> this.client.put("down/" + i, bytes("v" + i), Replicas.of(2, 3)).block(WAIT));
+		IntStream.range(0, 6)
+			.forEach((i) -> assertThat(this.client.get("down/" + i, Replicas.of(2, 3)).block(WAIT))
+				.isEqualTo(bytes("v" + i)));
+		// 3/3 cannot be had: the node answers 503 (replica unavailable) or 504 (timeout).
+		try (QuorumKvClient once = QuorumKvClient.builder()
+			.seeds(List.of(this.nodes.url(0)))
+			.retryPolicy(RetryPolicy.NONE)
+			.build()) {
+			assertThatExceptionOfType(QuorumKvException.class)
+				.isThrownBy(() -> once.put("down/full", bytes("x"), Replicas.of(3, 3)).block(WAIT))
+				.satisfies((ex) -> {
+					assertThat(ex).isInstanceOfAny(ServiceUnavailableException.class, QuorumTimeoutException.class);
+					assertThat(ex.status()).isIn(503, 504);
+					assertThat(ex.mayHaveBeenApplied()).isTrue();
+				});
+		}
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+}
