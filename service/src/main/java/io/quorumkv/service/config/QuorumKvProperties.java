@@ -179,6 +179,14 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * {@code consistent-hash}
 	 * @param virtualNodes virtual nodes per node for {@code consistent-hash}
 	 * @param batch batching of the replica operations sent to each peer
+	 * @param maxClockSkew a timestamp from another node (a replica write, a batch, a
+	 * hint, a read answer, a repair stream) further ahead of this node's wall clock than
+	 * this is refused and never adopted
+	 * @param clockReservation the clock's high-water mark is written to the data folder
+	 * ahead of the stamps by this much, about once per this much progress; a restart
+	 * never stamps below an earlier write
+	 * @param clockOffsetWarning health warns (status WARNING) when a peer's measured
+	 * clock offset exceeds this; less than max-clock-skew
 	 */
 	public record ClusterProperties(@DefaultValue List<URI> nodes, @Nullable URI self, @Nullable String secret,
 			@DefaultValue("1s") Duration replicaTimeout, @DefaultValue("500ms") Duration connectTimeout,
@@ -186,7 +194,8 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("512") int maxConcurrentCallsPerPeer, @DefaultValue BreakerProperties breaker,
 			@DefaultValue HintProperties hints, @DefaultValue("256") int maxConcurrentRepairs,
 			@DefaultValue("rendezvous") PlacementStrategy placement, @DefaultValue("128") int virtualNodes,
-			@DefaultValue BatchProperties batch) {
+			@DefaultValue BatchProperties batch, @DefaultValue("500ms") Duration maxClockSkew,
+			@DefaultValue("1s") Duration clockReservation, @DefaultValue("250ms") Duration clockOffsetWarning) {
 
 		public ClusterProperties {
 			nodes = List.copyOf(nodes);
@@ -197,6 +206,13 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			atLeastOne(maxConcurrentCallsPerPeer, "max-concurrent-calls-per-peer");
 			atLeastOne(maxConcurrentRepairs, "max-concurrent-repairs");
 			atLeastOne(virtualNodes, "virtual-nodes");
+			positive(maxClockSkew, "max-clock-skew");
+			positive(clockReservation, "clock-reservation");
+			positive(clockOffsetWarning, "clock-offset-warning");
+			if (clockOffsetWarning.compareTo(maxClockSkew) >= 0) {
+				throw new IllegalArgumentException(
+						"quorumkv.cluster.clock-offset-warning must be less than quorumkv.cluster.max-clock-skew");
+			}
 		}
 
 		@Override

@@ -23,7 +23,8 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * requests at once, 503 past it).</li>
  * <li>The internal routes pass through {@link InternalAuth}: whatever form of a path
  * matches them (percent-encoded, with matrix parameters), the secret is checked, because
- * the check is a filter of the routes themselves, not of a path prefix.</li>
+ * the check is a filter of the routes themselves, not of a path prefix. Their answers
+ * carry this node's wall clock ({@link ClockHeader}).</li>
  * <li>Read and idle timeouts are Reactor Netty's own settings of the server.</li>
  * </ul>
  */
@@ -47,12 +48,13 @@ class HttpConfiguration {
 	}
 
 	@Bean
-	RouterFunction<ServerResponse> internalApi(InternalHandler handler, InternalAuth auth) {
+	RouterFunction<ServerResponse> internalApi(InternalHandler handler, InternalAuth auth, ClockHeader clock) {
 		return RouterFunctions.route()
 			.GET(InternalApi.ENTRY_PATH, handler::get)
 			.PUT(InternalApi.ENTRY_PATH, handler::put)
 			.GET(InternalApi.ENTRIES_PATH, handler::scan)
 			.POST(InternalApi.BATCH_PATH, handler::batch)
+			.filter(clock)
 			.filter(auth)
 			.build();
 	}

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quorumkv.service.cluster.ClockSkewException;
 import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.config.QuorumKvProperties.HintProperties;
@@ -28,7 +29,9 @@ import reactor.core.scheduler.Schedulers;
  * {@code delivery-interval}, for each peer with hints and no backoff running, one pass
  * pushes its hints (a few in parallel) and removes each one delivered. A failed pass
  * doubles the peer's backoff up to {@code max-backoff}; hints older than {@code max-age}
- * are dropped, not delivered.
+ * (by the wall clock) are dropped, not delivered, and so is a hint the peer refuses as
+ * too far ahead of its clock: it would only land once the peer's clock caught up, over
+ * everything written meanwhile.
  */
 final class HintedHandoff implements AutoCloseable {
 
@@ -98,7 +101,7 @@ final class HintedHandoff implements AutoCloseable {
 	 * would keep it from ever closing.
 	 */
 	Mono<Long> deliver(Node peer) {
-		long oldest = this.clock.now() - this.settings.maxAge().toNanos() / 1_000;
+		long oldest = this.clock.wallMicros() - this.settings.maxAge().toNanos() / 1_000;
 		AtomicLong count = new AtomicLong();
 		AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
 		return this.hints.hints(peer).takeWhile((hint) -> failure.get() == null).flatMap((hint) -> {
@@ -110,6 +113,11 @@ final class HintedHandoff implements AutoCloseable {
 				this.delivered.increment();
 				count.incrementAndGet();
 			}).onErrorResume((error) -> {
+				if (error instanceof ClockSkewException) {
+					logger.warn("Dropped a hint for " + peer + ": " + error.getMessage());
+					this.hints.dropped();
+					return this.hints.remove(peer, hint);
+				}
 				failure.compareAndSet(null, error);
 				return Mono.empty();
 			});

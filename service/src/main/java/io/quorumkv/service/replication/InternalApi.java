@@ -19,6 +19,11 @@ import io.quorumkv.storage.Entry;
  * <li>{@code POST /internal/v0/batch}, body = operations ({@link BatchCodec}): 200 with
  * one result per operation, in order.</li>
  * </ul>
+ * Every call names its sender in {@link #FROM}; every answer carries the answering node's
+ * wall clock in {@link #CLOCK} (microseconds since the epoch), from which callers measure
+ * its clock offset. A write whose timestamp is too far ahead of the replica's clock is
+ * answered 422 with {@link #REFUSED} {@code clock-skew} (in a batch: that operation
+ * fails).
  */
 public final class InternalApi {
 
@@ -35,6 +40,14 @@ public final class InternalApi {
 	public static final String TOMBSTONE = "X-QuorumKV-Tombstone";
 
 	public static final String ABSENT = "X-QuorumKV-Absent";
+
+	public static final String FROM = "X-QuorumKV-From";
+
+	public static final String CLOCK = "X-QuorumKV-Clock";
+
+	public static final String REFUSED = "X-QuorumKV-Refused";
+
+	public static final String REFUSED_CLOCK_SKEW = "clock-skew";
 
 	private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 

@@ -28,7 +28,10 @@ import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.netty.channel.ChannelOption;
+import io.quorumkv.service.cluster.ClockSkewException;
+import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.cluster.PeerClocks;
 import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
@@ -50,7 +53,10 @@ import org.springframework.http.ReactiveHttpOutputMessage;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.web.reactive.function.BodyExtractors;
 import org.springframework.web.reactive.function.BodyInserter;
+import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.ExchangeFunction;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
@@ -60,7 +66,11 @@ import org.springframework.web.reactive.function.client.WebClient;
  * keep-alive pools per peer, with pool metrics, on the server's own event loops. Per peer
  * a circuit breaker (a dead peer fails fast), a bulkhead (bounded calls in flight) and a
  * time limiter guard each call; all are exported as metrics, with a timer per peer,
- * operation and outcome.
+ * operation and outcome. Every call names this node ({@code X-QuorumKV-From}), and every
+ * answer's {@code X-QuorumKV-Clock} is a sample of the peer's clock offset
+ * ({@link PeerClocks}). A peer's refusal of a timestamp too far ahead of its clock fails
+ * the call with a {@link ClockSkewException}, which does not count against its breaker:
+ * the peer is well.
  */
 public final class PeerClient implements AutoCloseable {
 
@@ -100,8 +110,8 @@ public final class PeerClient implements AutoCloseable {
 	 * needs no thread hop
 	 * @param deadlines the timers of the calls' time limiters, armed on the calling loop
 	 */
-	PeerClient(ClusterProperties cluster, List<Node> peers, String secret, int maxFrameSize, LoopResources loops,
-			EventLoopTimers deadlines, MeterRegistry meters) {
+	PeerClient(ClusterProperties cluster, Node self, List<Node> peers, String secret, int maxFrameSize,
+			LoopResources loops, EventLoopTimers deadlines, Clocks clocks, MeterRegistry meters) {
 		this.secret = secret;
 		this.maxFrameSize = maxFrameSize;
 		this.replicaTimeout = cluster.replicaTimeout();
@@ -116,6 +126,8 @@ public final class PeerClient implements AutoCloseable {
 			.clientConnector(new ReactorClientHttpConnector(http))
 			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(maxFrameSize))
 			.defaultHeader(InternalApi.SECRET, secret)
+			.defaultHeader(InternalApi.FROM, self.id())
+			.filter(clockSampler(clocks))
 			.build();
 		this.breakers = CircuitBreakerRegistry.of(CircuitBreakerConfig.custom()
 			.slidingWindowSize(cluster.breaker().slidingWindow())
@@ -124,6 +136,7 @@ public final class PeerClient implements AutoCloseable {
 			.waitDurationInOpenState(cluster.breaker().waitInOpen())
 			.permittedNumberOfCallsInHalfOpenState(2)
 			.automaticTransitionFromOpenToHalfOpenEnabled(true)
+			.ignoreExceptions(ClockSkewException.class)
 			.build());
 		this.bulkheads = BulkheadRegistry.of(BulkheadConfig.custom()
 			.maxConcurrentCalls(cluster.maxConcurrentCallsPerPeer())
@@ -134,6 +147,34 @@ public final class PeerClient implements AutoCloseable {
 		TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(this.breakers).bindTo(meters);
 		TaggedBulkheadMetrics.ofBulkheadRegistry(this.bulkheads).bindTo(meters);
 		TaggedTimeLimiterMetrics.ofTimeLimiterRegistry(this.limiters).bindTo(meters);
+	}
+
+	/** The clock of the calls' round trips, and where the peers' offsets are kept. */
+	record Clocks(HybridLogicalClock clock, PeerClocks offsets) {
+	}
+
+	/**
+	 * Samples the peer's clock offset from each answer: sent and received on this node's
+	 * wall clock, the peer's wall clock from {@link InternalApi#CLOCK}.
+	 */
+	private static ExchangeFilterFunction clockSampler(Clocks clocks) {
+		return (ClientRequest request, ExchangeFunction next) -> Mono.defer(() -> {
+			long sent = clocks.clock().wallMicros();
+			return next.exchange(request).doOnNext((response) -> {
+				String peerClock = response.headers().asHttpHeaders().getFirst(InternalApi.CLOCK);
+				if (peerClock != null) {
+					try {
+						URI url = request.url();
+						clocks.offsets()
+							.sample(url.getScheme() + "://" + url.getHost() + ":" + url.getPort(), sent,
+									clocks.clock().wallMicros(), Long.parseLong(peerClock));
+					}
+					catch (NumberFormatException ex) {
+						// not a sample
+					}
+				}
+			});
+		});
 	}
 
 	/**
@@ -343,10 +384,12 @@ public final class PeerClient implements AutoCloseable {
 	}
 
 	private static <T> Mono<T> failure(ClientResponse response) {
-		return response.bodyToMono(String.class)
-			.defaultIfEmpty("")
-			.flatMap((body) -> Mono
-				.error(new PeerException("replica answered " + response.statusCode().value() + ": " + body.strip())));
+		boolean skew = InternalApi.REFUSED_CLOCK_SKEW
+			.equals(response.headers().asHttpHeaders().getFirst(InternalApi.REFUSED));
+		return response.bodyToMono(String.class).defaultIfEmpty("").flatMap((body) -> {
+			String message = "replica answered " + response.statusCode().value() + ": " + body.strip();
+			return Mono.error(skew ? new ClockSkewException(message, 0) : new PeerException(message));
+		});
 	}
 
 	/** Closes the pooled connections; a second call finds none left. */

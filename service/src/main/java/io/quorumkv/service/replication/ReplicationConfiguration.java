@@ -4,8 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quorumkv.service.cluster.ClockGuard;
 import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.cluster.PeerClocks;
 import io.quorumkv.service.cluster.Placement;
 import io.quorumkv.service.cluster.Topology;
 import io.quorumkv.service.config.QuorumKvProperties;
@@ -49,12 +51,12 @@ class ReplicationConfiguration {
 	 */
 	@Bean(destroyMethod = "close")
 	PeerClient peerClient(Topology topology, QuorumKvProperties properties, ReactorResourceFactory reactorResources,
-			EventLoopTimers timers, MeterRegistry meters) {
+			EventLoopTimers timers, HybridLogicalClock clock, PeerClocks offsets, MeterRegistry meters) {
 		String secret = (topology.secret() != null) ? topology.secret() : "";
 		int maxFrameSize = InternalApi.maxBatchBody(properties.cluster().batch(),
 				(int) properties.http().maxBodySize().toBytes());
-		return new PeerClient(properties.cluster(), topology.peers(), secret, maxFrameSize,
-				reactorResources.getLoopResources(), timers, meters);
+		return new PeerClient(properties.cluster(), topology.self(), topology.peers(), secret, maxFrameSize,
+				reactorResources.getLoopResources(), timers, new PeerClient.Clocks(clock, offsets), meters);
 	}
 
 	/**
@@ -117,7 +119,7 @@ class ReplicationConfiguration {
 
 	@Bean
 	ReplicationService replicationService(Topology topology, Placement placement, Storage storage,
-			HybridLogicalClock clock, PeerClient peers, HintStore hints, EventLoopTimers timers,
+			HybridLogicalClock clock, ClockGuard guard, PeerClient peers, HintStore hints, EventLoopTimers timers,
 			QuorumKvProperties properties, MeterRegistry meters) {
 		ClusterProperties cluster = properties.cluster();
 		BatchProperties batch = cluster.batch();
@@ -131,7 +133,7 @@ class ReplicationConfiguration {
 		for (Node peer : topology.peers()) {
 			PeerBatcher batcher = batch.enabled() ? new PeerBatcher(peer.id(), (body) -> peers.batch(peer, body),
 					(key) -> peers.get(peer, key), limits, batch.waitForTurn() ? timers : null, meters) : null;
-			replicas.add(new PeerReplica(peer, peers, batcher, hints));
+			replicas.add(new PeerReplica(peer, peers, batcher, hints, guard));
 		}
 		return new ReplicationService(placement, replicas, clock, cluster.maxConcurrentRepairs(), meters);
 	}

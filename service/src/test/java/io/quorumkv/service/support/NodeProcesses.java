@@ -48,6 +48,8 @@ public final class NodeProcesses implements AutoCloseable {
 
 	private final Thread cleanup = new Thread(this::killAll, "node-processes-cleanup");
 
+	private final Map<Integer, Map<String, String>> environments = new java.util.concurrent.ConcurrentHashMap<>();
+
 	/**
 	 * @param root folder for the nodes' data and logs
 	 * @param size number of nodes
@@ -81,6 +83,14 @@ public final class NodeProcesses implements AutoCloseable {
 					+ " is missing: run the fault suite through `./mvnw verify` (failsafe, after package)");
 		}
 		return jar;
+	}
+
+	/**
+	 * Environment variables of a node's process from its next start on (replacing any set
+	 * before): {@code LD_PRELOAD} and {@code FAKETIME} of libfaketime, say.
+	 */
+	public void environment(int node, Map<String, String> variables) {
+		this.environments.put(node, Map.copyOf(variables));
 	}
 
 	/** Starts every node and waits until all serve. */
@@ -128,9 +138,10 @@ public final class NodeProcesses implements AutoCloseable {
 		properties.forEach((name, value) -> command.add("--" + name + "=" + value));
 		try {
 			Files.createDirectories(this.root);
-			this.processes[node] = new ProcessBuilder(command).redirectErrorStream(true)
-				.redirectOutput(ProcessBuilder.Redirect.appendTo(log(node).toFile()))
-				.start();
+			ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(log(node).toFile()));
+			builder.environment().putAll(this.environments.getOrDefault(node, Map.of()));
+			this.processes[node] = builder.start();
 		}
 		catch (IOException ex) {
 			throw new IllegalStateException("cannot start node " + node, ex);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,11 +41,31 @@ public final class TestCluster implements AutoCloseable {
 
 	private final Map<String, String> extra;
 
+	private final Clock[] clocks;
+
+	private final Map<Integer, Map<String, String>> nodeExtra = new HashMap<>();
+
 	public TestCluster(Path root, int size, Map<String, String> extraProperties) {
 		this.root = root;
 		this.ports = FreePorts.take(size);
 		this.nodes = new ConfigurableApplicationContext[size];
 		this.extra = Map.copyOf(extraProperties);
+		this.clocks = new Clock[size];
+	}
+
+	/**
+	 * Gives a node a wall clock of its own (its {@link Clock} bean) from its next start
+	 * on: skewed, or moved by the test.
+	 */
+	public TestCluster withClock(int node, Clock clock) {
+		this.clocks[node] = clock;
+		return this;
+	}
+
+	/** Properties of one node only, from its next start on (over the cluster's). */
+	public TestCluster withProperties(int node, Map<String, String> properties) {
+		this.nodeExtra.put(node, Map.copyOf(properties));
+		return this;
 	}
 
 	public TestCluster startAll() {
@@ -71,6 +92,7 @@ public final class TestCluster implements AutoCloseable {
 		properties.put("quorumkv.storage.path", this.root.resolve("node" + node).toString());
 		properties.put("spring.lifecycle.timeout-per-shutdown-phase", "5s");
 		properties.putAll(this.extra);
+		properties.putAll(this.nodeExtra.getOrDefault(node, Map.of()));
 		// As command-line arguments: they take precedence over application.yml.
 		String[] args = properties.entrySet()
 			.stream()
@@ -79,14 +101,18 @@ public final class TestCluster implements AutoCloseable {
 		// Each node gets event loops of its own: stopping one must not dispose the
 		// JVM-wide
 		// Reactor Netty resources the others serve on.
-		this.nodes[node] = new SpringApplicationBuilder(QuorumKvApplication.class).initializers(
-				(context) -> ((GenericApplicationContext) context).registerBean(ReactorResourceFactory.class, () -> {
-					ReactorResourceFactory factory = new ReactorResourceFactory();
-					factory.setUseGlobalResources(false);
-					factory.setShutdownQuietPeriod(Duration.ZERO);
-					return factory;
-				}))
-			.run(args);
+		Clock clock = this.clocks[node];
+		this.nodes[node] = new SpringApplicationBuilder(QuorumKvApplication.class).initializers((context) -> {
+			((GenericApplicationContext) context).registerBean(ReactorResourceFactory.class, () -> {
+				ReactorResourceFactory factory = new ReactorResourceFactory();
+				factory.setUseGlobalResources(false);
+				factory.setShutdownQuietPeriod(Duration.ZERO);
+				return factory;
+			});
+			if (clock != null) {
+				((GenericApplicationContext) context).registerBean(Clock.class, () -> clock);
+			}
+		}).run(args);
 	}
 
 	/**
