@@ -82,6 +82,32 @@ public interface Storage extends AutoCloseable {
 	}
 
 	/**
+	 * Sets the rule this backend purges tombstones by, from now on. A backend drops a
+	 * tombstone only when the policy allows it, and also keeps its own conditions (the
+	 * LSM: its grace period, and no older version of the key left outside the
+	 * compaction). Until a policy is set, the LSM purges by its own grace period alone
+	 * and the others purge nothing. Backends that never purge ignore it.
+	 */
+	default void purgePolicy(PurgePolicy policy) {
+	}
+
+	/**
+	 * Drops now, in batches, the tombstones the {@link #purgePolicy purge policy} allows,
+	 * and completes with the number dropped. A tombstone replaced meanwhile by a newer
+	 * version is not touched (the newer version stays). Backends that purge during their
+	 * compactions (the LSM) complete at once with 0: every compaction applies the policy,
+	 * and {@link #compact()} runs one over everything.
+	 *
+	 * <pre>{@code
+	 * storage.purgePolicy(PurgePolicy.ANY);
+	 * long dropped = storage.purgeTombstones().block();
+	 * }</pre>
+	 */
+	default Mono<Long> purgeTombstones() {
+		return Mono.just(0L);
+	}
+
+	/**
 	 * The longest key this backend stores, in bytes; longer keys are refused with an
 	 * {@link IllegalArgumentException}. The service checks its own key limit against it
 	 * at start, so a client gets a 400, never this exception.

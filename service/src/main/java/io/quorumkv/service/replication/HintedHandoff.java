@@ -103,10 +103,12 @@ final class HintedHandoff implements AutoCloseable {
 	Mono<Long> deliver(Node peer) {
 		long oldest = this.clock.wallMicros() - this.settings.maxAge().toNanos() / 1_000;
 		AtomicLong count = new AtomicLong();
+		AtomicLong droppedInPass = new AtomicLong();
 		AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
 		return this.hints.hints(peer).takeWhile((hint) -> failure.get() == null).flatMap((hint) -> {
 			if (hint.timestamp() < oldest) {
 				this.hints.dropped();
+				droppedInPass.incrementAndGet();
 				return this.hints.remove(peer, hint);
 			}
 			return this.peers.upsert(peer, hint).then(this.hints.remove(peer, hint)).doOnSuccess((ignored) -> {
@@ -116,13 +118,18 @@ final class HintedHandoff implements AutoCloseable {
 				if (error instanceof ClockSkewException) {
 					logger.warn("Dropped a hint for " + peer + ": " + error.getMessage());
 					this.hints.dropped();
+					droppedInPass.incrementAndGet();
 					return this.hints.remove(peer, hint);
 				}
 				failure.compareAndSet(null, error);
 				return Mono.empty();
 			});
 		}, PARALLEL_DELIVERIES)
-			// Hints stored behind the pass stay pending: count what is left.
+			// Hints stored behind the pass stay pending: count what is left. Delivered
+			// ones are dropped for good, so the store stays about as large as what is
+			// pending.
+			.then(Mono.defer(() -> (count.get() > 0 || droppedInPass.get() > 0) ? this.hints.purge().then()
+					: Mono.<Void>empty()))
 			.then(this.hints.hints(peer).count())
 			.flatMap((remaining) -> {
 				this.hints.recount(peer, remaining);

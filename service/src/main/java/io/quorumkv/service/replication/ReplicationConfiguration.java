@@ -99,7 +99,7 @@ class ReplicationConfiguration {
 	@Bean(destroyMethod = "close")
 	HintStore hintStore(StorageFactory storages, Topology topology, QuorumKvProperties properties,
 			MeterRegistry meters) {
-		return new HintStore(storages.open(properties.storage().path().resolve("hints")), topology.peers(),
+		return new HintStore(storages.openLocal(properties.storage().path().resolve("hints")), topology.peers(),
 				properties.cluster().hints().maxPending(), meters);
 	}
 

@@ -1,6 +1,7 @@
 package io.quorumkv.service.storage;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.StorageProperties;
@@ -28,7 +29,19 @@ class StorageConfiguration {
 	StorageFactory storageFactory(QuorumKvProperties properties) {
 		StorageProperties storage = properties.storage();
 		return switch (storage.backend()) {
-			case LSM -> (directory) -> LsmStorage.open(storage.lsm().toOptions(directory));
+			case LSM -> new StorageFactory() {
+
+				@Override
+				public Storage open(Path directory) {
+					return LsmStorage.open(storage.lsm().toOptions(directory));
+				}
+
+				@Override
+				public Storage openLocal(Path directory) {
+					return LsmStorage.open(storage.lsm().toOptions(directory).withTombstoneGracePeriod(Duration.ZERO));
+				}
+
+			};
 			case H2 -> (directory) -> H2Storage.open(storage.h2().toOptions(directory));
 			case DERBY -> (directory) -> DerbyStorage.open(storage.derby().toOptions(directory));
 		};

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
 import io.quorumkv.storage.Keys;
+import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageStats;
@@ -32,6 +33,8 @@ public final class ModelStorage implements Storage {
 	private final AtomicBoolean closed = new AtomicBoolean();
 
 	private final AtomicLong upserts = new AtomicLong();
+
+	private volatile PurgePolicy purgePolicy = PurgePolicy.KEEP_ALL;
 
 	private ModelStorage(ConcurrentSkipListMap<byte[], Entry> data) {
 		this.data = data;
@@ -95,6 +98,27 @@ public final class ModelStorage implements Storage {
 	@Override
 	public Mono<Void> flush() {
 		return Mono.fromRunnable(this::checkOpen);
+	}
+
+	@Override
+	public void purgePolicy(PurgePolicy policy) {
+		this.purgePolicy = policy;
+	}
+
+	/** Drops the allowed tombstones, each only if it is still the kept entry. */
+	@Override
+	public Mono<Long> purgeTombstones() {
+		return Mono.fromCallable(() -> {
+			checkOpen();
+			long purged = 0;
+			for (Entry entry : this.data.values()) {
+				if (entry.isTombstone() && this.purgePolicy.mayPurge(entry.key(), entry.timestamp())
+						&& this.data.remove(entry.key(), entry)) {
+					purged++;
+				}
+			}
+			return purged;
+		});
 	}
 
 	@Override

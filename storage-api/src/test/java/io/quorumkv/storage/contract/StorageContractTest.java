@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
 import io.quorumkv.storage.Keys;
+import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageClosedException;
 import org.jspecify.annotations.Nullable;
@@ -327,6 +328,79 @@ public abstract class StorageContractTest {
 			assertThat(get("ghost")).isEqualTo(delete("ghost", 9));
 			upsert(put("ghost", "old", 8));
 			assertThat(get("ghost")).isEqualTo(delete("ghost", 9));
+		}
+
+	}
+
+	/**
+	 * Purging tombstones ({@link Storage#purgePolicy}, {@link Storage#purgeTombstones}):
+	 * a purge pass and then a compaction drop exactly the tombstones the policy allows
+	 * (the tests' timestamps are decades old, past any grace period of a backend's own),
+	 * never a value, never a tombstone the policy refuses.
+	 */
+	@Nested
+	class Purge {
+
+		private long purgeAndCompact() {
+			Long purged = StorageContractTest.this.storage.purgeTombstones().block(TIMEOUT);
+			StorageContractTest.this.storage.compact().block(TIMEOUT);
+			assertThat(purged).isNotNull().isNotNegative();
+			return purged;
+		}
+
+		@Test
+		void onlyTheTombstonesThePolicyAllowsAreDropped() {
+			upsert(put("drop", "v", 1));
+			upsert(delete("drop", 2));
+			upsert(delete("keep", 3));
+			upsert(put("value", "v", 4));
+			StorageContractTest.this.storage.purgePolicy(
+					(key, timestamp) -> !new String(key, java.nio.charset.StandardCharsets.UTF_8).equals("keep"));
+			purgeAndCompact();
+			assertThat(get("drop")).isNull();
+			assertThat(get("keep")).isEqualTo(delete("keep", 3));
+			assertThat(get("value")).isEqualTo(put("value", "v", 4));
+			assertThat(keysOf(scan(bytes("a"), null))).containsExactly("keep", "value");
+		}
+
+		@Test
+		void aKeepAllPolicyKeepsEveryTombstone() {
+			upsert(put("k", "v", 1));
+			upsert(delete("k", 2));
+			StorageContractTest.this.storage.purgePolicy(PurgePolicy.KEEP_ALL);
+			assertThat(purgeAndCompact()).isZero();
+			assertThat(get("k")).isEqualTo(delete("k", 2));
+		}
+
+		@Test
+		void thePolicyIsAskedWithTheTombstonesKeyAndTimestamp() {
+			upsert(delete("k", 7));
+			upsert(put("v", "x", 8));
+			List<String> asked = Collections.synchronizedList(new ArrayList<>());
+			StorageContractTest.this.storage.purgePolicy((key, timestamp) -> {
+				asked.add(new String(key, java.nio.charset.StandardCharsets.UTF_8) + "@" + timestamp);
+				return false;
+			});
+			purgeAndCompact();
+			assertThat(asked).contains("k@7").doesNotContain("v@8");
+		}
+
+		@Test
+		void manyPagesOfTombstonesArePurgedExactlyAsAllowedAndStayPurgedAfterReopen() {
+			int count = 1_200;
+			for (int i = 0; i < count; i++) {
+				upsert(Entry.value(numberedKey(i), bytes("v" + i), 10));
+				upsert(Entry.tombstone(numberedKey(i), 11));
+			}
+			// Every third tombstone stays.
+			StorageContractTest.this.storage.purgePolicy((key, timestamp) -> Integer
+				.parseInt(new String(key, java.nio.charset.StandardCharsets.UTF_8).substring(4)) % 3 != 0);
+			purgeAndCompact();
+			reopen();
+			List<Entry> left = scan(numberedKey(0), null);
+			assertThat(left).hasSize(count / 3).allSatisfy((entry) -> assertThat(entry.isTombstone()).isTrue());
+			assertThat(left.getFirst().key()).isEqualTo(numberedKey(0));
+			assertThat(left.getLast().key()).isEqualTo(numberedKey(count - 3));
 		}
 
 	}

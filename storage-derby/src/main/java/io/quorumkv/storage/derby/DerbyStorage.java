@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageException;
@@ -66,6 +67,10 @@ public final class DerbyStorage implements Storage {
 	private final LongAdder retries = new LongAdder();
 
 	private final LongAdder reconnects = new LongAdder();
+
+	private final LongAdder tombstonesPurged = new LongAdder();
+
+	private volatile PurgePolicy purgePolicy = PurgePolicy.KEEP_ALL;
 
 	private DerbyStorage(DerbyStorageOptions options, DerbyDatabase database, HikariDataSource pool) {
 		this.options = options;
@@ -163,6 +168,45 @@ public final class DerbyStorage implements Storage {
 	}
 
 	@Override
+	public void purgePolicy(PurgePolicy policy) {
+		this.purgePolicy = Objects.requireNonNull(policy, "policy");
+	}
+
+	/**
+	 * One pass over the tombstones, a page of {@code scan-batch-size} at a time, each
+	 * page one task and one transaction ({@link PurgePage}); a page that meets a deadlock
+	 * or lock timeout is rolled back and run again.
+	 */
+	@Override
+	public Mono<Long> purgeTombstones() {
+		return Mono.defer(() -> {
+			PurgePolicy policy = this.purgePolicy;
+			return purgePage(null, policy)
+				.expand((page) -> (page.next() != null) ? purgePage(page.next(), policy) : Mono.empty())
+				.map(PurgePage::purged)
+				.reduce(0L, Long::sum)
+				.doOnNext(this.tombstonesPurged::add);
+		});
+	}
+
+	private Mono<PurgePage> purgePage(byte @Nullable [] after, PurgePolicy policy) {
+		return this.<PurgePage>work((connection) -> {
+			for (int attempt = 1;; attempt++) {
+				try {
+					return PurgePage.run(connection, after, this.options.scanBatchSize(), policy);
+				}
+				catch (SQLException ex) {
+					connection.rollback();
+					if (!SqlFailures.isRetryable(ex) || attempt == MAX_ATTEMPTS) {
+						throw SqlFailures.toStorageException("purge after " + attempt + " attempts", ex);
+					}
+					this.retries.increment();
+				}
+			}
+		});
+	}
+
+	@Override
 	public int maxKeySize() {
 		return EntryTable.MAX_KEY_BYTES;
 	}
@@ -173,7 +217,8 @@ public final class DerbyStorage implements Storage {
 		boolean up = bean != null && !this.closed.get();
 		return new StorageStats(BACKEND,
 				Map.of("gets", this.gets.sum(), "upserts", this.upserts.sum(), "scans", this.scans.sum(), "retries",
-						this.retries.sum(), "reconnects", this.reconnects.sum()),
+						this.retries.sum(), "reconnects", this.reconnects.sum(), "tombstones.purged",
+						this.tombstonesPurged.sum()),
 				Map.of("pool.active", up ? (long) bean.getActiveConnections() : 0L, "pool.idle",
 						up ? (long) bean.getIdleConnections() : 0L, "pool.pending",
 						up ? (long) bean.getThreadsAwaitingConnection() : 0L, "executor.queued",

@@ -51,6 +51,18 @@ final class H2Schema {
 
 	static final String SCAN_NEXT_PAGE_BOUNDED = "SELECT k, v, ts FROM kv WHERE k > $1 AND k < $3 ORDER BY k LIMIT $2";
 
+	/** A page of tombstones for a purge pass, in key order: {@code $1} the page size. */
+	static final String TOMBSTONES_FIRST_PAGE = "SELECT k, ts FROM kv WHERE v IS NULL ORDER BY k LIMIT $1";
+
+	/** The next page, after key {@code $2}. */
+	static final String TOMBSTONES_NEXT_PAGE = "SELECT k, ts FROM kv WHERE v IS NULL AND k > $2 ORDER BY k LIMIT $1";
+
+	/**
+	 * Drops a tombstone only if it is still the kept version: a newer version written
+	 * since it was read (a value, or a tombstone of another timestamp) is not touched.
+	 */
+	static final String PURGE = "DELETE FROM kv WHERE k = $1 AND ts = $2 AND v IS NULL";
+
 	static final String CHECKPOINT_SYNC = "CHECKPOINT SYNC";
 
 	/** What {@code close()} runs, in order, on a connection of its own. */

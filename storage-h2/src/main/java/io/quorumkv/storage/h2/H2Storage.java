@@ -12,6 +12,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Keys;
+import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageException;
@@ -63,6 +64,8 @@ public final class H2Storage implements Storage {
 	private final AtomicLong completedWrites = new AtomicLong();
 
 	private final AtomicLong syncedWrites = new AtomicLong();
+
+	private volatile PurgePolicy purgePolicy = PurgePolicy.KEEP_ALL;
 
 	/** Held by a running periodic sync and by {@link #close()}. */
 	private final ReentrantLock syncLock = new ReentrantLock();
@@ -205,6 +208,26 @@ public final class H2Storage implements Storage {
 	@Override
 	public Mono<Void> flush() {
 		return guard("flush", this.metrics.flushes, this.metrics.flushFailures, checkpointSync());
+	}
+
+	@Override
+	public void purgePolicy(PurgePolicy policy) {
+		this.purgePolicy = Objects.requireNonNull(policy, "policy");
+	}
+
+	/**
+	 * One pass over the tombstones, a page at a time ({@code scan-page-size} keys), each
+	 * page's allowed ones deleted in one transaction ({@link H2Purge}); a conflict with a
+	 * concurrent upsert runs the pass again (deletes that already committed stay done).
+	 */
+	@Override
+	public Mono<Long> purgeTombstones() {
+		Mono<Long> pass = Mono.defer(() -> new H2Purge(this.client, this.connections.scheduler(),
+				this.options.scanPageSize(), this.purgePolicy)
+			.run());
+		return guard("purge", this.metrics.purges, this.metrics.purgeFailures,
+				pass.retryWhen(Retry.max(this.options.maxUpsertRetries()).filter(H2Errors::isRetryableConflict))
+					.doOnNext(this.metrics.tombstonesPurged::add));
 	}
 
 	@Override

@@ -157,7 +157,7 @@ final class BackgroundWork {
 			try {
 				Optional<CompactionTask> task = this.planner.planFull(this.engine.state.get().levels());
 				if (task.isPresent()) {
-					this.compactions.run(task.get());
+					this.compactions.run(task.get(), true);
 				}
 			}
 			catch (IOException ex) {

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.function.BooleanSupplier;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.lsm.compaction.CompactionTask;
 import io.quorumkv.storage.lsm.compaction.Compactor;
 import io.quorumkv.storage.lsm.sstable.SsTable;
@@ -16,9 +17,9 @@ import io.quorumkv.storage.lsm.sstable.SsTable;
  * Runs one compaction task on the compaction thread: merges (or, for a trivial move, only
  * re-levels) its tables, publishes the result through the manifest, then hands the inputs
  * to their last reader for unmapping and deletion. Builds the tombstone probe: a
- * tombstone is purged only when no table or memtable outside the task may hold a version
- * it shadows (key range, minimum timestamp and bloom filter of each table; a lookup in
- * each memtable).
+ * tombstone is purged only when the storage's purge policy allows it and no table or
+ * memtable outside the task may hold a version it shadows (key range, minimum timestamp
+ * and bloom filter of each table; a lookup in each memtable).
  */
 final class CompactionRunner {
 
@@ -38,7 +39,16 @@ final class CompactionRunner {
 	}
 
 	void run(CompactionTask task) throws IOException {
-		if (task.isTrivialMove()) {
+		run(task, false);
+	}
+
+	/**
+	 * Runs {@code task}; with {@code rewrite} a trivial move is merged like any other
+	 * task, so that an operator's full compaction purges what may be purged even when
+	 * everything is in one table.
+	 */
+	void run(CompactionTask task, boolean rewrite) throws IOException {
+		if (task.isTrivialMove() && !rewrite) {
 			this.engine.manifestLock.lock();
 			try {
 				this.manifest.publish((s) -> s.withLevels(s.levels().apply(task, task.inputs())));
@@ -54,7 +64,11 @@ final class CompactionRunner {
 		Set<SsTable> inside = new HashSet<>(task.all());
 		List<SsTable> outside = s.levels().all().stream().filter((t) -> !inside.contains(t)).toList();
 		List<MemTableSlot> memtables = s.memtables();
+		PurgePolicy policy = this.engine.purgePolicy;
 		Compactor.OlderVersionProbe probe = (key, ts) -> {
+			if (!policy.mayPurge(key, ts)) {
+				return true;
+			}
 			for (MemTableSlot slot : memtables) {
 				Entry e = slot.memtable().get(key);
 				if (e != null && e.timestamp() <= ts) {

@@ -16,6 +16,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.UnaryOperator;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.StorageOverloadedException;
@@ -53,6 +54,12 @@ final class LsmEngine {
 	final Path dir;
 
 	final EngineStats stats = new EngineStats();
+
+	/**
+	 * What a compaction must also ask before it purges a tombstone ({@code Storage}'s
+	 * purge policy); by default only the grace period and the older-version probe decide.
+	 */
+	volatile PurgePolicy purgePolicy = PurgePolicy.ANY;
 
 	final AtomicReference<LsmState> state;
 
