@@ -25,10 +25,71 @@ import org.springframework.util.unit.DataSize;
  * @param storage where and how the node keeps its data
  * @param cluster the nodes of the cluster and this node's place in it
  * @param http limits of the public API
+ * @param repair anti-entropy repair between the replicas of each range
  */
 @ConfigurationProperties("quorumkv")
 public record QuorumKvProperties(@DefaultValue StorageProperties storage, @DefaultValue ClusterProperties cluster,
-		@DefaultValue HttpProperties http) {
+		@DefaultValue HttpProperties http, @DefaultValue RepairProperties repair) {
+
+	/**
+	 * Anti-entropy repair (see docs/reliability.md): replicas of each token range compare
+	 * Merkle trees and stream only the entries that differ, on a schedule and on demand.
+	 *
+	 * @param scheduled whether this node repairs its primary ranges every interval
+	 * @param interval time between scheduled repairs; keep it well under the tombstone
+	 * grace period
+	 * @param jitter each wait is drawn within this fraction of the interval around it
+	 * @param ranges slices of the token space repaired and recorded separately (the same
+	 * on every node)
+	 * @param leavesPerRange leaves of each range's tree, a power of two: more leaves,
+	 * less compared entry by entry when few entries differ, more memory (24 bytes a node)
+	 * @param descendBelow a differing sub-range with at most this many entries on both
+	 * sides is compared entry by entry rather than descended into
+	 * @param maxDigests entry digests a repair holds at once; more differing entries are
+	 * compared in several passes
+	 * @param batch entries per batch call when pulling and pushing
+	 * @param maxEntriesPerSecond entries a second this node's repair work reads, over
+	 * every scan (its repairs and its peers'); 0 for no limit
+	 * @param callTimeout longest wait for one repair call to a peer (a tree build scans
+	 * its storage)
+	 * @param sessionTimeout a node drops a peer's repair session idle this long
+	 * @param maxServedSessions peers' repair sessions a node serves at once; more are
+	 * refused with 503
+	 */
+	public record RepairProperties(@DefaultValue("true") boolean scheduled, @DefaultValue("24h") Duration interval,
+			@DefaultValue("0.1") double jitter, @DefaultValue("16") int ranges,
+			@DefaultValue("4096") int leavesPerRange, @DefaultValue("32") int descendBelow,
+			@DefaultValue("100000") int maxDigests, @DefaultValue("256") int batch,
+			@DefaultValue("50000") long maxEntriesPerSecond, @DefaultValue("10m") Duration callTimeout,
+			@DefaultValue("10m") Duration sessionTimeout, @DefaultValue("2") int maxServedSessions) {
+
+		public RepairProperties {
+			if (interval.isNegative() || interval.isZero()) {
+				throw new IllegalArgumentException("quorumkv.repair.interval must be positive");
+			}
+			if (jitter < 0 || jitter >= 1) {
+				throw new IllegalArgumentException("quorumkv.repair.jitter must be in [0, 1)");
+			}
+			if (ranges < 1 || ranges > 65_536) {
+				throw new IllegalArgumentException("quorumkv.repair.ranges must be 1..65536");
+			}
+			if (leavesPerRange < 1 || leavesPerRange > 1 << 20 || Integer.bitCount(leavesPerRange) != 1) {
+				throw new IllegalArgumentException("quorumkv.repair.leaves-per-range must be a power of two, 1..2^20");
+			}
+			if (descendBelow < 1 || maxDigests < 1 || batch < 1 || maxServedSessions < 1) {
+				throw new IllegalArgumentException(
+						"quorumkv.repair.descend-below, max-digests, batch and max-served-sessions must be at least 1");
+			}
+			if (maxEntriesPerSecond < 0) {
+				throw new IllegalArgumentException("quorumkv.repair.max-entries-per-second must not be negative");
+			}
+			if (callTimeout.isNegative() || callTimeout.isZero() || sessionTimeout.isNegative()
+					|| sessionTimeout.isZero()) {
+				throw new IllegalArgumentException("quorumkv.repair.call-timeout and session-timeout must be positive");
+			}
+		}
+
+	}
 
 	/**
 	 * Storage settings.

@@ -48,12 +48,18 @@ class HttpConfiguration {
 	}
 
 	@Bean
-	RouterFunction<ServerResponse> internalApi(InternalHandler handler, InternalAuth auth, ClockHeader clock) {
+	RouterFunction<ServerResponse> internalApi(InternalHandler handler, RepairHandler repair, InternalAuth auth,
+			ClockHeader clock) {
 		return RouterFunctions.route()
 			.GET(InternalApi.ENTRY_PATH, handler::get)
 			.PUT(InternalApi.ENTRY_PATH, handler::put)
 			.GET(InternalApi.ENTRIES_PATH, handler::scan)
 			.POST(InternalApi.BATCH_PATH, handler::batch)
+			.POST(InternalApi.REPAIR_TREES_PATH, repair::trees)
+			.POST(InternalApi.REPAIR_NODES_PATH, repair::nodes)
+			.POST(InternalApi.REPAIR_DIGESTS_PATH, repair::digests)
+			.POST(InternalApi.REPAIR_DONE_PATH, repair::done)
+			.DELETE(InternalApi.REPAIR_SESSION_PATH, repair::end)
 			.filter(clock)
 			.filter(auth)
 			.build();

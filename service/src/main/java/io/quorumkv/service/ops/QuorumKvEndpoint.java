@@ -14,6 +14,7 @@ import io.quorumkv.service.cluster.PlacementStrategy;
 import io.quorumkv.service.cluster.Topology;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.replication.HintStore;
+import io.quorumkv.service.repair.RepairService;
 import io.quorumkv.service.replication.PeerClient;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageStats;
@@ -27,6 +28,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.stereotype.Component;
 
 /**
@@ -40,6 +42,10 @@ import org.springframework.stereotype.Component;
  * plain-text table;</li>
  * <li>{@code POST /actuator/quorumkv/flush}, {@code POST /actuator/quorumkv/compact}:
  * flushes or compacts the storage and answers once done.</li>
+ * <li>{@code POST /actuator/quorumkv/repair}: repairs every range this node holds with
+ * all its replicas and answers the report once done ({@code repair-primary}: only the
+ * ranges this node is the primary of); 409 while a repair of the node runs.
+ * {@code GET /actuator/quorumkv/repair}: each range's last successful repair.</li>
  * </ul>
  * Like every actuator endpoint but health, metrics and prometheus, it is reachable over
  * HTTP only when listed in {@code management.endpoints.web.exposure.include}.
@@ -62,13 +68,19 @@ public class QuorumKvEndpoint {
 
 	private final ClusterView cluster;
 
+	private final RepairService repair;
+
+	private final RepairView repairView;
+
 	public QuorumKvEndpoint(Topology topology, Placement placement, PeerClient peers, HintStore hints, Storage storage,
-			QuorumKvProperties properties, MeterRegistry meters) {
+			RepairService repair, QuorumKvProperties properties, MeterRegistry meters) {
 		this.topology = topology;
 		this.properties = properties;
 		this.storage = storage;
 		this.meters = meters;
 		this.cluster = new ClusterView(topology, placement, peers, hints, meters);
+		this.repair = repair;
+		this.repairView = new RepairView(repair, topology.self());
 	}
 
 	@ReadOperation
@@ -80,6 +92,7 @@ public class QuorumKvEndpoint {
 		view.put("nodes", nodes);
 		view.put("hints", hints(nodes));
 		view.put("storage", StorageView.of(this.storage.stats()));
+		view.put("repair", this.repairView.json());
 		return view;
 	}
 
@@ -90,18 +103,22 @@ public class QuorumKvEndpoint {
 			case "ring" -> ringTable();
 			case "hints" -> hintsTable();
 			case "storage" -> storageTable();
+			case "repair" -> this.repairView.table();
 			default -> throw new InvalidEndpointRequestException("unknown section " + section,
-					"unknown section; one of status, ring, hints, storage");
+					"unknown section; one of status, ring, hints, storage, repair");
 		};
 	}
 
 	@WriteOperation
-	public Mono<Map<String, Object>> run(@Selector String action) {
+	public Mono<WebEndpointResponse<Map<String, Object>>> run(@Selector String action) {
+		if (action.equals("repair") || action.equals("repair-primary")) {
+			return repair(action.equals("repair") ? RepairService.Scope.ALL : RepairService.Scope.PRIMARY);
+		}
 		Mono<Void> work = switch (action) {
 			case "flush" -> this.storage.flush();
 			case "compact" -> this.storage.compact();
 			default -> throw new InvalidEndpointRequestException("unknown action " + action,
-					"unknown action; one of flush, compact");
+					"unknown action; one of flush, compact, repair, repair-primary");
 		};
 		return Mono.defer(() -> {
 			long start = System.nanoTime();
@@ -111,8 +128,23 @@ public class QuorumKvEndpoint {
 				done.put("node", this.topology.self().id());
 				done.put("action", action);
 				done.put("durationMs", (System.nanoTime() - start) / 1_000_000);
-				return done;
+				return new WebEndpointResponse<>(done);
 			}));
+		});
+	}
+
+	private Mono<WebEndpointResponse<Map<String, Object>>> repair(RepairService.Scope scope) {
+		return this.repair.repair(scope).map((report) -> {
+			Map<String, Object> done = new LinkedHashMap<>();
+			done.put("node", this.topology.self().id());
+			done.put("action", (scope == RepairService.Scope.ALL) ? "repair" : "repair-primary");
+			done.putAll(RepairView.report(report));
+			return new WebEndpointResponse<>(done);
+		}).onErrorResume(RepairService.RepairRunningException.class, (running) -> {
+			Map<String, Object> refused = new LinkedHashMap<>();
+			refused.put("node", this.topology.self().id());
+			refused.put("error", running.getMessage());
+			return Mono.just(new WebEndpointResponse<>(refused, 409));
 		});
 	}
 

@@ -18,6 +18,9 @@ import io.quorumkv.storage.Entry;
  * frames}, tombstones included, in key order.</li>
  * <li>{@code POST /internal/v0/batch}, body = operations ({@link BatchCodec}): 200 with
  * one result per operation, in order.</li>
+ * <li>{@code POST /internal/v0/repair/trees|nodes|digests|done} and
+ * {@code DELETE /internal/v0/repair/session?id=S}: anti-entropy repair, binary bodies of
+ * {@code io.quorumkv.service.repair.RepairCodec}.</li>
  * </ul>
  * Every call names its sender in {@link #FROM}; every answer carries the answering node's
  * wall clock in {@link #CLOCK} (microseconds since the epoch), from which callers measure
@@ -32,6 +35,17 @@ public final class InternalApi {
 	public static final String ENTRIES_PATH = "/internal/v0/entries";
 
 	public static final String BATCH_PATH = "/internal/v0/batch";
+
+	/** Anti-entropy repair: trees, their nodes, digests, a session's end, its outcome. */
+	public static final String REPAIR_TREES_PATH = "/internal/v0/repair/trees";
+
+	public static final String REPAIR_NODES_PATH = "/internal/v0/repair/nodes";
+
+	public static final String REPAIR_DIGESTS_PATH = "/internal/v0/repair/digests";
+
+	public static final String REPAIR_SESSION_PATH = "/internal/v0/repair/session";
+
+	public static final String REPAIR_DONE_PATH = "/internal/v0/repair/done";
 
 	public static final String SECRET = "X-QuorumKV-Secret";
 

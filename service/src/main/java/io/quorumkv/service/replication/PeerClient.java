@@ -265,6 +265,50 @@ public final class PeerClient implements AutoCloseable {
 		});
 	}
 
+	/**
+	 * A repair call ({@code POST} of {@code body} to {@code path}) and its whole answer,
+	 * at most {@code maxAnswer} bytes. Not under the replica timeout (a tree build scans
+	 * the peer's storage) but under {@code timeout}; refused at once while the peer's
+	 * breaker is open.
+	 */
+	public Mono<byte[]> repair(Node peer, String path, byte[] body, Duration timeout, int maxAnswer) {
+		return Mono.defer(() -> (breakerState(peer) == CircuitBreaker.State.OPEN)
+				? Mono.error(new PeerException("circuit breaker of " + peer + " is open"))
+				: this.client.post()
+					.uri(URI.create(peer.id() + path))
+					.httpRequest((request) -> request.<HttpClientRequest>getNativeRequest().responseTimeout(timeout))
+					.contentType(MediaType.APPLICATION_OCTET_STREAM)
+					.body(bytes(body))
+					.exchangeToMono((response) -> response.statusCode().is2xxSuccessful() ? joined(response, maxAnswer)
+							: failure(response)))
+			.timeout(timeout);
+	}
+
+	/**
+	 * A repair call whose answer is a stream, emitted in the chunks it arrives in, with
+	 * backpressure; a peer that stops sending for {@code timeout} fails it.
+	 */
+	public Flux<byte[]> repairStream(Node peer, String path, byte[] body, Duration timeout) {
+		return Flux.defer(() -> (breakerState(peer) == CircuitBreaker.State.OPEN)
+				? Flux.error(new PeerException("circuit breaker of " + peer + " is open"))
+				: this.client.post()
+					.uri(URI.create(peer.id() + path))
+					.httpRequest((request) -> request.<HttpClientRequest>getNativeRequest().responseTimeout(timeout))
+					.contentType(MediaType.APPLICATION_OCTET_STREAM)
+					.body(bytes(body))
+					.exchangeToFlux((response) -> response.statusCode().is2xxSuccessful()
+							? response.bodyToFlux(byte[].class) : response.createError().flux().cast(byte[].class)));
+	}
+
+	/** A repair call that ends something ({@code DELETE}); its answer body is dropped. */
+	public Mono<Void> repairDelete(Node peer, String pathAndQuery, Duration timeout) {
+		return this.client.delete()
+			.uri(URI.create(peer.id() + pathAndQuery))
+			.exchangeToMono(
+					(response) -> response.statusCode().is2xxSuccessful() ? response.releaseBody() : failure(response))
+			.timeout(timeout);
+	}
+
 	/** The state of the peer's circuit breaker ({@code CLOSED}, {@code OPEN}, ...). */
 	public CircuitBreaker.State breakerState(Node peer) {
 		return this.breakers.circuitBreaker(peer.id()).getState();

@@ -79,6 +79,28 @@ class QkvScriptTest {
 	}
 
 	@Test
+	void repairRunsOnEveryNodeOrOneAndShowsEachRangesLastSuccess() throws Exception {
+		Result everyNode = qkv("--nodes", nodes(), "repair");
+		assertThat(everyNode.exit()).as(everyNode.output()).isZero();
+		// 16 ranges, each the primary of one of the two nodes.
+		assertThat(everyNode.output())
+			.containsPattern("node " + cluster.url(0) + ": repair done in \\d+ ms: ranges compared 8, differed \\d+, "
+					+ "failed 0; entries streamed in \\d+, out \\d+")
+			.containsPattern("node " + cluster.url(1) + ": repair done in \\d+ ms: ranges compared 8,")
+			.containsPattern("RANGE +TOKENS +PRIMARY +REPLICAS +LAST-SUCCESS +AGE");
+		// After the second node's repair, every range was repaired once.
+		String second = everyNode.output().substring(everyNode.output().indexOf("node " + cluster.url(1) + ": repair"));
+		assertThat(second).doesNotContain("never").containsPattern("(?m)^15 .* 2 +\\d{4}-\\d\\d-\\d\\dT");
+		Result one = qkv("--nodes", nodes(), "repair", "--node", cluster.url(1));
+		assertThat(one.exit()).as(one.output()).isZero();
+		assertThat(one.output()).contains("ranges compared 16, differed 0, failed 0; entries streamed in 0, out 0")
+			.doesNotContain("node " + cluster.url(0));
+		assertThat(qkv("--nodes", nodes(), "repairs").output())
+			.containsPattern("last repair \\(all\\) took \\d+ ms: ranges compared 16");
+		assertThat(qkv("--nodes", nodes(), "status", "--node", cluster.url(1)).exit()).isEqualTo(2);
+	}
+
+	@Test
 	void aDownNodeIsReportedAndFailsTheExitStatus() throws Exception {
 		Result result = qkv("--nodes", cluster.url(0) + ",http://127.0.0.1:1", "status");
 		assertThat(result.exit()).isEqualTo(1);
