@@ -100,13 +100,25 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param lsm settings of the {@code lsm} backend
 	 * @param h2 settings of the {@code h2} backend
 	 * @param derby settings of the {@code derby} backend
+	 * @param tombstoneGracePeriod a tombstone is purged only once older than this and
+	 * after a repair of its range that started after it was written (every backend);
+	 * longer than a replica may stay down and than the repair interval
+	 * @param purgeInterval how often the backend is asked to drop the tombstones it may
+	 * (H2 and Derby; the LSM drops them in its compactions)
 	 */
 	public record StorageProperties(@DefaultValue("lsm") Backend backend, @DefaultValue("./data/node") Path path,
-			@DefaultValue LsmProperties lsm, @DefaultValue H2Properties h2, @DefaultValue DerbyProperties derby) {
+			@DefaultValue LsmProperties lsm, @DefaultValue H2Properties h2, @DefaultValue DerbyProperties derby,
+			@DefaultValue("10d") Duration tombstoneGracePeriod, @DefaultValue("1h") Duration purgeInterval) {
 
 		public StorageProperties {
 			Objects.requireNonNull(backend, "quorumkv.storage.backend");
 			Objects.requireNonNull(path, "quorumkv.storage.path");
+			if (tombstoneGracePeriod.isNegative()) {
+				throw new IllegalArgumentException("quorumkv.storage.tombstone-grace-period must not be negative");
+			}
+			if (purgeInterval.isNegative() || purgeInterval.isZero()) {
+				throw new IllegalArgumentException("quorumkv.storage.purge-interval must be positive");
+			}
 		}
 
 	}
@@ -126,7 +138,9 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param levelSizeMultiplier growth of each level's target over the previous one
 	 * @param targetTableSize compaction output tables are cut at about this size
 	 * @param maxLevels levels including level 0
-	 * @param tombstoneGracePeriod a tombstone is purged only once older than this
+	 * @param tombstoneGracePeriod the LSM engine's own floor: a compaction purges no
+	 * tombstone younger than this, whatever the node allows; the node's rule (a grace
+	 * period and a repair) is quorumkv.storage.tombstone-grace-period
 	 * @param maxImmutableMemtables memtables waiting for their flush before writers stall
 	 * @param maxStall longest stall of a write before it fails with a 503
 	 */
@@ -135,7 +149,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("100ms") Duration fsyncInterval, @DefaultValue("4") int level0CompactionTrigger,
 			@DefaultValue("256MB") DataSize levelBaseSize, @DefaultValue("10") int levelSizeMultiplier,
 			@DefaultValue("64MB") DataSize targetTableSize, @DefaultValue("7") int maxLevels,
-			@DefaultValue("10d") Duration tombstoneGracePeriod, @DefaultValue("2") int maxImmutableMemtables,
+			@DefaultValue("0s") Duration tombstoneGracePeriod, @DefaultValue("2") int maxImmutableMemtables,
 			@DefaultValue("10s") Duration maxStall) {
 
 		/** The backend's options for a folder. */

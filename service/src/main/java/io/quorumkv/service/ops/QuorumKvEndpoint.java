@@ -41,7 +41,8 @@ import org.springframework.stereotype.Component;
  * <li>{@code GET /actuator/quorumkv/{status|ring|hints|storage}}: one part as an aligned
  * plain-text table;</li>
  * <li>{@code POST /actuator/quorumkv/flush}, {@code POST /actuator/quorumkv/compact}:
- * flushes or compacts the storage and answers once done.</li>
+ * flushes or compacts the storage (and then drops the tombstones the node allows) and
+ * answers once done.</li>
  * <li>{@code POST /actuator/quorumkv/repair}: repairs every range this node holds with
  * all its replicas and answers the report once done ({@code repair-primary}: only the
  * ranges this node is the primary of); 409 while a repair of the node runs.
@@ -114,22 +115,27 @@ public class QuorumKvEndpoint {
 		if (action.equals("repair") || action.equals("repair-primary")) {
 			return repair(action.equals("repair") ? RepairService.Scope.ALL : RepairService.Scope.PRIMARY);
 		}
-		Mono<Void> work = switch (action) {
-			case "flush" -> this.storage.flush();
-			case "compact" -> this.storage.compact();
+		// A compaction is followed by a purge pass: the SQL backends drop the tombstones
+		// the node allows there, the LSM did in its compaction.
+		Mono<Long> work = switch (action) {
+			case "flush" -> this.storage.flush().thenReturn(-1L);
+			case "compact" -> this.storage.compact().then(this.storage.purgeTombstones());
 			default -> throw new InvalidEndpointRequestException("unknown action " + action,
 					"unknown action; one of flush, compact, repair, repair-primary");
 		};
 		return Mono.defer(() -> {
 			long start = System.nanoTime();
 			logger.info("Operator requested a storage " + action);
-			return work.then(Mono.fromSupplier(() -> {
+			return work.map((purged) -> {
 				Map<String, Object> done = new LinkedHashMap<>();
 				done.put("node", this.topology.self().id());
 				done.put("action", action);
 				done.put("durationMs", (System.nanoTime() - start) / 1_000_000);
+				if (purged >= 0) {
+					done.put("tombstonesPurged", purged);
+				}
 				return new WebEndpointResponse<>(done);
-			}));
+			});
 		});
 	}
 

@@ -68,11 +68,24 @@ class RepairConfiguration {
 	}
 
 	/**
+	 * The node's tombstone rule, set on its storage, and the periodic purge (started and
+	 * stopped with the repair schedule).
+	 */
+	@Bean
+	TombstonePurger tombstonePurger(Storage storage, RangeReplicas ranges, RepairHistory history,
+			HybridLogicalClock clock, RepairThreads threads, QuorumKvProperties properties, MeterRegistry meters) {
+		storage.purgePolicy(new RepairedTombstones(ranges, history, clock, properties.storage().tombstoneGracePeriod(),
+				properties.cluster().maxClockSkew().plus(properties.cluster().replicaTimeout()), meters));
+		return new TombstonePurger(storage, properties.storage().purgeInterval(), threads.scheduler());
+	}
+
+	/**
 	 * The schedule, started with the context and stopped before the web server (phase
 	 * above it), so that no repair starts while the node shuts down.
 	 */
 	@Bean
-	SmartLifecycle repairSchedule(RepairService service, RepairThreads threads, QuorumKvProperties properties) {
+	SmartLifecycle repairSchedule(RepairService service, TombstonePurger purger, RepairThreads threads,
+			QuorumKvProperties properties) {
 		RepairProperties repair = properties.repair();
 		RepairScheduler scheduler = new RepairScheduler(service, repair.interval(), repair.jitter(),
 				threads.scheduler());
@@ -85,12 +98,14 @@ class RepairConfiguration {
 				if (repair.scheduled()) {
 					scheduler.start();
 				}
+				purger.start();
 				this.running = true;
 			}
 
 			@Override
 			public void stop() {
 				scheduler.close();
+				purger.close();
 				this.running = false;
 			}
 
