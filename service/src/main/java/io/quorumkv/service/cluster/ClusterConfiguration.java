@@ -14,7 +14,15 @@ class ClusterConfiguration {
 	@Bean
 	Topology topology(QuorumKvProperties properties, @Value("${server.port:8080}") int port) {
 		ClusterProperties cluster = properties.cluster();
-		return Topology.of(cluster.nodes(), cluster.self(), cluster.secret(), port);
+		Topology topology = Topology.of(cluster.nodes(), cluster.self(), cluster.secret(), port,
+				cluster.replicationFactor());
+		String id = NodeIdentity.loadOrCreate(properties.storage().path(), topology.self().id());
+		if (!id.equals(topology.self().id())) {
+			throw new IllegalStateException(
+					"this node's data folder " + properties.storage().path() + " belongs to node " + id
+							+ ", but it was started as " + topology.self() + ": start it with its own data folder");
+		}
+		return topology;
 	}
 
 	@Bean

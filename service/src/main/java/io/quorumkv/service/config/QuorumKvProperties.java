@@ -179,6 +179,9 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * {@code consistent-hash}
 	 * @param virtualNodes virtual nodes per node for {@code consistent-hash}
 	 * @param batch batching of the replica operations sent to each peer
+	 * @param replicationFactor how many nodes hold each key (the first of its placement
+	 * order), 1 up to the number of nodes; by default every node; the default and the
+	 * largest {@code from} of a request
 	 */
 	public record ClusterProperties(@DefaultValue List<URI> nodes, @Nullable URI self, @Nullable String secret,
 			@DefaultValue("1s") Duration replicaTimeout, @DefaultValue("500ms") Duration connectTimeout,
@@ -186,10 +189,13 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("512") int maxConcurrentCallsPerPeer, @DefaultValue BreakerProperties breaker,
 			@DefaultValue HintProperties hints, @DefaultValue("256") int maxConcurrentRepairs,
 			@DefaultValue("rendezvous") PlacementStrategy placement, @DefaultValue("128") int virtualNodes,
-			@DefaultValue BatchProperties batch) {
+			@DefaultValue BatchProperties batch, @Nullable Integer replicationFactor) {
 
 		public ClusterProperties {
 			nodes = List.copyOf(nodes);
+			if (replicationFactor != null && replicationFactor < 1) {
+				throw new IllegalArgumentException("quorumkv.cluster.replication-factor must be at least 1");
+			}
 			positive(replicaTimeout, "replica-timeout");
 			positive(connectTimeout, "connect-timeout");
 			atLeastOne(maxConnectionsPerPeer, "max-connections-per-peer");
@@ -203,7 +209,8 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 		public String toString() {
 			// Never print the secret.
 			return "ClusterProperties[nodes=" + this.nodes + ", self=" + this.self + ", secret="
-					+ ((this.secret != null) ? "(set)" : "(none)") + ", replicaTimeout=" + this.replicaTimeout + "]";
+					+ ((this.secret != null) ? "(set)" : "(none)") + ", replicaTimeout=" + this.replicaTimeout
+					+ ", replicationFactor=" + this.replicationFactor + "]";
 		}
 
 	}

@@ -171,7 +171,7 @@ class EntityHandler {
 
 	private Replicas replicas(QueryParameters query) {
 		return ReplicasParameter.parse(query.text("replicas"), query.text("ack"), query.text("from"),
-				this.replication.clusterSize());
+				this.replication.replicationFactor());
 	}
 
 	private static DataBuffer record(Entry entry) {

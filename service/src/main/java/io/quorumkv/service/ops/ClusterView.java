@@ -188,9 +188,9 @@ final class ClusterView {
 	}
 
 	/**
-	 * For each replica count {@code from} (1, a majority, all), the fraction of the
-	 * sample keys whose replica set includes each node. Computed once: the topology is
-	 * fixed for the node's life.
+	 * For each replica count {@code from} (1, a majority of the replication factor, the
+	 * replication factor), the fraction of the sample keys whose replica set includes
+	 * each node. Computed once: the topology is fixed for the node's life.
 	 */
 	Map<Integer, Map<String, Double>> spread() {
 		Map<Integer, Map<String, Double>> result = this.spread;
@@ -202,8 +202,8 @@ final class ClusterView {
 	}
 
 	private Map<Integer, Map<String, Double>> computeSpread() {
-		int size = this.topology.size();
-		Set<Integer> counts = new LinkedHashSet<>(List.of(1, size / 2 + 1, size));
+		int factor = this.topology.replicationFactor();
+		Set<Integer> counts = new LinkedHashSet<>(List.of(1, factor / 2 + 1, factor));
 		Map<Integer, Map<String, Double>> result = new LinkedHashMap<>();
 		for (int from : counts) {
 			Map<String, Long> hits = new LinkedHashMap<>();

@@ -165,7 +165,7 @@ public final class PeerClient implements AutoCloseable {
 	/** The peer's kept entry of {@code key}; empty optional when it never saw the key. */
 	public Mono<Optional<Entry>> get(Node peer, byte[] key) {
 		Mono<Optional<Entry>> call = this.client.get()
-			.uri(URI.create(peer.id() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key)))
+			.uri(URI.create(peer.base() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key)))
 			.exchangeToMono((response) -> readEntry(key, response));
 		return guarded(peer, "get", call);
 	}
@@ -174,7 +174,7 @@ public final class PeerClient implements AutoCloseable {
 	public Mono<Void> upsert(Node peer, Entry entry) {
 		byte[] value = entry.value();
 		Mono<Void> call = this.client.put()
-			.uri(URI.create(peer.id() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(entry.key())))
+			.uri(URI.create(peer.base() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(entry.key())))
 			.header(InternalApi.TIMESTAMP, Long.toString(entry.timestamp()))
 			.header(InternalApi.TOMBSTONE, Boolean.toString(value == null))
 			.contentType(MediaType.APPLICATION_OCTET_STREAM)
@@ -189,7 +189,7 @@ public final class PeerClient implements AutoCloseable {
 	 * instead of being held.
 	 */
 	public Mono<byte[]> batch(Node peer, byte[] body) {
-		URI uri = this.batchUris.computeIfAbsent(peer.id(), (id) -> URI.create(id + InternalApi.BATCH_PATH));
+		URI uri = this.batchUris.computeIfAbsent(peer.base(), (base) -> URI.create(base + InternalApi.BATCH_PATH));
 		Mono<byte[]> call = this.client.post()
 			.uri(uri)
 			.contentType(MediaType.APPLICATION_OCTET_STREAM)
@@ -210,7 +210,7 @@ public final class PeerClient implements AutoCloseable {
 		return Flux.defer(() -> {
 			FrameDecoder decoder = new FrameDecoder(this.maxFrameSize);
 			return this.client.get()
-				.uri(URI.create(peer.id() + InternalApi.ENTRIES_PATH + query))
+				.uri(URI.create(peer.base() + InternalApi.ENTRIES_PATH + query))
 				.httpRequest(
 						(request) -> request.<HttpClientRequest>getNativeRequest().responseTimeout(this.replicaTimeout))
 				.exchangeToFlux(

@@ -133,7 +133,8 @@ class ReplicationConfiguration {
 					(key) -> peers.get(peer, key), limits, batch.waitForTurn() ? timers : null, meters) : null;
 			replicas.add(new PeerReplica(peer, peers, batcher, hints));
 		}
-		return new ReplicationService(placement, replicas, clock, cluster.maxConcurrentRepairs(), meters);
+		return new ReplicationService(placement, replicas, topology.replicationFactor(), clock,
+				cluster.maxConcurrentRepairs(), meters);
 	}
 
 }

@@ -46,13 +46,16 @@ public class ReplicationService {
 	/** Every node's replica, this node's own included, by node id. */
 	private final Map<String, Replica> replicas;
 
+	private final int replicationFactor;
+
 	private final Semaphore repairs;
 
 	private final Metrics metrics;
 
-	ReplicationService(Placement placement, List<Replica> replicas, HybridLogicalClock clock, int maxConcurrentRepairs,
-			MeterRegistry meters) {
+	ReplicationService(Placement placement, List<Replica> replicas, int replicationFactor, HybridLogicalClock clock,
+			int maxConcurrentRepairs, MeterRegistry meters) {
 		this.placement = placement;
+		this.replicationFactor = replicationFactor;
 		this.clock = clock;
 		this.replicas = new HashMap<>();
 		replicas.forEach((replica) -> this.replicas.put(replica.node().id(), replica));
@@ -60,8 +63,9 @@ public class ReplicationService {
 		this.metrics = new Metrics(meters);
 	}
 
-	public int clusterSize() {
-		return this.replicas.size();
+	/** How many nodes hold each key: the default and the largest {@code from}. */
+	public int replicationFactor() {
+		return this.replicationFactor;
 	}
 
 	/**

@@ -54,6 +54,18 @@ class TopologyTest {
 	}
 
 	@Test
+	void replicationFactorDefaultsToTheClusterSizeAndIsChecked() {
+		assertThat(Topology.of(THREE, URI.create("http://127.0.0.1:8081"), "s", 8081).replicationFactor()).isEqualTo(3);
+		assertThat(Topology.of(THREE, URI.create("http://127.0.0.1:8081"), "s", 8081, 2).replicationFactor())
+			.isEqualTo(2);
+		for (int bad : new int[] { 0, 4 }) {
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> Topology.of(THREE, URI.create("http://127.0.0.1:8081"), "s", 8081, bad))
+				.withMessageContaining("quorumkv.cluster.replication-factor must be between 1 and the 3 nodes");
+		}
+	}
+
+	@Test
 	void urlsNeedSchemeHostAndPort() {
 		assertThatIllegalArgumentException().isThrownBy(() -> Node.of("127.0.0.1:8081"));
 		assertThatIllegalArgumentException().isThrownBy(() -> Node.of("http://127.0.0.1"));
