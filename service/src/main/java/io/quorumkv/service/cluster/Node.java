@@ -25,8 +25,9 @@ public record Node(String id, URI url) {
 
 	public Node {
 		Objects.requireNonNull(id, "id");
-		if (id.isBlank() || id.length() > 256) {
-			throw new IllegalArgumentException("a node id must be 1 to 256 characters, was '" + id + "'");
+		if (id.isBlank() || id.length() > 256 || id.chars().anyMatch((c) -> c <= ' ' || c >= 127)) {
+			throw new IllegalArgumentException(
+					"a node id must be 1 to 256 printable ASCII characters without spaces, was '" + id + "'");
 		}
 		url = canonical(url);
 	}

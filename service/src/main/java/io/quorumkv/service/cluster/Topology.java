@@ -32,10 +32,6 @@ public record Topology(List<Node> nodes, Node self, @Nullable String secret, int
 				throw new IllegalArgumentException("quorumkv.cluster.nodes lists " + node + " more than once");
 			}
 		}
-		if (!seen.contains(self.id())) {
-			throw new IllegalArgumentException(
-					"quorumkv.cluster.self (" + self + ") is not in quorumkv.cluster.nodes " + nodes);
-		}
 		if (nodes.size() > 1 && (secret == null || secret.isBlank())) {
 			throw new IllegalArgumentException(
 					"quorumkv.cluster.secret is required for a cluster of " + nodes.size() + " nodes");
@@ -74,6 +70,11 @@ public record Topology(List<Node> nodes, Node self, @Nullable String secret, int
 			nodes.add(self);
 		}
 		return new Topology(nodes, self, secret, (replicationFactor != null) ? replicationFactor : nodes.size());
+	}
+
+	/** Whether this node is one of the seeds (rather than a newcomer to be joined). */
+	public boolean seeded() {
+		return this.nodes.stream().anyMatch(this::isSelf);
 	}
 
 	public int size() {

@@ -157,8 +157,9 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	/**
 	 * Cluster settings.
 	 *
-	 * @param nodes base URLs of every node of the cluster, this one included; empty for a
-	 * single node
+	 * @param nodes base URLs of the nodes a cluster starts with (its seeds), this one
+	 * included unless it is a newcomer to be joined; empty for a single node. Read on a
+	 * node's first start only: then the ring in its data folder counts
 	 * @param self this node's base URL as listed in {@code nodes}; defaults to
 	 * {@code http://127.0.0.1:<server.port>}
 	 * @param secret shared secret that nodes present to each other on the internal API;
@@ -181,7 +182,10 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param batch batching of the replica operations sent to each peer
 	 * @param replicationFactor how many nodes hold each key (the first of its placement
 	 * order), 1 up to the number of nodes; by default every node; the default and the
-	 * largest {@code from} of a request
+	 * largest {@code from} of a request. Like {@code nodes}, it seeds the ring of a
+	 * cluster's first start only
+	 * @param id the cluster's id, which a node of another cluster does not share; by
+	 * default derived from {@code nodes}
 	 */
 	public record ClusterProperties(@DefaultValue List<URI> nodes, @Nullable URI self, @Nullable String secret,
 			@DefaultValue("1s") Duration replicaTimeout, @DefaultValue("500ms") Duration connectTimeout,
@@ -189,7 +193,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("512") int maxConcurrentCallsPerPeer, @DefaultValue BreakerProperties breaker,
 			@DefaultValue HintProperties hints, @DefaultValue("256") int maxConcurrentRepairs,
 			@DefaultValue("rendezvous") PlacementStrategy placement, @DefaultValue("128") int virtualNodes,
-			@DefaultValue BatchProperties batch, @Nullable Integer replicationFactor) {
+			@DefaultValue BatchProperties batch, @Nullable Integer replicationFactor, @Nullable String id) {
 
 		public ClusterProperties {
 			nodes = List.copyOf(nodes);

@@ -9,10 +9,12 @@ import io.micrometer.core.instrument.Measurement;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Statistic;
-import io.quorumkv.service.cluster.Placement;
+import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.PlacementStrategy;
-import io.quorumkv.service.cluster.Topology;
-import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.cluster.RingChange;
+import io.quorumkv.service.cluster.RingJson;
+import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.service.replication.HintStore;
 import io.quorumkv.service.replication.PeerClient;
 import io.quorumkv.storage.Storage;
@@ -52,9 +54,7 @@ public class QuorumKvEndpoint {
 
 	private static final List<String> HINT_METERS = List.of("stored", "delivered", "dropped");
 
-	private final Topology topology;
-
-	private final QuorumKvProperties properties;
+	private final ClusterState state;
 
 	private final Storage storage;
 
@@ -62,20 +62,20 @@ public class QuorumKvEndpoint {
 
 	private final ClusterView cluster;
 
-	public QuorumKvEndpoint(Topology topology, Placement placement, PeerClient peers, HintStore hints, Storage storage,
-			QuorumKvProperties properties, MeterRegistry meters) {
-		this.topology = topology;
-		this.properties = properties;
+	public QuorumKvEndpoint(ClusterState state, PeerClient peers, HintStore hints, Storage storage,
+			MeterRegistry meters) {
+		this.state = state;
 		this.storage = storage;
 		this.meters = meters;
-		this.cluster = new ClusterView(topology, placement, peers, hints, meters);
+		this.cluster = new ClusterView(state, peers, hints, meters);
 	}
 
 	@ReadOperation
 	public Map<String, @Nullable Object> view() {
 		List<Map<String, @Nullable Object>> nodes = this.cluster.nodes();
 		Map<String, @Nullable Object> view = new LinkedHashMap<>();
-		view.put("node", this.topology.self().id());
+		view.put("node", self());
+		view.put("ring", this.state.ring().map((ring) -> RingJson.map(ring)).orElse(null));
 		view.put("placement", this.cluster.ring(strategy()));
 		view.put("nodes", nodes);
 		view.put("hints", hints(nodes));
@@ -108,7 +108,7 @@ public class QuorumKvEndpoint {
 			logger.info("Operator requested a storage " + action);
 			return work.then(Mono.fromSupplier(() -> {
 				Map<String, Object> done = new LinkedHashMap<>();
-				done.put("node", this.topology.self().id());
+				done.put("node", self());
 				done.put("action", action);
 				done.put("durationMs", (System.nanoTime() - start) / 1_000_000);
 				return done;
@@ -116,11 +116,18 @@ public class QuorumKvEndpoint {
 		});
 	}
 
+	private String self() {
+		return this.state.self().base();
+	}
+
 	private String strategy() {
-		PlacementStrategy strategy = this.properties.cluster().placement();
-		String name = strategy.name().toLowerCase(Locale.ROOT).replace('_', '-');
-		return (strategy == PlacementStrategy.CONSISTENT_HASH)
-				? name + " (" + this.properties.cluster().virtualNodes() + " virtual nodes)" : name;
+		Ring ring = this.state.ring().orElse(null);
+		if (ring == null) {
+			return "none (not a member yet)";
+		}
+		String name = RingJson.strategyLabel(ring.strategy());
+		return (ring.strategy() == PlacementStrategy.CONSISTENT_HASH)
+				? name + " (" + ring.virtualNodes() + " virtual nodes)" : name;
 	}
 
 	private Map<String, Object> hints(List<Map<String, @Nullable Object>> nodes) {
@@ -158,30 +165,45 @@ public class QuorumKvEndpoint {
 					(latency != null) ? latency.get("meanMs") : null, node.get("pendingHints"),
 					percent((Double) node.get("primaryShare")));
 		}
-		return "node " + this.topology.self().id() + ": placement " + strategy() + ", backend " + stats.backend()
-				+ ", storage " + (stats.healthy() ? "healthy" : "FAILED: " + stats.failure()) + "\n" + table;
+		return "node " + self() + ": placement " + strategy() + ", backend " + stats.backend() + ", storage "
+				+ (stats.healthy() ? "healthy" : "FAILED: " + stats.failure()) + "\n" + table;
 	}
 
 	private String ringTable() {
 		Map<Integer, Map<String, Double>> spread = this.cluster.spread();
-		String[] header = new String[spread.size() + 1];
+		String[] header = new String[spread.size() + 3];
 		header[0] = "NODE";
-		int column = 1;
+		header[1] = "URL";
+		header[2] = "STATE";
+		int column = 3;
 		for (int from : spread.keySet()) {
 			header[column++] = "FROM=" + from;
 		}
 		TextTable table = new TextTable(header);
-		for (var node : this.topology.nodes()) {
+		Ring ring = this.state.ring().orElse(null);
+		if (ring == null) {
+			return "node " + self() + ": no ring yet; it waits to be joined (scripts/qkv join " + self() + ")\n";
+		}
+		for (RingNode node : ring.nodes()) {
 			Object[] row = new Object[header.length];
 			row[0] = node.id();
-			column = 1;
+			row[1] = node.url();
+			row[2] = node.state().label();
+			column = 3;
 			for (Map<String, Double> shares : spread.values()) {
 				row[column++] = percent(shares.get(node.id()));
 			}
 			table.row(row);
 		}
-		return "node " + this.topology.self().id() + ": placement " + strategy() + "; share of "
-				+ ClusterView.SAMPLE_KEYS + " sample keys whose replica set includes the node\n" + table;
+		RingChange change = ring.change();
+		return "node " + self() + ": cluster " + ring.clusterId() + ", epoch " + ring.epoch() + ", replication factor "
+				+ ring.replicationFactor() + ", placement " + strategy()
+				+ ((change != null)
+						? "; change " + change.id() + ": " + change.kind().label() + " of " + change.nodeId() + ", "
+								+ change.phase().label() + ", coordinated by " + change.coordinator()
+						: "; no change under way")
+				+ "\nshare of " + ClusterView.SAMPLE_KEYS
+				+ " sample keys whose replica set (new owners) includes the node\n" + table;
 	}
 
 	private String hintsTable() {
@@ -191,9 +213,9 @@ public class QuorumKvEndpoint {
 			.filter((node) -> !(Boolean) node.get("self"))
 			.forEach((node) -> table.row(node.get("url"), node.get("state"), node.get("pendingHints")));
 		Map<String, Object> totals = hints(nodes);
-		return "node " + this.topology.self().id() + ": hints pending " + totals.get("pending")
-				+ "; since start stored " + totals.get("stored") + ", delivered " + totals.get("delivered")
-				+ ", dropped " + totals.get("dropped") + "\n" + table;
+		return "node " + self() + ": hints pending " + totals.get("pending") + "; since start stored "
+				+ totals.get("stored") + ", delivered " + totals.get("delivered") + ", dropped " + totals.get("dropped")
+				+ "\n" + table;
 	}
 
 	private String storageTable() {
@@ -220,7 +242,7 @@ public class QuorumKvEndpoint {
 			.stream()
 			.sorted(Map.Entry.comparingByKey())
 			.forEach((e) -> table.row(e.getKey(), e.getValue()));
-		return "node " + this.topology.self().id() + ": backend " + stats.backend() + ", "
+		return "node " + self() + ": backend " + stats.backend() + ", "
 				+ (stats.healthy() ? "healthy" : "FAILED: " + stats.failure()) + "\n" + table;
 	}
 

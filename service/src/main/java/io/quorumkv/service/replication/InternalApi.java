@@ -28,6 +28,9 @@ public final class InternalApi {
 
 	public static final String BATCH_PATH = "/internal/v0/batch";
 
+	/** {@code GET}: the ring this node serves under, as JSON ({@code RingJson}). */
+	public static final String RING_PATH = "/internal/v0/ring";
+
 	public static final String SECRET = "X-QuorumKV-Secret";
 
 	public static final String TIMESTAMP = "X-QuorumKV-Timestamp";
@@ -35,6 +38,12 @@ public final class InternalApi {
 	public static final String TOMBSTONE = "X-QuorumKV-Tombstone";
 
 	public static final String ABSENT = "X-QuorumKV-Absent";
+
+	/**
+	 * The ring of the sender of a call or of an answer:
+	 * {@code <epoch> <cluster id> <node id> <node URL>} ({@code RingStamp}).
+	 */
+	public static final String RING = "X-QuorumKV-Ring";
 
 	private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 

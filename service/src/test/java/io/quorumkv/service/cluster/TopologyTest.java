@@ -30,10 +30,9 @@ class TopologyTest {
 	}
 
 	@Test
-	void selfMustBeListed() {
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> Topology.of(THREE, URI.create("http://127.0.0.1:9999"), "s", 9999))
-			.withMessageContaining("quorumkv.cluster.self");
+	void aNodeOutsideTheSeedsIsANewcomer() {
+		assertThat(Topology.of(THREE, URI.create("http://127.0.0.1:9999"), "s", 9999).seeded()).isFalse();
+		assertThat(Topology.of(THREE, URI.create("http://127.0.0.1:8083"), "s", 8083).seeded()).isTrue();
 	}
 
 	@Test

@@ -139,8 +139,9 @@ class QuorumKvEndpointTest {
 			.asString()
 			.matches("NODE +STATE +BREAKER +LAST +IN-FLIGHT +P50-MS +P99-MS +MEAN-MS +HINTS +OWNS");
 		assertThat(status).containsPattern(SELF + " +self +- +- +- ");
-		assertThat(text("ring")).containsPattern("NODE +FROM=1 +FROM=2\n")
-			.containsPattern(DEAD + " +\\d+\\.\\d% +100\\.0%");
+		assertThat(text("ring")).containsPattern("NODE +URL +STATE +FROM=1 +FROM=2\n")
+			.containsPattern(DEAD + " +" + DEAD + " +normal +\\d+\\.\\d% +100\\.0%")
+			.contains("epoch 1, replication factor 2, placement rendezvous; no change under way");
 		assertThat(text("hints")).contains("PEER").contains(DEAD);
 		assertThat(text("storage")).contains("backend lsm, healthy").containsPattern("\nupserts +\\d+\n");
 		this.client.get().uri("/actuator/quorumkv/nonsense").exchange().expectStatus().isBadRequest();

@@ -55,6 +55,11 @@ public final class TestCluster implements AutoCloseable {
 	}
 
 	public void start(int node) {
+		start(node, Map.of());
+	}
+
+	/** Starts a node with some settings of its own on top of the cluster's. */
+	public void start(int node, Map<String, String> overrides) {
 		if (this.nodes[node] != null) {
 			throw new IllegalStateException("node " + node + " is running");
 		}
@@ -71,6 +76,7 @@ public final class TestCluster implements AutoCloseable {
 		properties.put("quorumkv.storage.path", this.root.resolve("node" + node).toString());
 		properties.put("spring.lifecycle.timeout-per-shutdown-phase", "5s");
 		properties.putAll(this.extra);
+		properties.putAll(overrides);
 		// As command-line arguments: they take precedence over application.yml.
 		String[] args = properties.entrySet()
 			.stream()
