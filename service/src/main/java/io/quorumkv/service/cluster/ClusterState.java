@@ -32,7 +32,7 @@ public final class ClusterState implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(ClusterState.class);
 
-	private final Node self;
+	private volatile Node self;
 
 	private final RingFile file;
 
@@ -126,7 +126,10 @@ public final class ClusterState implements AutoCloseable {
 	/** Must run on the ring thread. Empty when the ring is not newer. */
 	private Optional<Previous> installNow(Ring ring) {
 		RingLayout current = this.layout.get();
-		if (current != null) {
+		if (current == null) {
+			adoptReplacedId(ring);
+		}
+		else {
 			Ring mine = current.ring();
 			if (!mine.clusterId().equals(ring.clusterId())) {
 				throw new IllegalArgumentException(
@@ -149,6 +152,22 @@ public final class ClusterState implements AutoCloseable {
 			}
 		}
 		return Optional.of(new Previous(current));
+	}
+
+	/**
+	 * A new node that replaces a dead one takes the dead node's id (and so its place):
+	 * the first ring it gets lists its URL under that id. The id is kept in the data
+	 * folder before the ring is.
+	 */
+	private void adoptReplacedId(Ring ring) {
+		if (ring.node(this.self.id()).isPresent()) {
+			return;
+		}
+		ring.nodeAt(this.self.url()).ifPresent((listed) -> {
+			NodeIdentity.replace(this.file.path().getParent(), listed.id());
+			logger.info("This node replaces node " + listed.id() + " and takes its id (was " + this.self.id() + ")");
+			this.self = new Node(listed.id(), this.self.url());
+		});
 	}
 
 	/** Waits until the requests coordinated under {@code old} are decided. */

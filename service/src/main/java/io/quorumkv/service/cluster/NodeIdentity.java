@@ -38,6 +38,14 @@ final class NodeIdentity {
 		return firstId;
 	}
 
+	/**
+	 * Gives the node another id: a new node that replaces a dead one takes its id, before
+	 * it holds any ring or data of the cluster.
+	 */
+	static void replace(Path folder, String id) {
+		AtomicFiles.write(folder.resolve(FILE), MAGIC, 1, id);
+	}
+
 	/** A fresh id for a node that is not in the seed list. */
 	static String fresh() {
 		return "node-" + UUID.randomUUID();

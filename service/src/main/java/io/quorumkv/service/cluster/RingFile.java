@@ -41,7 +41,7 @@ final class RingFile {
 	}
 
 	Path path() {
-		return this.file;
+		return this.file.toAbsolutePath();
 	}
 
 }

@@ -34,6 +34,11 @@ public final class RingJson {
 
 	/** Every field, the change included: what nodes store and exchange. */
 	public static String write(Ring ring) {
+		return JSON.writeValueAsString(fullTree(ring));
+	}
+
+	/** {@link #write}'s tree, to nest a ring in another message. */
+	public static ObjectNode fullTree(Ring ring) {
 		ObjectNode root = tree(ring);
 		RingChange change = ring.change();
 		if (change != null) {
@@ -44,7 +49,7 @@ public final class RingJson {
 			node.put("coordinator", change.coordinator());
 			node.put("phase", change.phase().label());
 		}
-		return JSON.writeValueAsString(root);
+		return root;
 	}
 
 	/** {@link #write}'s content as maps and lists, for the operator views. */
@@ -89,7 +94,19 @@ public final class RingJson {
 	 */
 	public static Ring read(String text) {
 		try {
-			JsonNode root = JSON.readTree(text);
+			return read(JSON.readTree(text));
+		}
+		catch (JacksonException ex) {
+			throw new IllegalArgumentException("not a valid ring: " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Reads a ring from {@link #fullTree}'s tree.
+	 * @throws IllegalArgumentException when it is not a valid ring
+	 */
+	public static Ring read(JsonNode root) {
+		try {
 			List<RingNode> nodes = new ArrayList<>();
 			for (JsonNode node : root.required("nodes").values()) {
 				nodes.add(new RingNode(text(node, "id"), URI.create(text(node, "url")),

@@ -186,6 +186,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * cluster's first start only
 	 * @param id the cluster's id, which a node of another cluster does not share; by
 	 * default derived from {@code nodes}
+	 * @param membership membership changes: agreement, streaming, clean-up
 	 */
 	public record ClusterProperties(@DefaultValue List<URI> nodes, @Nullable URI self, @Nullable String secret,
 			@DefaultValue("1s") Duration replicaTimeout, @DefaultValue("500ms") Duration connectTimeout,
@@ -193,7 +194,8 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("512") int maxConcurrentCallsPerPeer, @DefaultValue BreakerProperties breaker,
 			@DefaultValue HintProperties hints, @DefaultValue("256") int maxConcurrentRepairs,
 			@DefaultValue("rendezvous") PlacementStrategy placement, @DefaultValue("128") int virtualNodes,
-			@DefaultValue BatchProperties batch, @Nullable Integer replicationFactor, @Nullable String id) {
+			@DefaultValue BatchProperties batch, @Nullable Integer replicationFactor, @Nullable String id,
+			@DefaultValue MembershipProperties membership) {
 
 		public ClusterProperties {
 			nodes = List.copyOf(nodes);
@@ -248,6 +250,45 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			atLeastOne(maxOps, "batch.max-ops");
 			if (maxBytes.toBytes() < 1024 || maxBytes.toBytes() > Integer.MAX_VALUE / 2) {
 				throw new IllegalArgumentException("quorumkv.cluster.batch.max-bytes must be 1KB..1GB");
+			}
+		}
+
+	}
+
+	/**
+	 * Membership changes (docs/membership.md): how nodes agree on a new ring and how keys
+	 * stream to their new owners.
+	 *
+	 * @param callTimeout how long a node waits for a peer's answer to a message of the
+	 * agreement
+	 * @param lease how long a prepared ring change may wait for its coordinator's
+	 * decision before its participants ask the coordinator how it ended (they keep
+	 * refusing other changes until they know)
+	 * @param streamRate bytes per second a node receiving keys takes from all its sources
+	 * together
+	 * @param streamBatch entries of a transfer written to storage together, at most this
+	 * many bytes
+	 * @param checkpointInterval how often a node receiving keys makes them durable and
+	 * records how far each transfer has come (where it resumes after a restart)
+	 * @param pollInterval how often the coordinator of a change checks its transfers
+	 * @param autoCleanup whether a node removes the keys it no longer owns once a change
+	 * has finished (otherwise {@code scripts/qkv cleanup} does)
+	 */
+	public record MembershipProperties(@DefaultValue("5s") Duration callTimeout, @DefaultValue("10s") Duration lease,
+			@DefaultValue("64MB") DataSize streamRate, @DefaultValue("1MB") DataSize streamBatch,
+			@DefaultValue("1s") Duration checkpointInterval, @DefaultValue("500ms") Duration pollInterval,
+			@DefaultValue("true") boolean autoCleanup) {
+
+		public MembershipProperties {
+			positive(callTimeout, "membership.call-timeout");
+			positive(lease, "membership.lease");
+			positive(checkpointInterval, "membership.checkpoint-interval");
+			positive(pollInterval, "membership.poll-interval");
+			if (streamRate.toBytes() < 1024) {
+				throw new IllegalArgumentException("quorumkv.cluster.membership.stream-rate must be at least 1KB");
+			}
+			if (streamBatch.toBytes() < 1024 || streamBatch.toBytes() > 64 * 1024 * 1024) {
+				throw new IllegalArgumentException("quorumkv.cluster.membership.stream-batch must be 1KB..64MB");
 			}
 		}
 

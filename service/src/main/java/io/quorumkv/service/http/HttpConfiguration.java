@@ -52,9 +52,11 @@ class HttpConfiguration {
 	}
 
 	@Bean
-	RouterFunction<ServerResponse> internalApi(InternalHandler handler, InternalAuth auth, RingGate gate) {
+	RouterFunction<ServerResponse> internalApi(InternalHandler handler, TransferHandler transfers, InternalAuth auth,
+			RingGate gate) {
 		return RouterFunctions.route()
 			.GET(InternalApi.ENTRY_PATH, handler::get)
+			.GET(InternalApi.TRANSFER_PATH, transfers::transfer)
 			.PUT(InternalApi.ENTRY_PATH, handler::put)
 			.GET(InternalApi.ENTRIES_PATH, handler::scan)
 			.POST(InternalApi.BATCH_PATH, handler::batch)
@@ -70,8 +72,18 @@ class HttpConfiguration {
 	 * learns the newer ring.
 	 */
 	@Bean
-	RouterFunction<ServerResponse> ringProtocol(RingHandler ring, InternalAuth auth) {
-		return RouterFunctions.route().GET(InternalApi.RING_PATH, ring::internalRing).filter(auth).build();
+	RouterFunction<ServerResponse> ringProtocol(RingHandler ring, RingProtocolHandler agreement,
+			TransferHandler transfers, InternalAuth auth) {
+		return RouterFunctions.route()
+			.GET(InternalApi.RING_PATH, ring::internalRing)
+			.GET(InternalApi.TRANSFERS_PATH, transfers::transfers)
+			.GET(InternalApi.RING_IDENTITY_PATH, agreement::identity)
+			.POST(InternalApi.RING_PREPARE_PATH, agreement::prepare)
+			.POST(InternalApi.RING_COMMIT_PATH, agreement::commit)
+			.POST(InternalApi.RING_ABORT_PATH, agreement::abort)
+			.GET(InternalApi.RING_OUTCOME_PATH, agreement::outcome)
+			.filter(auth)
+			.build();
 	}
 
 	@Bean

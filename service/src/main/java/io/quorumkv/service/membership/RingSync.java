@@ -86,7 +86,7 @@ public final class RingSync {
 			return Mono.error(new IllegalStateException(
 					"peer " + from + " is of cluster " + ring.clusterId() + ", this node of " + mine.clusterId()));
 		}
-		if (mine == null && !ring.isMember(this.state.self().id())) {
+		if (mine == null && !ring.isMember(this.state.self().id()) && ring.nodeAt(this.state.self().url()).isEmpty()) {
 			return Mono.error(new IllegalStateException("peer " + from + " serves a ring of cluster " + ring.clusterId()
 					+ " without this node: not adopted"));
 		}

@@ -15,6 +15,7 @@ import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.cluster.RingJson;
 import io.quorumkv.service.cluster.RingNode;
+import io.quorumkv.service.membership.Membership;
 import io.quorumkv.service.replication.HintStore;
 import io.quorumkv.service.replication.PeerClient;
 import io.quorumkv.storage.Storage;
@@ -29,19 +30,27 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.stereotype.Component;
 
 /**
  * {@code /actuator/quorumkv}: this node's view of the cluster (peers, placement, hints,
- * storage) for operators and the {@code scripts/qkv} tool, and two actions on the
- * storage.
+ * storage) for operators and the {@code scripts/qkv} tool, actions on the storage, and
+ * the membership changes: the node's one admin surface.
  *
  * <ul>
  * <li>{@code GET /actuator/quorumkv}: everything, as JSON;</li>
- * <li>{@code GET /actuator/quorumkv/{status|ring|hints|storage}}: one part as an aligned
- * plain-text table;</li>
+ * <li>{@code GET /actuator/quorumkv/{status|ring|hints|storage|membership}}: one part as
+ * an aligned plain-text table ({@code status} includes {@code membership});</li>
  * <li>{@code POST /actuator/quorumkv/flush}, {@code POST /actuator/quorumkv/compact}:
- * flushes or compacts the storage and answers once done.</li>
+ * flushes or compacts the storage and answers once done;</li>
+ * <li>{@code POST /actuator/quorumkv/{join|decommission|remove}} with the JSON body
+ * {@code {"url": …[, "epoch": n]}}, {@code POST /actuator/quorumkv/replace} with
+ * {@code {"url": dead, "replacement": new[, "epoch": n]}}: has the change agreed (200),
+ * or says why not (400, 409); this node then coordinates it to its end
+ * (docs/membership.md);</li>
+ * <li>{@code POST /actuator/quorumkv/cleanup}: removes the keys this node no longer
+ * owns.</li>
  * </ul>
  * Like every actuator endpoint but health, metrics and prometheus, it is reachable over
  * HTTP only when listed in {@code management.endpoints.web.exposure.include}.
@@ -62,9 +71,12 @@ public class QuorumKvEndpoint {
 
 	private final ClusterView cluster;
 
+	private final Membership membership;
+
 	public QuorumKvEndpoint(ClusterState state, PeerClient peers, HintStore hints, Storage storage,
-			MeterRegistry meters) {
+			Membership membership, MeterRegistry meters) {
 		this.state = state;
+		this.membership = membership;
 		this.storage = storage;
 		this.meters = meters;
 		this.cluster = new ClusterView(state, peers, hints, meters);
@@ -80,38 +92,69 @@ public class QuorumKvEndpoint {
 		view.put("nodes", nodes);
 		view.put("hints", hints(nodes));
 		view.put("storage", StorageView.of(this.storage.stats()));
+		view.put("transfers", this.membership.transfers());
 		return view;
 	}
 
 	@ReadOperation(produces = "text/plain")
-	public String table(@Selector String section) {
+	public Mono<String> table(@Selector String section) {
 		return switch (section) {
-			case "status" -> statusTable();
-			case "ring" -> ringTable();
-			case "hints" -> hintsTable();
-			case "storage" -> storageTable();
+			case "status" -> this.membership.status().map((status) -> statusTable() + MembershipView.text(status));
+			case "membership" -> this.membership.status().map(MembershipView::text);
+			case "ring" -> Mono.fromSupplier(this::ringTable);
+			case "hints" -> Mono.fromSupplier(this::hintsTable);
+			case "storage" -> Mono.fromSupplier(this::storageTable);
 			default -> throw new InvalidEndpointRequestException("unknown section " + section,
-					"unknown section; one of status, ring, hints, storage");
+					"unknown section; one of status, membership, ring, hints, storage");
 		};
 	}
 
+	/**
+	 * An action: {@code flush} and {@code compact} of the storage, or a membership change
+	 * ({@code join}, {@code decommission}, {@code remove}, {@code replace}) or
+	 * {@code cleanup}.
+	 * @param url the node a membership change is about (the dead node of a replace)
+	 * @param replacement the new node of a replace
+	 * @param epoch the epoch the operator saw; a change asked against another is refused
+	 */
 	@WriteOperation
-	public Mono<Map<String, Object>> run(@Selector String action) {
-		Mono<Void> work = switch (action) {
-			case "flush" -> this.storage.flush();
-			case "compact" -> this.storage.compact();
+	public Mono<WebEndpointResponse<Map<String, @Nullable Object>>> run(@Selector String action, @Nullable String url,
+			@Nullable String replacement, @Nullable Long epoch) {
+		return switch (action) {
+			case "flush", "compact" -> storageAction(action);
+			case "join" -> answer(this.membership.join(required(url, "url"), epoch));
+			case "decommission" -> answer(this.membership.decommission(required(url, "url"), epoch));
+			case "remove" -> answer(this.membership.remove(required(url, "url"), epoch));
+			case "replace" ->
+				answer(this.membership.replace(required(url, "url"), required(replacement, "replacement"), epoch));
+			case "cleanup" -> answer(this.membership.cleanup());
 			default -> throw new InvalidEndpointRequestException("unknown action " + action,
-					"unknown action; one of flush, compact");
+					"unknown action; one of flush, compact, join, decommission, remove, replace, cleanup");
 		};
+	}
+
+	private static String required(@Nullable String value, String name) {
+		if (value == null || value.isBlank()) {
+			throw new InvalidEndpointRequestException("missing " + name, "missing " + name);
+		}
+		return value;
+	}
+
+	private static Mono<WebEndpointResponse<Map<String, @Nullable Object>>> answer(Mono<Membership.Answer> answer) {
+		return answer.map((done) -> new WebEndpointResponse<>(done.body(), done.status()));
+	}
+
+	private Mono<WebEndpointResponse<Map<String, @Nullable Object>>> storageAction(String action) {
+		Mono<Void> work = action.equals("flush") ? this.storage.flush() : this.storage.compact();
 		return Mono.defer(() -> {
 			long start = System.nanoTime();
 			logger.info("Operator requested a storage " + action);
 			return work.then(Mono.fromSupplier(() -> {
-				Map<String, Object> done = new LinkedHashMap<>();
+				Map<String, @Nullable Object> done = new LinkedHashMap<>();
 				done.put("node", self());
 				done.put("action", action);
 				done.put("durationMs", (System.nanoTime() - start) / 1_000_000);
-				return done;
+				return new WebEndpointResponse<>(done, 200);
 			}));
 		});
 	}

@@ -3,6 +3,7 @@ package io.quorumkv.service.replication;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.quorumkv.service.cluster.Node;
 
@@ -15,17 +16,20 @@ final class ReplicaDirectory {
 
 	private final LocalReplica local;
 
+	private final Supplier<Node> self;
+
 	private final Function<Node, PeerReplica> peers;
 
 	private final Map<String, PeerReplica> byId = new ConcurrentHashMap<>();
 
-	ReplicaDirectory(LocalReplica local, Function<Node, PeerReplica> peers) {
+	ReplicaDirectory(LocalReplica local, Supplier<Node> self, Function<Node, PeerReplica> peers) {
 		this.local = local;
+		this.self = self;
 		this.peers = peers;
 	}
 
 	Replica of(Node node) {
-		if (node.id().equals(this.local.node().id())) {
+		if (node.id().equals(this.self.get().id())) {
 			return this.local;
 		}
 		PeerReplica replica = this.byId.get(node.id());

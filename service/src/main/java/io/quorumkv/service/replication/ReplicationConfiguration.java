@@ -140,7 +140,7 @@ class ReplicationConfiguration {
 		PeerBatcher.Limits limits = new PeerBatcher.Limits(batch.maxInFlight(), batch.maxOps(),
 				(int) batch.maxBytes().toBytes(), cluster.maxPendingPerPeer(),
 				(int) properties.http().maxKeySize().toBytes(), cluster.replicaTimeout());
-		ReplicaDirectory replicas = new ReplicaDirectory(local, (peer) -> {
+		ReplicaDirectory replicas = new ReplicaDirectory(local, state::self, (peer) -> {
 			PeerBatcher batcher = batch.enabled() ? new PeerBatcher(peer.id(), (body) -> peers.batch(peer, body),
 					(key) -> peers.get(peer, key), limits, batch.waitForTurn() ? timers : null, meters) : null;
 			return new PeerReplica(peer, peers, batcher, hints);

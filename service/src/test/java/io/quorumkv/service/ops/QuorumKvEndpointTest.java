@@ -159,6 +159,8 @@ class QuorumKvEndpointTest {
 		}
 		this.client.post()
 			.uri("/actuator/quorumkv/flush")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue("{}")
 			.exchange()
 			.expectStatus()
 			.isOk()
@@ -176,6 +178,8 @@ class QuorumKvEndpointTest {
 					.value((Integer tables) -> assertThat(tables).isPositive()));
 		this.client.post()
 			.uri("/actuator/quorumkv/compact")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue("{}")
 			.exchange()
 			.expectStatus()
 			.isOk()
@@ -190,7 +194,13 @@ class QuorumKvEndpointTest {
 			.value((Integer count) -> assertThat(count).isPositive())
 			.jsonPath("$.storage.derived.writeAmplification")
 			.value((Double amplification) -> assertThat(amplification).isPositive());
-		this.client.post().uri("/actuator/quorumkv/nonsense").exchange().expectStatus().isBadRequest();
+		this.client.post()
+			.uri("/actuator/quorumkv/nonsense")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue("{}")
+			.exchange()
+			.expectStatus()
+			.isBadRequest();
 	}
 
 	private String text(String section) {

@@ -54,8 +54,12 @@ public final class Compactor {
 
 	}
 
-	/** The new tables (each with one reference, owned by the caller) and the I/O done. */
-	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, long tombstonesPurged) {
+	/**
+	 * The new tables (each with one reference, owned by the caller), the I/O done, and
+	 * the entries dropped by a key filter.
+	 */
+	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, long tombstonesPurged,
+			long dropped) {
 	}
 
 	/**
@@ -66,6 +70,19 @@ public final class Compactor {
 	 */
 	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long purgeBefore,
 			OlderVersionProbe probe, BooleanSupplier cancelled) throws IOException {
+		return run(task, numbers, purgeBefore, probe, cancelled, null);
+	}
+
+	/**
+	 * As
+	 * {@link #run(CompactionTask, java.util.function.LongSupplier, long, OlderVersionProbe, BooleanSupplier)},
+	 * and drops every entry whose key {@code drop} accepts (a full compaction that
+	 * removes keys: nothing of them is written).
+	 * @param drop keys to leave out, or null
+	 */
+	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long purgeBefore,
+			OlderVersionProbe probe, BooleanSupplier cancelled,
+			java.util.function.@org.jspecify.annotations.Nullable Predicate<byte[]> drop) throws IOException {
 		List<EntryIterator> sources = new ArrayList<>();
 		for (SsTable t : task.inputs()) {
 			sources.add(t.iterator(FIRST_KEY));
@@ -77,10 +94,15 @@ public final class Compactor {
 		SsTableBuilder builder = null;
 		long written = 0;
 		long purged = 0;
+		long dropped = 0;
 		try (MergingIterator merged = new MergingIterator(sources)) {
 			for (Entry e = merged.current(); e != null; merged.next(), e = merged.current()) {
 				if (cancelled.getAsBoolean()) {
 					throw new CancellationException("compaction cancelled");
+				}
+				if (drop != null && drop.test(e.key())) {
+					dropped++;
+					continue;
 				}
 				if (e.isTombstone() && e.timestamp() < purgeBefore && !probe.mayHoldOlder(e.key(), e.timestamp())) {
 					purged++;
@@ -101,7 +123,7 @@ public final class Compactor {
 				written += finish(builder, outputs);
 				builder = null;
 			}
-			return new Result(outputs, task.inputBytes(), written, purged);
+			return new Result(outputs, task.inputBytes(), written, purged, dropped);
 		}
 		catch (IOException | RuntimeException ex) {
 			if (builder != null) {
