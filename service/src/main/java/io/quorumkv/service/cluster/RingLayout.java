@@ -27,6 +27,11 @@ public final class RingLayout {
 
 	private final AtomicInteger inFlight = new AtomicInteger();
 
+	/** The layout of a ring (placements computed once). */
+	public static RingLayout of(Ring ring) {
+		return new RingLayout(ring);
+	}
+
 	RingLayout(Ring ring) {
 		this.ring = ring;
 		this.old = ring.strategy().create(ring.oldMembers(), ring.virtualNodes());
