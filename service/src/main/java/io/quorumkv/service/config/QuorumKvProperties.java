@@ -273,17 +273,21 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param pollInterval how often the coordinator of a change checks its transfers
 	 * @param autoCleanup whether a node removes the keys it no longer owns once a change
 	 * has finished (otherwise {@code scripts/qkv cleanup} does)
+	 * @param cleanupDelay how long after a change has finished a node waits before its
+	 * automatic clean-up, so that the last replica writes of the previous ring (those
+	 * still under way when it was replaced) have landed and are removed too
 	 */
 	public record MembershipProperties(@DefaultValue("5s") Duration callTimeout, @DefaultValue("10s") Duration lease,
 			@DefaultValue("64MB") DataSize streamRate, @DefaultValue("1MB") DataSize streamBatch,
 			@DefaultValue("1s") Duration checkpointInterval, @DefaultValue("500ms") Duration pollInterval,
-			@DefaultValue("true") boolean autoCleanup) {
+			@DefaultValue("true") boolean autoCleanup, @DefaultValue("5s") Duration cleanupDelay) {
 
 		public MembershipProperties {
 			positive(callTimeout, "membership.call-timeout");
 			positive(lease, "membership.lease");
 			positive(checkpointInterval, "membership.checkpoint-interval");
 			positive(pollInterval, "membership.poll-interval");
+			positive(cleanupDelay, "membership.cleanup-delay");
 			if (streamRate.toBytes() < 1024) {
 				throw new IllegalArgumentException("quorumkv.cluster.membership.stream-rate must be at least 1KB");
 			}

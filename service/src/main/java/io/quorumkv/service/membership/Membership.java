@@ -50,11 +50,14 @@ public final class Membership {
 
 	private final Cleanup cleanup;
 
+	private final RingSync sync;
+
 	private final Duration callTimeout;
 
 	Membership(ClusterState state, Proposer proposer, PeerClient peers, Transfers transfers, Cleanup cleanup,
-			Duration callTimeout) {
+			RingSync sync, Duration callTimeout) {
 		this.state = state;
+		this.sync = sync;
 		this.proposer = proposer;
 		this.peers = peers;
 		this.transfers = transfers;
@@ -130,7 +133,7 @@ public final class Membership {
 	}
 
 	private Mono<Answer> change(String what, @Nullable Long epoch, Function<Ring, Mono<Ring>> next) {
-		return Mono.defer(() -> {
+		return newestRing().then(Mono.defer(() -> {
 			Ring ring = this.state.ring().orElse(null);
 			if (ring == null) {
 				return Mono.just(Answer.refused(409, "this node has no ring: ask a member of the cluster"));
@@ -164,7 +167,34 @@ public final class Membership {
 				.onErrorResume(IllegalArgumentException.class,
 						(bad) -> Mono.just(Answer.refused(400, bad.getMessage())))
 				.onErrorResume(IllegalStateException.class, (bad) -> Mono.just(Answer.refused(409, bad.getMessage())));
-		});
+		}));
+	}
+
+	/**
+	 * Catches up with the newest ring among the members before a change is computed, so
+	 * that an operator who asks a node a step behind (the end of the last change not yet
+	 * delivered to it) is not refused for that.
+	 */
+	private Mono<Void> newestRing() {
+		Ring ring = this.state.ring().orElse(null);
+		if (ring == null) {
+			return Mono.empty();
+		}
+		long mine = ring.epoch();
+		return Flux.fromIterable(ring.participants())
+			.filter((node) -> !node.id().equals(this.state.self().id()))
+			.flatMap((node) -> this.peers
+				.ringCall(node, HttpMethod.GET, InternalApi.RING_IDENTITY_PATH, null, this.callTimeout)
+				.filter(PeerClient.RingReply::ok)
+				.map((reply) -> new Peer(node, JsonMapper.shared().readTree(reply.body()).path("epoch").asLong(0)))
+				.onErrorResume((error) -> Mono.empty()))
+			.filter((peer) -> peer.epoch() > mine)
+			.reduce((a, b) -> (a.epoch() >= b.epoch()) ? a : b)
+			.flatMap((newest) -> this.sync.catchUp(newest.node(), newest.epoch()))
+			.onErrorResume((error) -> Mono.empty());
+	}
+
+	private record Peer(Node node, long epoch) {
 	}
 
 	private static RingNode member(Ring ring, String url) {

@@ -13,6 +13,7 @@ import io.quorumkv.service.replication.PeerClient;
 import io.quorumkv.storage.Storage;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
 
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationListener;
@@ -90,8 +91,8 @@ class MembershipConfiguration {
 
 	@Bean
 	Membership membership(ClusterState state, Proposer proposer, PeerClient peers, Transfers transfers, Cleanup cleanup,
-			QuorumKvProperties properties) {
-		return new Membership(state, proposer, peers, transfers, cleanup,
+			RingSync sync, QuorumKvProperties properties) {
+		return new Membership(state, proposer, peers, transfers, cleanup, sync,
 				properties.cluster().membership().callTimeout());
 	}
 
@@ -108,7 +109,8 @@ class MembershipConfiguration {
 				Ring before = previous.getAndSet(ring);
 				boolean finished = before != null && before.change() != null && ring.change() == null;
 				if (finished && properties.cluster().membership().autoCleanup() && ring.isMember(state.self().id())) {
-					cleanup.run()
+					Mono.delay(properties.cluster().membership().cleanupDelay())
+						.then(cleanup.run())
 						.subscribe(null, (error) -> LogFactory.getLog(Cleanup.class)
 							.warn("Cleanup after epoch " + ring.epoch() + " did not run: " + error.getMessage()));
 				}

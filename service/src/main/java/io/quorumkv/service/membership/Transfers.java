@@ -319,8 +319,14 @@ public final class Transfers implements AutoCloseable {
 		double scanRate = (seconds > 0 && scanned > 0) ? scanned / seconds : 0;
 		status.put("bytesPerSecond", Math.round(rate));
 		status.put("keysPerSecond", (seconds > 0) ? Math.round(keys / seconds) : 0);
-		status.put("etaSeconds",
-				done ? 0L : (estimated && scanRate > 0) ? Math.round((estimate - scanned) / scanRate) : null);
+		Long eta = null;
+		if (done) {
+			eta = 0L;
+		}
+		else if (estimated && scanRate > 0) {
+			eta = Math.round((estimate - scanned) / scanRate);
+		}
+		status.put("etaSeconds", eta);
 		status.put("sources", sources);
 		return status;
 	}
