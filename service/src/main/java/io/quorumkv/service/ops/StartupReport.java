@@ -1,7 +1,7 @@
 package io.quorumkv.service.ops;
 
 import io.quorumkv.service.cluster.ClusterState;
-import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.cluster.RingJson;
 import io.quorumkv.service.config.QuorumKvProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -32,8 +32,10 @@ class StartupReport implements ApplicationListener<ApplicationReadyEvent> {
 	@Override
 	public void onApplicationEvent(ApplicationReadyEvent event) {
 		logger.info("QuorumKV node " + this.cluster.self() + " ready: "
-				+ this.cluster.ring().map(Ring::describe).orElse("no ring yet (waiting to be joined)") + ", backend "
-				+ this.properties.storage().backend().name().toLowerCase() + ", data "
+				+ this.cluster.ring()
+					.map((ring) -> ring.describe() + ", placement " + RingJson.strategyLabel(ring.strategy()))
+					.orElse("no ring yet (waiting to be joined)")
+				+ ", backend " + this.properties.storage().backend().name().toLowerCase() + ", data "
 				+ this.properties.storage().path().toAbsolutePath().normalize() + ", event loops "
 				+ LoopResources.DEFAULT_IO_WORKER_COUNT);
 	}
