@@ -251,9 +251,13 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param slidingWindow calls the failure rate is computed over
 	 * @param minimumCalls calls needed before the rate is computed
 	 * @param waitInOpen how long an open breaker refuses calls
+	 * @param halfOpenCalls trial calls a breaker admits once the wait is over; it closes
+	 * when they succeed. Clients' requests are trial calls too: too few, and a burst of
+	 * requests right after a peer comes back is refused while the first trials run
 	 */
 	public record BreakerProperties(@DefaultValue("50") int failureRateThreshold, @DefaultValue("20") int slidingWindow,
-			@DefaultValue("5") int minimumCalls, @DefaultValue("2s") Duration waitInOpen) {
+			@DefaultValue("5") int minimumCalls, @DefaultValue("2s") Duration waitInOpen,
+			@DefaultValue("10") int halfOpenCalls) {
 
 		public BreakerProperties {
 			if (failureRateThreshold < 1 || failureRateThreshold > 100) {
@@ -262,6 +266,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			atLeastOne(slidingWindow, "breaker.sliding-window");
 			atLeastOne(minimumCalls, "breaker.minimum-calls");
 			positive(waitInOpen, "breaker.wait-in-open");
+			atLeastOne(halfOpenCalls, "breaker.half-open-calls");
 		}
 
 	}

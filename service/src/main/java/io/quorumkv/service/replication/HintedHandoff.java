@@ -70,10 +70,16 @@ final class HintedHandoff implements AutoCloseable {
 		long now = System.nanoTime();
 		for (Node peer : this.targets) {
 			PeerState state = this.states.get(peer.id());
+			CircuitBreaker.State breaker = this.peers.breakerState(peer);
 			if (this.hints.pending(peer) > 0 && !state.running && now >= state.notBefore
-					&& this.peers.breakerState(peer) != CircuitBreaker.State.OPEN) {
+					&& breaker != CircuitBreaker.State.OPEN) {
 				state.running = true;
-				deliver(peer).subscribe((count) -> {
+				// A half-open breaker admits a few trial calls: the clients' requests
+				// need
+				// them, so a pass then sends one hint alone, a probe, and the next pass
+				// delivers the rest once the breaker has closed.
+				Mono<Long> pass = (breaker == CircuitBreaker.State.CLOSED) ? deliver(peer) : deliver(peer, 1, 1);
+				pass.subscribe((count) -> {
 					state.backoff = 0;
 					state.running = false;
 					if (count > 0) {
@@ -98,10 +104,17 @@ final class HintedHandoff implements AutoCloseable {
 	 * would keep it from ever closing.
 	 */
 	Mono<Long> deliver(Node peer) {
+		return deliver(peer, Long.MAX_VALUE, PARALLEL_DELIVERIES);
+	}
+
+	/**
+	 * As {@link #deliver(Node)}, of at most {@code maxHints}, {@code parallel} at once.
+	 */
+	private Mono<Long> deliver(Node peer, long maxHints, int parallel) {
 		long oldest = this.clock.now() - this.settings.maxAge().toNanos() / 1_000;
 		AtomicLong count = new AtomicLong();
 		AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
-		return this.hints.hints(peer).takeWhile((hint) -> failure.get() == null).flatMap((hint) -> {
+		return this.hints.hints(peer).take(maxHints).takeWhile((hint) -> failure.get() == null).flatMap((hint) -> {
 			if (hint.timestamp() < oldest) {
 				this.hints.dropped();
 				return this.hints.remove(peer, hint);
@@ -113,7 +126,7 @@ final class HintedHandoff implements AutoCloseable {
 				failure.compareAndSet(null, error);
 				return Mono.empty();
 			});
-		}, PARALLEL_DELIVERIES)
+		}, parallel)
 			// Hints stored behind the pass stay pending: count what is left.
 			.then(this.hints.hints(peer).count())
 			.flatMap((remaining) -> {

@@ -8,6 +8,9 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
@@ -34,6 +37,8 @@ import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.netty.Connection;
+import reactor.netty.channel.ChannelOperations;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.http.client.HttpClientRequest;
 import reactor.netty.resources.ConnectionProvider;
@@ -47,6 +52,7 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ReactiveHttpOutputMessage;
+import org.springframework.http.client.reactive.ClientHttpRequest;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.web.reactive.function.BodyExtractors;
 import org.springframework.web.reactive.function.BodyInserter;
@@ -122,7 +128,7 @@ public final class PeerClient implements AutoCloseable {
 			.minimumNumberOfCalls(cluster.breaker().minimumCalls())
 			.failureRateThreshold(cluster.breaker().failureRateThreshold())
 			.waitDurationInOpenState(cluster.breaker().waitInOpen())
-			.permittedNumberOfCallsInHalfOpenState(2)
+			.permittedNumberOfCallsInHalfOpenState(cluster.breaker().halfOpenCalls())
 			.automaticTransitionFromOpenToHalfOpenEnabled(true)
 			.build());
 		this.bulkheads = BulkheadRegistry.of(BulkheadConfig.custom()
@@ -131,6 +137,8 @@ public final class PeerClient implements AutoCloseable {
 			.build());
 		this.limiters = TimeLimiterRegistry
 			.of(TimeLimiterConfig.custom().timeoutDuration(cluster.replicaTimeout()).cancelRunningFuture(true).build());
+		this.breakers.getEventPublisher()
+			.onEntryAdded((added) -> closeOnFirstSuccessWhenHalfOpen(added.getAddedEntry()));
 		TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(this.breakers).bindTo(meters);
 		TaggedBulkheadMetrics.ofBulkheadRegistry(this.bulkheads).bindTo(meters);
 		TaggedTimeLimiterMetrics.ofTimeLimiterRegistry(this.limiters).bindTo(meters);
@@ -162,24 +170,46 @@ public final class PeerClient implements AutoCloseable {
 		return builder.build();
 	}
 
+	/**
+	 * A half-open breaker closes at its first successful call: that call has just shown
+	 * the peer answers. Otherwise it would judge the peer by all of its trial calls, and
+	 * those started while the peer was still coming back (refused, timed out) would open
+	 * it again right after a client's request had got through, failing the next ones at
+	 * once with every replica up.
+	 */
+	private static void closeOnFirstSuccessWhenHalfOpen(CircuitBreaker breaker) {
+		breaker.getEventPublisher().onSuccess((success) -> {
+			if (breaker.getState() == CircuitBreaker.State.HALF_OPEN) {
+				try {
+					breaker.transitionToClosedState();
+				}
+				catch (IllegalStateException ex) {
+					// Another thread's call moved it first: nothing to do.
+				}
+			}
+		});
+	}
+
 	/** The peer's kept entry of {@code key}; empty optional when it never saw the key. */
 	public Mono<Optional<Entry>> get(Node peer, byte[] key) {
-		Mono<Optional<Entry>> call = this.client.get()
+		Mono<Optional<Entry>> call = closedOnCancel((connection) -> this.client.get()
 			.uri(URI.create(peer.id() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key)))
-			.exchangeToMono((response) -> readEntry(key, response));
+			.httpRequest(connection)
+			.exchangeToMono((response) -> readEntry(key, response)));
 		return guarded(peer, "get", call);
 	}
 
 	/** Sends an entry to the peer, which keeps the greater of it and its own. */
 	public Mono<Void> upsert(Node peer, Entry entry) {
 		byte[] value = entry.value();
-		Mono<Void> call = this.client.put()
+		Mono<Void> call = closedOnCancel((connection) -> this.client.put()
 			.uri(URI.create(peer.id() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(entry.key())))
+			.httpRequest(connection)
 			.header(InternalApi.TIMESTAMP, Long.toString(entry.timestamp()))
 			.header(InternalApi.TOMBSTONE, Boolean.toString(value == null))
 			.contentType(MediaType.APPLICATION_OCTET_STREAM)
 			.body(bytes((value != null) ? value : NO_BYTES))
-			.exchangeToMono((response) -> expect(response, HttpStatus.CREATED));
+			.exchangeToMono((response) -> expect(response, HttpStatus.CREATED)));
 		return guarded(peer, "upsert", call);
 	}
 
@@ -190,12 +220,13 @@ public final class PeerClient implements AutoCloseable {
 	 */
 	public Mono<byte[]> batch(Node peer, byte[] body) {
 		URI uri = this.batchUris.computeIfAbsent(peer.id(), (id) -> URI.create(id + InternalApi.BATCH_PATH));
-		Mono<byte[]> call = this.client.post()
+		Mono<byte[]> call = closedOnCancel((connection) -> this.client.post()
 			.uri(uri)
+			.httpRequest(connection)
 			.contentType(MediaType.APPLICATION_OCTET_STREAM)
 			.body(bytes(body))
 			.exchangeToMono((response) -> (response.statusCode().value() == HttpStatus.OK.value())
-					? joined(response, this.maxFrameSize) : failure(response));
+					? joined(response, this.maxFrameSize) : failure(response)));
 		return guarded(peer, "batch", call);
 	}
 
@@ -222,6 +253,11 @@ public final class PeerClient implements AutoCloseable {
 								}
 							})) : response.createError().flux().cast(Entry.class));
 		});
+	}
+
+	/** The peer's circuit breaker. */
+	CircuitBreaker breaker(Node peer) {
+		return this.breakers.circuitBreaker(peer.id());
 	}
 
 	/** The state of the peer's circuit breaker ({@code CLOSED}, {@code OPEN}, ...). */
@@ -291,6 +327,31 @@ public final class PeerClient implements AutoCloseable {
 			case TimeoutException timeout -> "timeout";
 			default -> "error";
 		};
+	}
+
+	/**
+	 * A call whose connection is closed when the call is cancelled before it ended (its
+	 * time limiter gave up on it): the peer's answer may still come, and the connection
+	 * must neither be handed to another call with that answer on its way nor stay taken
+	 * until the answer comes. {@code call} builds the exchange and hands the request to
+	 * the consumer it is given, which notes its connection.
+	 */
+	private static <T> Mono<T> closedOnCancel(Function<Consumer<ClientHttpRequest>, Mono<T>> call) {
+		return Mono.defer(() -> {
+			AtomicReference<@Nullable Connection> connection = new AtomicReference<>();
+			return call.apply((request) -> {
+				if (request.getNativeRequest() instanceof Connection native_) {
+					connection.set(native_);
+				}
+			}).doOnCancel(() -> {
+				Connection taken = connection.get();
+				// Only while the call still owns it: once released, the pool may have
+				// handed the channel to another call.
+				if (taken != null && ChannelOperations.get(taken.channel()) == taken) {
+					taken.channel().close();
+				}
+			});
+		});
 	}
 
 	/** A request body of bytes already in memory: wrapped, not copied or encoded. */

@@ -37,6 +37,8 @@ final class QuorumRound {
 
 	private boolean decided;
 
+	private @Nullable String firstFailure;
+
 	QuorumRound(Replicas replicas, Consumer<QuorumRound> onQuorum, Consumer<QuorumRound> onQuorumLost,
 			Consumer<QuorumRound> onAllReplied) {
 		this.ack = replicas.ack();
@@ -65,11 +67,16 @@ final class QuorumRound {
 		fire(quorum, false, all);
 	}
 
-	/** Replica {@code index} failed or timed out. */
-	void failed(int index) {
+	/**
+	 * Replica {@code index} failed or timed out; {@code why} says how, for the answer.
+	 */
+	void failed(int index, String why) {
 		boolean lost;
 		boolean all;
 		synchronized (this) {
+			if (this.firstFailure == null) {
+				this.firstFailure = why;
+			}
 			this.failed[index] = true;
 			this.failures++;
 			lost = !this.decided && this.failures > this.from - this.ack;
@@ -109,6 +116,11 @@ final class QuorumRound {
 
 	synchronized boolean hasFailed(int index) {
 		return this.failed[index];
+	}
+
+	/** What the first replica that failed reported; null when none failed. */
+	synchronized @Nullable String firstFailure() {
+		return this.firstFailure;
 	}
 
 	synchronized int successes() {

@@ -9,8 +9,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.resilience4j.bulkhead.BulkheadFullException;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -81,7 +84,9 @@ public class ReplicationService {
 			}, (r) -> lost(sink, "get", replicas, r, start), (r) -> repair(targets, r));
 			for (int i = 0; i < targets.size(); i++) {
 				int index = i;
-				targets.get(i).get(key, (answer) -> round.succeeded(index, answer), (error) -> round.failed(index));
+				Replica replica = targets.get(i);
+				replica.get(key, (answer) -> round.succeeded(index, answer),
+						(error) -> round.failed(index, failure(replica, error)));
 			}
 		});
 	}
@@ -111,11 +116,12 @@ public class ReplicationService {
 			});
 			for (int i = 0; i < targets.size(); i++) {
 				int index = i;
-				targets.get(i).write(entry, replicas.ack(), () -> round.succeeded(index, Optional.empty()), (error) -> {
+				Replica replica = targets.get(i);
+				replica.write(entry, replicas.ack(), () -> round.succeeded(index, Optional.empty()), (error) -> {
 					if (error instanceof StorageException) {
 						storageFailure.compareAndSet(null, error);
 					}
-					round.failed(index);
+					round.failed(index, failure(replica, error));
 				});
 			}
 		});
@@ -149,7 +155,19 @@ public class ReplicationService {
 
 	private void lost(MonoSink<?> sink, String operation, Replicas replicas, QuorumRound round, long start) {
 		this.metrics.fanOut(operation, start, false);
-		sink.error(new QuorumNotReachedException(operation, replicas, round.successes()));
+		sink.error(new QuorumNotReachedException(operation, replicas, round.successes(), round.firstFailure()));
+	}
+
+	/** A replica's failure as the client is told it: the node and what happened. */
+	private static String failure(Replica replica, Throwable error) {
+		String what = switch (error) {
+			case CallNotPermittedException open -> "its circuit breaker is open";
+			case BulkheadFullException full -> "too many calls to it in flight";
+			case TimeoutException timeout -> "no answer in time";
+			default ->
+				error.getClass().getSimpleName() + ((error.getMessage() != null) ? ": " + error.getMessage() : "");
+		};
+		return replica.node() + ": " + what;
 	}
 
 	/** After every replica of a read answered: push the winner to those that lag. */
