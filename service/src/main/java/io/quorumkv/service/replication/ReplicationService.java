@@ -2,6 +2,7 @@ package io.quorumkv.service.replication;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.resilience4j.bulkhead.BulkheadFullException;
@@ -128,20 +130,44 @@ public class ReplicationService {
 	}
 
 	/**
-	 * The live entries of a key range across the cluster, in key order: a lazy k-way
-	 * merge of every node's local scan, one entry per key (the greatest), tombstones
-	 * dropped.
+	 * The live entries of a key range, in key order: a lazy k-way merge of the replicas'
+	 * local scans, one entry per key (the greatest), tombstones dropped, at most
+	 * {@code limit}. A replica whose scan fails (at its start or midway) is left out as
+	 * long as no more than {@code from - ack} are: then every key still has {@code ack}
+	 * of its replicas in the merge, so the range reads every write acknowledged by a
+	 * quorum it overlaps, as a single key's read does. Past that the range fails with
+	 * {@link ReplicaUnavailableException} (503). Every node holds every key today, so
+	 * every replica scans the whole range.
+	 * @param fromKey the first key; included when {@code inclusive}
+	 * @param toExclusive the end of the range, null for none
 	 */
-	public Flux<Entry> range(byte[] fromInclusive, byte @Nullable [] toExclusive) {
-		List<Flux<Entry>> sources = new ArrayList<>();
-		for (Replica replica : this.replicas.values()) {
-			sources.add(replica.scan(fromInclusive, toExclusive));
-		}
-		@SuppressWarnings("unchecked")
-		Flux<Entry>[] array = sources.toArray(Flux[]::new);
-		return Flux.mergeComparing(KEY_THEN_NEWEST, array)
-			.distinctUntilChanged((entry) -> ByteBuffer.wrap(entry.key()))
-			.filter((entry) -> !entry.isTombstone());
+	public Flux<Entry> range(byte[] fromKey, boolean inclusive, byte @Nullable [] toExclusive, Replicas replicas,
+			long limit) {
+		byte[] start = inclusive ? fromKey : successor(fromKey);
+		int tolerated = replicas.from() - replicas.ack();
+		List<Replica> sources = new ArrayList<>(this.replicas.values());
+		return Flux.defer(() -> {
+			AtomicInteger failed = new AtomicInteger();
+			List<Flux<Entry>> scans = new ArrayList<>(sources.size());
+			for (Replica replica : sources) {
+				scans.add(replica.scan(start, toExclusive)
+					.onErrorResume(
+							(error) -> (failed.incrementAndGet() <= tolerated) ? Flux.empty() : Flux.error(error)));
+			}
+			@SuppressWarnings("unchecked")
+			Flux<Entry>[] array = scans.toArray(Flux[]::new);
+			return Flux.mergeComparing(KEY_THEN_NEWEST, array)
+				.distinctUntilChanged((entry) -> ByteBuffer.wrap(entry.key()))
+				.filter((entry) -> !entry.isTombstone())
+				.take(limit);
+		});
+	}
+
+	/**
+	 * The least key greater than {@code key} in unsigned byte order: {@code key + 0x00}.
+	 */
+	private static byte[] successor(byte[] key) {
+		return Arrays.copyOf(key, key.length + 1);
 	}
 
 	private List<Replica> replicasOf(byte[] key, Replicas replicas) {

@@ -273,12 +273,29 @@ class ClusterTest {
 	}
 
 	@Test
-	void rangeWithANodeDownIsA503NotAPartialAnswer() {
-		put(0, "r1", "v", "3/3").expectStatus().isCreated();
+	void rangeWithANodeDownIsServedByTheOthersAtAQuorumAndRefusedAtAll() {
+		for (int i = 0; i < 20; i++) {
+			put(i % 3, "r" + i, "v" + i, "2/3").expectStatus().isCreated();
+		}
 		this.cluster.stop(2);
+		StringBuilder expected = new StringBuilder();
+		new TreeMap<>(java.util.stream.IntStream.range(0, 20)
+			.boxed()
+			.collect(java.util.stream.Collectors.toMap((i) -> "r" + i, (i) -> "v" + i)))
+			.forEach((k, v) -> expected.append(k).append('\n').append(v));
+		for (String replicas : List.of("", "&replicas=2/3", "&replicas=1/3")) {
+			this.cluster.client(0)
+				.get()
+				.uri(this.cluster.uri(0, "/v0/entities?start=r" + replicas))
+				.exchange()
+				.expectStatus()
+				.isOk()
+				.expectBody(String.class)
+				.isEqualTo(expected.toString());
+		}
 		this.cluster.client(0)
 			.get()
-			.uri(this.cluster.uri(0, "/v0/entities?start=r"))
+			.uri(this.cluster.uri(0, "/v0/entities?start=r&replicas=3/3"))
 			.exchange()
 			.expectStatus()
 			.isEqualTo(HttpStatus.SERVICE_UNAVAILABLE)
