@@ -20,6 +20,7 @@ import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.StorageOverloadedException;
 import io.quorumkv.storage.StorageStats;
+import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.memtable.MemTable;
 import io.quorumkv.storage.lsm.wal.Syncer;
 import io.quorumkv.storage.lsm.wal.WalRecord;
@@ -49,6 +50,9 @@ final class LsmEngine {
 	private static final System.Logger LOG = System.getLogger(LsmEngine.class.getName());
 
 	final LsmOptions options;
+
+	/** Every file operation on the data folder goes through it. */
+	final FileIo io;
 
 	final Path dir;
 
@@ -82,8 +86,10 @@ final class LsmEngine {
 
 	private final Syncer syncer;
 
-	LsmEngine(LsmOptions options, LsmState initial, long nextFileNumber, FileChannel lockChannel, FileLock lock) {
+	LsmEngine(LsmOptions options, FileIo io, LsmState initial, long nextFileNumber, FileChannel lockChannel,
+			FileLock lock) {
 		this.options = options;
+		this.io = io;
 		this.dir = options.directory();
 		this.state = new AtomicReference<>(initial);
 		this.nextFileNumber = new AtomicLong(nextFileNumber);
@@ -196,12 +202,12 @@ final class LsmEngine {
 				// numbered a segment of its own. The segments must follow the memtables'
 				// order: recovery deletes every segment below the oldest unflushed
 				// memtable's, and this one would hold the newest writes.
-				BackgroundWork.discard(wal);
+				this.background.discard(wal);
 				wal = null;
 			}
 			if (wal == null) {
 				long number = this.nextFileNumber.getAndIncrement();
-				wal = WalWriter.create(DataFiles.wal(this.dir, number), number);
+				wal = WalWriter.create(this.io, DataFiles.wal(this.dir, number), number);
 			}
 			MemTableSlot next = new MemTableSlot(new MemTable(), wal);
 			this.rotationLock.writeLock().lock();

@@ -18,6 +18,7 @@ import java.util.stream.Stream;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.StorageException;
+import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.wal.WalWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,7 +54,7 @@ class LsmEngineTest {
 	 */
 	@Test
 	void aSpareWalNumberedBeforeTheActiveOneIsNotUsed() throws Exception {
-		LsmEngine engine = Recovery.open(small());
+		LsmEngine engine = Recovery.open(small(), FileIo.real());
 		try {
 			WalWriter stale = awaitSpare(engine);
 			engine.upsert(put("a", "1", 1)).block(TIMEOUT);
@@ -61,7 +62,7 @@ class LsmEngineTest {
 			long active = engine.state.get().active().wal().number();
 			assertThat(active).isGreaterThan(stale.number());
 			// The spare prepared after that rotation goes; the stale one takes its place.
-			BackgroundWork.discard(awaitSpare(engine));
+			engine.background.discard(awaitSpare(engine));
 			engine.background.offerSpareWal(stale);
 
 			engine.upsert(put("b", "2", 2)).block(TIMEOUT);

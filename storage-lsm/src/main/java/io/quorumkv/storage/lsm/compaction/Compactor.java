@@ -9,6 +9,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongFunction;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.iterator.ConcatIterator;
 import io.quorumkv.storage.lsm.iterator.EntryIterator;
 import io.quorumkv.storage.lsm.iterator.MergingIterator;
@@ -25,6 +26,8 @@ public final class Compactor {
 
 	private static final byte[] FIRST_KEY = new byte[0];
 
+	private final FileIo io;
+
 	private final int blockSize;
 
 	private final int bloomBitsPerKey;
@@ -36,7 +39,9 @@ public final class Compactor {
 	/**
 	 * @param tablePath the path of a new table file from a fresh file number
 	 */
-	public Compactor(int blockSize, int bloomBitsPerKey, long targetTableSize, LongFunction<Path> tablePath) {
+	public Compactor(FileIo io, int blockSize, int bloomBitsPerKey, long targetTableSize,
+			LongFunction<Path> tablePath) {
+		this.io = io;
 		this.blockSize = blockSize;
 		this.bloomBitsPerKey = bloomBitsPerKey;
 		this.targetTableSize = targetTableSize;
@@ -88,7 +93,7 @@ public final class Compactor {
 				}
 				if (builder == null) {
 					long number = numbers.getAsLong();
-					builder = SsTableBuilder.create(this.tablePath.apply(number), number, this.blockSize,
+					builder = SsTableBuilder.create(this.io, this.tablePath.apply(number), number, this.blockSize,
 							this.bloomBitsPerKey);
 				}
 				builder.add(e);

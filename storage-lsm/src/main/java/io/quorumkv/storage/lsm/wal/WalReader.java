@@ -4,14 +4,12 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.function.Consumer;
 
 import io.quorumkv.storage.CorruptedStorageException;
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.lsm.io.FileIo;
 
 /**
  * Replays a WAL segment. Only the last record can be torn (the process or the machine
@@ -32,8 +30,8 @@ public final class WalReader {
 	}
 
 	/** Replays {@code file} into {@code sink}, truncating a torn tail. */
-	public static Replay replay(Path file, Consumer<Entry> sink) throws IOException {
-		byte[] bytes = Files.readAllBytes(file);
+	public static Replay replay(FileIo io, Path file, Consumer<Entry> sink) throws IOException {
+		byte[] bytes = io.readAll(file);
 		ByteBuffer buffer = ByteBuffer.wrap(bytes).order(ByteOrder.BIG_ENDIAN);
 		int length = bytes.length;
 		int pos = 0;
@@ -83,10 +81,7 @@ public final class WalReader {
 		if (torn != null) {
 			LOG.log(Level.WARNING, "WAL {0}: dropping a torn last record at offset {1} ({2}, {3} bytes); truncating",
 					file, pos, torn, length - pos);
-			try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-				channel.truncate(pos);
-				channel.force(true);
-			}
+			io.truncate(file, pos);
 		}
 		return new Replay(records, pos, torn != null);
 	}

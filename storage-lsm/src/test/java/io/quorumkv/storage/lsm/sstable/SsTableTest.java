@@ -13,6 +13,7 @@ import java.util.TreeMap;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Keys;
 import io.quorumkv.storage.contract.Entries;
+import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.iterator.EntryIterator;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
@@ -44,7 +45,7 @@ class SsTableTest {
 	private SsTable write(TreeMap<byte[], Entry> entries, int blockSize) throws IOException {
 		Path path = this.dir.resolve("000001.sst");
 		Files.deleteIfExists(path);
-		try (SsTableBuilder builder = SsTableBuilder.create(path, 1, blockSize, 10)) {
+		try (SsTableBuilder builder = SsTableBuilder.create(FileIo.real(), path, 1, blockSize, 10)) {
 			for (Entry e : entries.values()) {
 				builder.add(e);
 			}

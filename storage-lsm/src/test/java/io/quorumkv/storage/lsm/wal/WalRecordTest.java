@@ -13,6 +13,7 @@ import java.util.List;
 
 import io.quorumkv.storage.CorruptedStorageException;
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.lsm.io.FileIo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,7 +27,7 @@ class WalRecordTest {
 
 	private Path write(List<Entry> entries) throws IOException {
 		Path file = this.dir.resolve("wal-000001.log");
-		try (WalWriter writer = WalWriter.create(file, 1)) {
+		try (WalWriter writer = WalWriter.create(FileIo.real(), file, 1)) {
 			for (Entry e : entries) {
 				writer.append(e);
 			}
@@ -39,7 +40,7 @@ class WalRecordTest {
 	void recordsRoundTrip() throws IOException {
 		Path file = write(this.entries);
 		List<Entry> replayed = new ArrayList<>();
-		WalReader.Replay replay = WalReader.replay(file, replayed::add);
+		WalReader.Replay replay = WalReader.replay(FileIo.real(), file, replayed::add);
 		assertThat(replayed).containsExactlyElementsOf(this.entries);
 		assertThat(replay.tornTail()).isFalse();
 		assertThat(replay.validLength()).isEqualTo(Files.size(file));
@@ -54,7 +55,7 @@ class WalRecordTest {
 		for (int cut = lastStart + 1; cut < full.length; cut++) {
 			Files.write(file, java.util.Arrays.copyOf(full, cut));
 			List<Entry> replayed = new ArrayList<>();
-			WalReader.Replay replay = WalReader.replay(file, replayed::add);
+			WalReader.Replay replay = WalReader.replay(FileIo.real(), file, replayed::add);
 			assertThat(replayed).as("cut at %d", cut).containsExactlyElementsOf(this.entries.subList(0, 3));
 			assertThat(replay.tornTail()).isTrue();
 			assertThat(Files.size(file)).isEqualTo(lastStart);
@@ -67,7 +68,7 @@ class WalRecordTest {
 		long size = Files.size(file);
 		Files.write(file, new byte[100], java.nio.file.StandardOpenOption.APPEND);
 		List<Entry> replayed = new ArrayList<>();
-		assertThat(WalReader.replay(file, replayed::add).tornTail()).isTrue();
+		assertThat(WalReader.replay(FileIo.real(), file, replayed::add).tornTail()).isTrue();
 		assertThat(replayed).containsExactlyElementsOf(this.entries);
 		assertThat(Files.size(file)).isEqualTo(size);
 	}
@@ -82,7 +83,7 @@ class WalRecordTest {
 			damaged[offset] ^= 0x10;
 			Files.write(file, damaged);
 			int recordStart = (offset < secondStart) ? 0 : secondStart;
-			assertThatThrownBy(() -> WalReader.replay(file, (e) -> {
+			assertThatThrownBy(() -> WalReader.replay(FileIo.real(), file, (e) -> {
 			})).isInstanceOfSatisfying(CorruptedStorageException.class, (ex) -> {
 				assertThat(ex.file()).isEqualTo(file);
 				assertThat(ex.offset()).isEqualTo(recordStart);
