@@ -61,6 +61,14 @@ public final class WalWriter implements AutoCloseable {
 
 	private boolean closed;
 
+	/**
+	 * The write that failed, after which nothing more is appended: it may have landed
+	 * part of its records, which must stay the last bytes of the segment (only the last
+	 * record may be torn; anything after it would make it damage). Guarded by the write
+	 * lock.
+	 */
+	private @Nullable IOException failed;
+
 	/** Guarded by the sync lock. */
 	private boolean directorySynced;
 
@@ -167,6 +175,14 @@ public final class WalWriter implements AutoCloseable {
 				batch.add(p);
 				total += p.size;
 			}
+			if (this.failed != null) {
+				IOException refused = new IOException(
+						"WAL segment " + this.path + " failed earlier; nothing more is appended to it", this.failed);
+				for (Pending p : batch) {
+					p.failure = refused;
+				}
+				throw refused;
+			}
 			long position = this.writtenPosition;
 			try {
 				byte[] out = buffer(total);
@@ -185,6 +201,7 @@ public final class WalWriter implements AutoCloseable {
 				for (Pending p : batch) {
 					p.failure = failure;
 				}
+				this.failed = failure;
 				throw failure;
 			}
 			this.writtenPosition = position;
