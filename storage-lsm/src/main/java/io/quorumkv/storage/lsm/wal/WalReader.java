@@ -14,9 +14,11 @@ import io.quorumkv.storage.lsm.io.FileIo;
 /**
  * Replays a WAL segment. Only the last record can be torn (the process or the machine
  * died while appending it): an incomplete header, an incomplete payload, a last record
- * whose checksum fails, or a zero-filled tail is dropped and the file truncated. A bad
- * record followed by more data is damage and throws {@link CorruptedStorageException}
- * naming file and offset.
+ * whose checksum fails, or a zero-filled tail is dropped and the file truncated. A torn
+ * record may itself be followed by zeros (after a power loss a file system can keep a
+ * file's new length but not all of its data): a bad record with only zeros after it is
+ * torn too. A bad record followed by any other data is damage and throws
+ * {@link CorruptedStorageException} naming file and offset.
  */
 public final class WalReader {
 
@@ -51,6 +53,10 @@ public final class WalReader {
 					torn = "zero-filled tail";
 					break;
 				}
+				if (zeroFrom(bytes, pos + WalRecord.HEADER_SIZE)) {
+					torn = "incomplete header followed by zeros";
+					break;
+				}
 				throw new CorruptedStorageException(file, pos, "WAL record header", "checksum mismatch");
 			}
 			if (payloadLength < 0 || payloadLength > WalRecord.MAX_PAYLOAD) {
@@ -65,6 +71,10 @@ public final class WalReader {
 			if (WalRecord.crc(bytes, pos + WalRecord.HEADER_SIZE, payloadLength) != payloadCrc) {
 				if (end == length) {
 					torn = "checksum mismatch in the last record";
+					break;
+				}
+				if (zeroFrom(bytes, end)) {
+					torn = "checksum mismatch in the last record, zeros after it";
 					break;
 				}
 				throw new CorruptedStorageException(file, pos, "WAL record",
@@ -86,6 +96,7 @@ public final class WalReader {
 		return new Replay(records, pos, torn != null);
 	}
 
+	/** Whether every byte from {@code from} on (none, past the end) is zero. */
 	private static boolean zeroFrom(byte[] bytes, int from) {
 		for (int i = from; i < bytes.length; i++) {
 			if (bytes[i] != 0) {

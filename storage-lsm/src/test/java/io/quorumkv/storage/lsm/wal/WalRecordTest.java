@@ -62,6 +62,32 @@ class WalRecordTest {
 		}
 	}
 
+	/**
+	 * After a crash a file system may keep a file's new length but not all of its data:
+	 * the torn record is then followed by zeros. Nothing valid follows it, so it is a
+	 * torn tail, not damage.
+	 */
+	@Test
+	void theLastRecordTornAtEveryOffsetAndFollowedByZerosIsDroppedAndCut() throws IOException {
+		// A last record whose bytes do not end in zeros: zeros cannot complete it.
+		List<Entry> written = List.of(this.entries.get(0), this.entries.get(2),
+				Entry.value(bytes("last"), bytes("its value"), 77));
+		Path file = write(written);
+		byte[] full = Files.readAllBytes(file);
+		int lastStart = full.length - WalRecord.encode(written.getLast()).length;
+		for (int cut = lastStart; cut < full.length; cut++) {
+			for (int zeros : new int[] { 1, 7, 100, 5000 }) {
+				Files.write(file, java.util.Arrays.copyOf(java.util.Arrays.copyOf(full, cut), cut + zeros));
+				List<Entry> replayed = new ArrayList<>();
+				WalReader.Replay replay = WalReader.replay(FileIo.real(), file, replayed::add);
+				assertThat(replayed).as("cut at %d, %d zeros", cut, zeros)
+					.containsExactlyElementsOf(written.subList(0, 2));
+				assertThat(replay.tornTail()).isTrue();
+				assertThat(Files.size(file)).isEqualTo(lastStart);
+			}
+		}
+	}
+
 	@Test
 	void zeroFilledTailIsTorn() throws IOException {
 		Path file = write(this.entries);
