@@ -79,8 +79,11 @@ public final class FaultFileIo implements FileIo {
 
 	}
 
-	/** What an image kept, for the test's report. */
-	public record Image(Path folder, int files, long unsyncedBytesDropped, int nameChangesLost) {
+	/**
+	 * What an image kept, for the test's report; taken at {@code atNanos}
+	 * ({@link System#nanoTime}).
+	 */
+	public record Image(Path folder, int files, long unsyncedBytesDropped, int nameChangesLost, long atNanos) {
 	}
 
 	/** A byte flipped in what a read returned. */
@@ -171,6 +174,11 @@ public final class FaultFileIo implements FileIo {
 	public FaultFileIo onEachOperation(BiConsumer<Op, Path> hook) {
 		this.hook = hook;
 		return this;
+	}
+
+	/** The folder this layer tracks. */
+	public Path dir() {
+		return this.dir;
 	}
 
 	public long calls(Op op) {
@@ -461,6 +469,7 @@ public final class FaultFileIo implements FileIo {
 
 	/** Goes dead and writes the crash image; under the lock. */
 	private Image cut(Tear tear, Path target) throws IOException {
+		long at = System.nanoTime();
 		Map<String, Node> names = new HashMap<>(this.durable);
 		int kept = (tear == Tear.KEEP_WRITTEN) ? this.log.size() : this.random.nextInt(this.log.size() + 1);
 		for (NameChange change : this.log.subList(0, kept)) {
@@ -488,7 +497,7 @@ public final class FaultFileIo implements FileIo {
 			}
 			Files.write(target.resolve(e.getKey()), bytes);
 		}
-		Image result = new Image(target, names.size(), dropped, this.log.size() - kept);
+		Image result = new Image(target, names.size(), dropped, this.log.size() - kept, at);
 		this.image = result;
 		return result;
 	}
