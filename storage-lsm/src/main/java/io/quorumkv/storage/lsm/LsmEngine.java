@@ -98,8 +98,7 @@ final class LsmEngine {
 		this.reads = new ReadPath(this.state, this.stats, this::checkOpen);
 		this.background = new BackgroundWork(this);
 		Duration period = (options.fsync() == FsyncPolicy.INTERVAL) ? options.fsyncInterval() : null;
-		this.syncer = new Syncer("lsm-wal-syncer-" + this.dir.getFileName(), () -> this.state.get().active().wal(),
-				period, this::fail);
+		this.syncer = new Syncer("lsm-wal-syncer-" + this.dir.getFileName(), this::liveWals, period, this::fail);
 	}
 
 	// ---- write path
@@ -251,9 +250,16 @@ final class LsmEngine {
 	Mono<Void> flush() {
 		return Mono.defer(() -> {
 			checkOpen();
-			List<WalWriter> wals = this.state.get().memtables().stream().map(MemTableSlot::wal).toList();
-			return Mono.fromFuture(this.syncer.request(wals), true);
+			return Mono.fromFuture(this.syncer.request(liveWals()), true);
 		});
+	}
+
+	/**
+	 * The WAL segments whose writes are not all in tables yet: the active memtable's and
+	 * the frozen ones'.
+	 */
+	private List<WalWriter> liveWals() {
+		return this.state.get().memtables().stream().map(MemTableSlot::wal).toList();
 	}
 
 	// ---- failures and lifecycle
