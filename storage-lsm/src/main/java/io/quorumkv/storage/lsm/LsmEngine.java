@@ -163,7 +163,7 @@ final class LsmEngine {
 			rotate(false);
 		}
 		if (this.options.fsync() == FsyncPolicy.ALWAYS) {
-			return Mono.fromFuture(this.syncer.request(List.of(wal)), true);
+			return synced(this.syncer.request(List.of(wal)));
 		}
 		return Mono.empty();
 	}
@@ -250,8 +250,19 @@ final class LsmEngine {
 	Mono<Void> flush() {
 		return Mono.defer(() -> {
 			checkOpen();
-			return Mono.fromFuture(this.syncer.request(liveWals()), true);
+			return synced(this.syncer.request(liveWals()));
 		});
+	}
+
+	/**
+	 * Completes when a force requested from the syncer did; its failure (an
+	 * {@code IOException} from {@code fsync}) becomes a {@link StorageException}, as
+	 * every failure leaving the engine.
+	 */
+	private static Mono<Void> synced(CompletableFuture<Void> force) {
+		return Mono.fromFuture(force, true)
+			.onErrorMap((ex) -> !(ex instanceof StorageException),
+					(ex) -> new StorageException("WAL fsync failed: " + ex, ex));
 	}
 
 	/**

@@ -6,8 +6,8 @@ import java.nio.file.Path;
 import java.util.function.UnaryOperator;
 
 import io.quorumkv.storage.contract.Seeds;
+import io.quorumkv.storage.lsm.io.BrokenIo;
 import io.quorumkv.storage.lsm.io.FileIo;
-import io.quorumkv.storage.lsm.io.SkippedSyncs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,7 +59,7 @@ class PowerLossTest {
 	 */
 	@Test
 	void theCheckCatchesAnEngineThatSkipsTheWalForce(Seeds.Seed seed) {
-		assertThat(anomaliesOfABrokenEngine(FsyncPolicy.ALWAYS, SkippedSyncs.of("wal-.*"), seed.value()))
+		assertThat(anomaliesOfABrokenEngine(FsyncPolicy.ALWAYS, BrokenIo.skipSyncOf("wal-.*"), seed.value()))
 			.as(Seeds.rerun(seed.value()))
 			.isPositive();
 	}
@@ -70,7 +70,7 @@ class PowerLossTest {
 	 */
 	@Test
 	void theCheckCatchesAManifestEditBeforeItsTableIsSynced(Seeds.Seed seed) {
-		assertThat(anomaliesOfABrokenEngine(FsyncPolicy.NEVER, SkippedSyncs.of(".*\\.sst\\.tmp"), seed.value()))
+		assertThat(anomaliesOfABrokenEngine(FsyncPolicy.NEVER, BrokenIo.skipSyncOf(".*\\.sst\\.tmp"), seed.value()))
 			.as(Seeds.rerun(seed.value()))
 			.isPositive();
 	}

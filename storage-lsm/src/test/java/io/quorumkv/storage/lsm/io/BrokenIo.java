@@ -9,42 +9,73 @@ import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 
 /**
- * A deliberately broken engine, for showing that a checker catches it: the engine's
- * {@code fsync} of matching files is skipped (say, of the WAL: acknowledged writes are
- * not durable; of tables: the manifest names a table whose data is not). Everything else
- * goes to the layer below.
+ * Deliberately broken engines, for showing that a checker catches them: the engine's file
+ * operations on matching files go wrong in one way, everything else goes to the layer
+ * below.
+ *
+ * <ul>
+ * <li>{@link #skipSyncOf}: the {@code fsync} is skipped (of the WAL: acknowledged writes
+ * are not durable; of tables: the manifest names a table whose data is not);</li>
+ * <li>{@link #ignoreWriteErrorsOf}: a failed write is taken for a success (the engine
+ * acknowledges writes that never landed).</li>
+ * </ul>
  */
-public final class SkippedSyncs implements FileIo {
+public final class BrokenIo implements FileIo {
+
+	private enum Defect {
+
+		SKIP_SYNC, IGNORE_WRITE_ERRORS
+
+	}
 
 	private final FileIo delegate;
 
 	private final Pattern files;
 
-	private SkippedSyncs(FileIo delegate, Pattern files) {
+	private final Defect defect;
+
+	private BrokenIo(FileIo delegate, Pattern files, Defect defect) {
 		this.delegate = delegate;
 		this.files = files;
+		this.defect = defect;
 	}
 
-	/** Wraps a file layer so that syncs of files named like {@code regex} do nothing. */
-	public static UnaryOperator<FileIo> of(String regex) {
+	/** Syncs of files named like {@code regex} do nothing. */
+	public static UnaryOperator<FileIo> skipSyncOf(String regex) {
 		Pattern files = Pattern.compile(regex);
-		return (io) -> new SkippedSyncs(io, files);
+		return (io) -> new BrokenIo(io, files, Defect.SKIP_SYNC);
+	}
+
+	/** Failed writes to files named like {@code regex} look successful. */
+	public static UnaryOperator<FileIo> ignoreWriteErrorsOf(String regex) {
+		Pattern files = Pattern.compile(regex);
+		return (io) -> new BrokenIo(io, files, Defect.IGNORE_WRITE_ERRORS);
 	}
 
 	private AppendFile wrap(Path path, AppendFile file) {
 		if (!this.files.matcher(path.getFileName().toString()).matches()) {
 			return file;
 		}
+		Defect defect = this.defect;
 		return new AppendFile() {
 
 			@Override
 			public void write(byte[] bytes, int offset, int length) throws IOException {
-				file.write(bytes, offset, length);
+				try {
+					file.write(bytes, offset, length);
+				}
+				catch (IOException ex) {
+					if (defect != Defect.IGNORE_WRITE_ERRORS) {
+						throw ex;
+					}
+				}
 			}
 
 			@Override
-			public void sync() {
-				// The defect.
+			public void sync() throws IOException {
+				if (defect != Defect.SKIP_SYNC) {
+					file.sync();
+				}
 			}
 
 			@Override
