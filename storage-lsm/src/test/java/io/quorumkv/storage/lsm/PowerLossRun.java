@@ -46,12 +46,23 @@ final class PowerLossRun {
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
 	/**
-	 * Where a cycle may lose power: an operation kind, the files it matches, how many.
+	 * Where a cycle may lose power: an operation kind, the files it matches, and the
+	 * range of the match (1-based) the power loss comes at.
 	 */
-	private record CrashPoint(String name, Op op, String files, int upTo) {
+	record CrashPoint(String name, Op op, String files, int first, int last) {
+
+		CrashPoint(String name, Op op, String files, int upTo) {
+			this(name, op, files, 1, upTo);
+		}
+
+		/** Exactly at the {@code nth} match. */
+		static CrashPoint at(String name, Op op, String files, int nth) {
+			return new CrashPoint(name + " #" + nth, op, files, nth, nth);
+		}
+
 	}
 
-	private static final List<CrashPoint> POINTS = List.of(new CrashPoint("WAL append", Op.WRITE, "wal-.*", 300),
+	static final List<CrashPoint> EVERYWHERE = List.of(new CrashPoint("WAL append", Op.WRITE, "wal-.*", 300),
 			new CrashPoint("WAL fsync", Op.SYNC, "wal-.*", 40),
 			new CrashPoint("table write (flush, compaction)", Op.WRITE, ".*\\.sst\\.tmp", 12),
 			new CrashPoint("table fsync", Op.SYNC, ".*\\.sst\\.tmp", 12),
@@ -83,6 +94,8 @@ final class PowerLossRun {
 
 	private final UnaryOperator<FileIo> engineIo;
 
+	private final List<CrashPoint> points;
+
 	private final Random random;
 
 	private final CrashModel model = new CrashModel();
@@ -109,6 +122,12 @@ final class PowerLossRun {
 	 * deliberately broken engine (one that skips a force) to show the checks catch it
 	 */
 	PowerLossRun(FsyncPolicy policy, long seed, Path root, UnaryOperator<FileIo> engineIo) {
+		this(policy, seed, root, engineIo, EVERYWHERE);
+	}
+
+	/** A run whose power losses come only at {@code points}. */
+	PowerLossRun(FsyncPolicy policy, long seed, Path root, UnaryOperator<FileIo> engineIo, List<CrashPoint> points) {
+		this.points = points;
 		this.policy = policy;
 		this.seed = seed;
 		this.root = root;
@@ -170,9 +189,10 @@ final class PowerLossRun {
 		FaultFileIo layer = new FaultFileIo(dir, this.random.nextLong());
 		this.tear = Tear.values()[this.random.nextInt(Tear.values().length)];
 		if (armed) {
-			CrashPoint point = POINTS.get(this.random.nextInt(POINTS.size()));
+			CrashPoint point = this.points.get(this.random.nextInt(this.points.size()));
 			this.armed = point.name() + " / " + this.tear;
-			layer.inject(Fault.at(point.op(), point.files(), 1 + this.random.nextInt(point.upTo()))
+			int nth = point.first() + this.random.nextInt(point.last() - point.first() + 1);
+			layer.inject(Fault.at(point.op(), point.files(), nth)
 				.powerLoss(this.tear, this.root.resolve("image-" + (++this.images))));
 		}
 		return layer;
@@ -200,12 +220,13 @@ final class PowerLossRun {
 
 	/**
 	 * Opens {@code dir}; a power loss during the recovery itself is recovered from its
-	 * own image (up to a few times).
+	 * own image (at most twice in a row).
 	 */
 	private @Nullable Opened open(Path dir, boolean armed) {
 		Path current = dir;
-		for (int attempt = 0; attempt < 5; attempt++) {
-			FaultFileIo layer = layer(current, armed);
+		for (int attempt = 0; attempt < 3; attempt++) {
+			// The recovery of a crashed recovery may crash again, once.
+			FaultFileIo layer = layer(current, armed && (attempt == 0 || (attempt == 1 && this.random.nextBoolean())));
 			try {
 				return new Opened(LsmStorage.open(options(current, this.policy), this.engineIo.apply(layer)), layer);
 			}

@@ -3,10 +3,13 @@ package io.quorumkv.storage.lsm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.UnaryOperator;
 
 import io.quorumkv.storage.contract.Seeds;
 import io.quorumkv.storage.lsm.io.BrokenIo;
+import io.quorumkv.storage.lsm.io.FaultFileIo.Op;
 import io.quorumkv.storage.lsm.io.FileIo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -51,6 +54,31 @@ class PowerLossTest {
 		}
 		System.out.printf("[power-loss] %s: %d runs, %d operations, %d power losses, %d faults injected, 0 anomalies%n",
 				policy, runs, operations, crashes, faults);
+	}
+
+	/**
+	 * The manifest's every step (the temporary file's write and fsync, the rename, the
+	 * folder's fsync), at each of the first flushes and compactions, under {@code ALWAYS}
+	 * (every acknowledged write must survive).
+	 */
+	@Test
+	void aPowerLossAtEveryManifestStepOfTheFirstFlushesAndCompactions(Seeds.Seed seed) {
+		List<PowerLossRun.CrashPoint> steps = new ArrayList<>();
+		for (int nth = 1; nth <= 6; nth++) {
+			steps.add(PowerLossRun.CrashPoint.at("manifest write", Op.WRITE, "MANIFEST\\.tmp", nth));
+			steps.add(PowerLossRun.CrashPoint.at("manifest fsync", Op.SYNC, "MANIFEST\\.tmp", nth));
+			steps.add(PowerLossRun.CrashPoint.at("manifest rename", Op.RENAME, "MANIFEST", nth));
+			steps.add(PowerLossRun.CrashPoint.at("folder sync", Op.SYNC_DIRECTORY, ".*", 2 * nth));
+		}
+		int run = 0;
+		for (PowerLossRun.CrashPoint step : steps) {
+			PowerLossRun.Outcome outcome = new PowerLossRun(FsyncPolicy.ALWAYS, seed.value() + run,
+					this.dir.resolve("manifest-" + run++), UnaryOperator.identity(), List.of(step))
+				.run(2, OPERATIONS);
+			assertThat(outcome.anomalies())
+				.as("%s, %s, crashes %s", step, Seeds.rerun(seed.value()), outcome.crashPoints())
+				.isEmpty();
+		}
 	}
 
 	/**
