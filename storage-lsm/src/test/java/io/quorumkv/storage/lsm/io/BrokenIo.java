@@ -17,14 +17,16 @@ import java.util.regex.Pattern;
  * <li>{@link #skipSyncOf}: the {@code fsync} is skipped (of the WAL: acknowledged writes
  * are not durable; of tables: the manifest names a table whose data is not);</li>
  * <li>{@link #ignoreWriteErrorsOf}: a failed write is taken for a success (the engine
- * acknowledges writes that never landed).</li>
+ * acknowledges writes that never landed);</li>
+ * <li>{@link #bufferWritesOf}: writes are buffered in the process (64 KiB) until the next
+ * {@code fsync} or close: acknowledged writes die with the process.</li>
  * </ul>
  */
 public final class BrokenIo implements FileIo {
 
 	private enum Defect {
 
-		SKIP_SYNC, IGNORE_WRITE_ERRORS
+		SKIP_SYNC, IGNORE_WRITE_ERRORS, BUFFER_WRITES
 
 	}
 
@@ -52,9 +54,18 @@ public final class BrokenIo implements FileIo {
 		return (io) -> new BrokenIo(io, files, Defect.IGNORE_WRITE_ERRORS);
 	}
 
+	/** Writes to files named like {@code regex} stay in the process until a sync. */
+	public static UnaryOperator<FileIo> bufferWritesOf(String regex) {
+		Pattern files = Pattern.compile(regex);
+		return (io) -> new BrokenIo(io, files, Defect.BUFFER_WRITES);
+	}
+
 	private AppendFile wrap(Path path, AppendFile file) {
 		if (!this.files.matcher(path.getFileName().toString()).matches()) {
 			return file;
+		}
+		if (this.defect == Defect.BUFFER_WRITES) {
+			return buffered(file);
 		}
 		Defect defect = this.defect;
 		return new AppendFile() {
@@ -80,6 +91,42 @@ public final class BrokenIo implements FileIo {
 
 			@Override
 			public void close() throws IOException {
+				file.close();
+			}
+
+		};
+	}
+
+	private static AppendFile buffered(AppendFile file) {
+		java.io.BufferedOutputStream buffer = new java.io.BufferedOutputStream(new java.io.OutputStream() {
+
+			@Override
+			public void write(int b) throws IOException {
+				file.write(new byte[] { (byte) b }, 0, 1);
+			}
+
+			@Override
+			public void write(byte[] bytes, int offset, int length) throws IOException {
+				file.write(bytes, offset, length);
+			}
+
+		}, 1 << 16);
+		return new AppendFile() {
+
+			@Override
+			public synchronized void write(byte[] bytes, int offset, int length) throws IOException {
+				buffer.write(bytes, offset, length);
+			}
+
+			@Override
+			public synchronized void sync() throws IOException {
+				buffer.flush();
+				file.sync();
+			}
+
+			@Override
+			public synchronized void close() throws IOException {
+				buffer.flush();
 				file.close();
 			}
 
