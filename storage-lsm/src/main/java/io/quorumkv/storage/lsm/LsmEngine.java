@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.UnaryOperator;
@@ -33,12 +34,14 @@ import reactor.core.publisher.Mono;
  * flushes and compactions run in {@link BackgroundWork}.
  *
  * <p>
- * Locks, always taken in this order (never the other way round): the rotation lock
- * (read-held by every upsert around its WAL append and memtable insert, write-held while
- * the active memtable is swapped and while close writes it out, so a record always lands
- * in the memtable of its WAL segment), the manifest lock (held by whoever changes the set
- * of tables: it writes the manifest, then publishes; see {@link ManifestEditor}), and the
- * state lock (held only to replace the state reference; no I/O under it).
+ * Locks, always taken in this order (never the other way round): the late-write gate
+ * ({@link #lateWrites}: read-held by writes older than the tombstone grace, write-held by
+ * a compaction that purged tombstones while it re-checks and publishes), the rotation
+ * lock (read-held by every upsert around its WAL append and memtable insert, write-held
+ * while the active memtable is swapped and while close writes it out, so a record always
+ * lands in the memtable of its WAL segment), the manifest lock (held by whoever changes
+ * the set of tables: it writes the manifest, then publishes; see {@link ManifestEditor}),
+ * and the state lock (held only to replace the state reference; no I/O under it).
  */
 final class LsmEngine {
 
@@ -68,6 +71,19 @@ final class LsmEngine {
 
 	private final ReentrantReadWriteLock rotationLock = new ReentrantReadWriteLock();
 
+	/**
+	 * The late-write gate: a write with an entry older than the tombstone grace holds the
+	 * read side around its WAL append and memtable insert; a compaction that purged
+	 * tombstones holds the write side while it checks them again against the memtables
+	 * and tables of now and publishes. So a late write either lands before that check
+	 * (which then keeps the tombstones it is shadowed by) or after the publication (a
+	 * write arriving after the purge, which the grace period's contract lets resurrect
+	 * the key). Writes within the grace never touch it.
+	 */
+	final ReentrantReadWriteLock lateWrites = new ReentrantReadWriteLock();
+
+	private final long graceMicros;
+
 	private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
 
 	private final AtomicBoolean closed = new AtomicBoolean();
@@ -90,6 +106,7 @@ final class LsmEngine {
 			FileLock lock) {
 		this.options = options;
 		this.io = io;
+		this.graceMicros = CompactionRunner.saturatedMicros(options.tombstoneGracePeriod());
 		this.dir = options.directory();
 		this.state = new AtomicReference<>(initial);
 		this.nextFileNumber = new AtomicLong(nextFileNumber);
@@ -134,6 +151,12 @@ final class LsmEngine {
 		}
 		WalWriter wal;
 		long memtableBytes;
+		// A write older than the tombstone grace (rare: a hint or repair of an old
+		// version) holds the late-write gate out of a purging compaction's publication.
+		Lock gate = isLate(entries) ? this.lateWrites.readLock() : null;
+		if (gate != null) {
+			gate.lock();
+		}
 		this.rotationLock.readLock().lock();
 		try {
 			checkWritable();
@@ -152,6 +175,9 @@ final class LsmEngine {
 		}
 		finally {
 			this.rotationLock.readLock().unlock();
+			if (gate != null) {
+				gate.unlock();
+			}
 		}
 		long walBytes = 0;
 		for (Entry entry : entries) {
@@ -166,6 +192,18 @@ final class LsmEngine {
 			return synced(this.syncer.request(List.of(wal)));
 		}
 		return Mono.empty();
+	}
+
+	/** Whether an entry is older than the tombstone grace (a purge may shadow it). */
+	private boolean isLate(List<Entry> entries) {
+		long now = System.currentTimeMillis() * 1000;
+		long before = (now - this.graceMicros > now) ? Long.MIN_VALUE : now - this.graceMicros;
+		for (Entry entry : entries) {
+			if (entry.timestamp() < before) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

@@ -59,8 +59,16 @@ public final class Compactor {
 
 	}
 
-	/** The new tables (each with one reference, owned by the caller) and the I/O done. */
-	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, long tombstonesPurged) {
+	/**
+	 * The new tables (each with one reference, owned by the caller), the I/O done, and
+	 * the tombstones purged (for the caller's re-check before it publishes).
+	 */
+	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, List<Entry> purged) {
+
+		public long tombstonesPurged() {
+			return this.purged.size();
+		}
+
 	}
 
 	/**
@@ -81,14 +89,14 @@ public final class Compactor {
 		List<SsTable> outputs = new ArrayList<>();
 		SsTableBuilder builder = null;
 		long written = 0;
-		long purged = 0;
+		List<Entry> purged = new ArrayList<>();
 		try (MergingIterator merged = new MergingIterator(sources)) {
 			for (Entry e = merged.current(); e != null; merged.next(), e = merged.current()) {
 				if (cancelled.getAsBoolean()) {
 					throw new CancellationException("compaction cancelled");
 				}
 				if (e.isTombstone() && e.timestamp() < purgeBefore && !probe.mayHoldOlder(e.key(), e.timestamp())) {
-					purged++;
+					purged.add(e);
 					continue;
 				}
 				if (builder == null) {
