@@ -10,11 +10,8 @@ import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -22,7 +19,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
-import java.util.stream.Stream;
 
 import org.jspecify.annotations.Nullable;
 
@@ -90,25 +86,11 @@ public final class FaultFileIo implements FileIo {
 	public record Flip(Path file, long offset) {
 	}
 
-	/**
-	 * The folder, inside the data folder, of files deleted or replaced since its last
-	 * sync.
-	 */
-	static final String TRASH = ".trash";
-
-	private final Path dir;
-
-	private final Path trash;
+	private final FaultDisk disk;
 
 	private final SplittableRandom random;
 
 	private final ReentrantLock lock = new ReentrantLock();
-
-	private final Map<String, Node> live = new HashMap<>();
-
-	private Map<String, Node> durable;
-
-	private final List<NameChange> log = new ArrayList<>();
 
 	private final List<Fault> faults = new CopyOnWriteArrayList<>();
 
@@ -125,34 +107,20 @@ public final class FaultFileIo implements FileIo {
 
 	private volatile @Nullable Image image;
 
-	private long nextId;
-
 	/**
 	 * Takes over {@code dir} (created if missing); files already there count as durable.
 	 */
 	public FaultFileIo(Path dir, long seed) {
-		this.dir = dir.toAbsolutePath().normalize();
-		this.trash = this.dir.resolve(TRASH);
 		this.random = new SplittableRandom(seed);
 		for (Op op : Op.values()) {
 			this.calls.put(op, new AtomicLong());
 		}
 		try {
-			Files.createDirectories(this.dir);
-			Files.createDirectories(this.trash);
-			try (Stream<Path> files = Files.list(this.dir)) {
-				for (Path file : files.filter(Files::isRegularFile).toList()) {
-					Node node = new Node(this.nextId++, file);
-					node.length = Files.size(file);
-					node.synced = node.length;
-					this.live.put(file.getFileName().toString(), node);
-				}
-			}
+			this.disk = new FaultDisk(dir);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
-		this.durable = new HashMap<>(this.live);
 	}
 
 	/** Adds a fault. */
@@ -178,7 +146,7 @@ public final class FaultFileIo implements FileIo {
 
 	/** The folder this layer tracks. */
 	public Path dir() {
-		return this.dir;
+		return this.disk.dir;
 	}
 
 	public long calls(Op op) {
@@ -239,16 +207,7 @@ public final class FaultFileIo implements FileIo {
 			if (mustBeNew && Files.exists(path)) {
 				throw new FileAlreadyExistsException(path.toString());
 			}
-			if (name != null && this.live.containsKey(name)) {
-				discard(name);
-			}
-			Files.deleteIfExists(path);
-			Files.createFile(path);
-			Node node = new Node(this.nextId++, path);
-			if (name != null) {
-				this.live.put(name, node);
-				this.log.add(new NameChange(null, name, node));
-			}
+			FaultDisk.Node node = this.disk.create(name, path);
 			return new FaultFile(node, new FileOutputStream(path.toFile(), true));
 		}
 		finally {
@@ -297,7 +256,7 @@ public final class FaultFileIo implements FileIo {
 			try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
 				channel.truncate(length);
 			}
-			Node node = (name != null) ? this.live.get(name) : null;
+			FaultDisk.Node node = (name != null) ? this.disk.node(name) : null;
 			if (node != null) {
 				node.length = length;
 				node.synced = length;
@@ -312,19 +271,11 @@ public final class FaultFileIo implements FileIo {
 	public void rename(Path from, Path to) throws IOException {
 		String name = begin(Op.RENAME, to);
 		try {
-			String source = tracked(from);
-			Node node = (source != null) ? this.live.get(source) : null;
-			if (node == null || name == null) {
+			String source = this.disk.tracked(from);
+			if (source == null || name == null || this.disk.node(source) == null) {
 				throw new IOException("rename outside the tracked folder or of an unknown file: " + from + " -> " + to);
 			}
-			if (this.live.containsKey(name)) {
-				discard(name);
-			}
-			Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
-			node.location = to;
-			this.live.remove(source);
-			this.live.put(name, node);
-			this.log.add(new NameChange(source, name, node));
+			this.disk.rename(source, name, from, to);
 		}
 		finally {
 			this.lock.unlock();
@@ -338,12 +289,7 @@ public final class FaultFileIo implements FileIo {
 			if (name == null) {
 				return Files.deleteIfExists(path);
 			}
-			if (!this.live.containsKey(name)) {
-				return false;
-			}
-			discard(name);
-			this.log.add(new NameChange(name, null, null));
-			return true;
+			return this.disk.delete(name);
 		}
 		finally {
 			this.lock.unlock();
@@ -354,14 +300,8 @@ public final class FaultFileIo implements FileIo {
 	public void syncDirectory(Path folder) throws IOException {
 		begin(Op.SYNC_DIRECTORY, folder);
 		try {
-			if (folder.toAbsolutePath().normalize().equals(this.dir)) {
-				this.durable = new HashMap<>(this.live);
-				this.log.clear();
-				try (Stream<Path> files = Files.list(this.trash)) {
-					for (Path file : files.toList()) {
-						Files.delete(file);
-					}
-				}
+			if (folder.toAbsolutePath().normalize().equals(this.disk.dir)) {
+				this.disk.syncFolder();
 			}
 		}
 		finally {
@@ -407,7 +347,7 @@ public final class FaultFileIo implements FileIo {
 					act(fault, path);
 				}
 			}
-			return tracked(path);
+			return this.disk.tracked(path);
 		}
 		catch (IOException | RuntimeException ex) {
 			this.lock.unlock();
@@ -445,19 +385,6 @@ public final class FaultFileIo implements FileIo {
 		}
 	}
 
-	private @Nullable String tracked(Path path) {
-		Path absolute = path.toAbsolutePath().normalize();
-		return this.dir.equals(absolute.getParent()) ? absolute.getFileName().toString() : null;
-	}
-
-	/** Moves a live file aside: an image may still need it. */
-	private void discard(String name) throws IOException {
-		Node node = this.live.remove(name);
-		Path aside = this.trash.resolve(node.id + "-" + name);
-		Files.move(node.location, aside, StandardCopyOption.ATOMIC_MOVE);
-		node.location = aside;
-	}
-
 	private void maybeFlip(Path path, long length, java.util.function.LongConsumer flip) {
 		if (length > 0 && this.flipProbability > 0 && this.random.nextDouble() < this.flipProbability) {
 			long bit = (long) (this.random.nextDouble() * length * 8);
@@ -469,71 +396,19 @@ public final class FaultFileIo implements FileIo {
 
 	/** Goes dead and writes the crash image; under the lock. */
 	private Image cut(Tear tear, Path target) throws IOException {
-		long at = System.nanoTime();
-		Map<String, Node> names = new HashMap<>(this.durable);
-		int kept = (tear == Tear.KEEP_WRITTEN) ? this.log.size() : this.random.nextInt(this.log.size() + 1);
-		for (NameChange change : this.log.subList(0, kept)) {
-			Node node = (change.from != null) ? names.remove(change.from) : change.node;
-			if (change.to != null && node != null) {
-				names.put(change.to, node);
-			}
-		}
-		Files.createDirectories(target);
-		long dropped = 0;
-		for (Map.Entry<String, Node> e : names.entrySet()) {
-			Node node = e.getValue();
-			long unsynced = node.length - node.synced;
-			long keep = switch (tear) {
-				case DROP_UNSYNCED -> 0;
-				case TORN_PREFIX, TORN_PREFIX_THEN_ZEROS -> (long) (this.random.nextDouble() * (unsynced + 1));
-				case KEEP_WRITTEN -> unsynced;
-			};
-			long zeros = (tear == Tear.TORN_PREFIX_THEN_ZEROS) ? (long) (this.random.nextDouble() * (unsynced - keep))
-					: 0;
-			dropped += unsynced - keep;
-			byte[] bytes = new byte[(int) (node.synced + keep + zeros)];
-			try (FileChannel in = FileChannel.open(node.location, StandardOpenOption.READ)) {
-				in.read(java.nio.ByteBuffer.wrap(bytes, 0, (int) (node.synced + keep)), 0);
-			}
-			Files.write(target.resolve(e.getKey()), bytes);
-		}
-		Image result = new Image(target, names.size(), dropped, this.log.size() - kept, at);
+		Image result = this.disk.cut(tear, target, this.random);
 		this.image = result;
 		return result;
-	}
-
-	/** A file's bytes and what of them is durable; guarded by the lock. */
-	private static final class Node {
-
-		final long id;
-
-		Path location;
-
-		long length;
-
-		long synced;
-
-		Node(long id, Path location) {
-			this.id = id;
-			this.location = location;
-		}
-
-	}
-
-	/**
-	 * A creation (from null), rename or deletion (to null) since the last folder sync.
-	 */
-	private record NameChange(@Nullable String from, @Nullable String to, @Nullable Node node) {
 	}
 
 	/** A file being written; every call goes through the layer's lock and faults. */
 	private final class FaultFile implements AppendFile {
 
-		private final Node node;
+		private final FaultDisk.Node node;
 
 		private final FileOutputStream out;
 
-		FaultFile(Node node, FileOutputStream out) {
+		FaultFile(FaultDisk.Node node, FileOutputStream out) {
 			this.node = node;
 			this.out = out;
 		}
