@@ -9,6 +9,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongFunction;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.iterator.ConcatIterator;
 import io.quorumkv.storage.lsm.iterator.EntryIterator;
 import io.quorumkv.storage.lsm.iterator.MergingIterator;
@@ -25,6 +26,8 @@ public final class Compactor {
 
 	private static final byte[] FIRST_KEY = new byte[0];
 
+	private final FileIo io;
+
 	private final int blockSize;
 
 	private final int bloomBitsPerKey;
@@ -36,7 +39,9 @@ public final class Compactor {
 	/**
 	 * @param tablePath the path of a new table file from a fresh file number
 	 */
-	public Compactor(int blockSize, int bloomBitsPerKey, long targetTableSize, LongFunction<Path> tablePath) {
+	public Compactor(FileIo io, int blockSize, int bloomBitsPerKey, long targetTableSize,
+			LongFunction<Path> tablePath) {
+		this.io = io;
 		this.blockSize = blockSize;
 		this.bloomBitsPerKey = bloomBitsPerKey;
 		this.targetTableSize = targetTableSize;
@@ -54,8 +59,16 @@ public final class Compactor {
 
 	}
 
-	/** The new tables (each with one reference, owned by the caller) and the I/O done. */
-	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, long tombstonesPurged) {
+	/**
+	 * The new tables (each with one reference, owned by the caller), the I/O done, and
+	 * the tombstones purged (for the caller's re-check before it publishes).
+	 */
+	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, List<Entry> purged) {
+
+		public long tombstonesPurged() {
+			return this.purged.size();
+		}
+
 	}
 
 	/**
@@ -76,19 +89,19 @@ public final class Compactor {
 		List<SsTable> outputs = new ArrayList<>();
 		SsTableBuilder builder = null;
 		long written = 0;
-		long purged = 0;
+		List<Entry> purged = new ArrayList<>();
 		try (MergingIterator merged = new MergingIterator(sources)) {
 			for (Entry e = merged.current(); e != null; merged.next(), e = merged.current()) {
 				if (cancelled.getAsBoolean()) {
 					throw new CancellationException("compaction cancelled");
 				}
 				if (e.isTombstone() && e.timestamp() < purgeBefore && !probe.mayHoldOlder(e.key(), e.timestamp())) {
-					purged++;
+					purged.add(e);
 					continue;
 				}
 				if (builder == null) {
 					long number = numbers.getAsLong();
-					builder = SsTableBuilder.create(this.tablePath.apply(number), number, this.blockSize,
+					builder = SsTableBuilder.create(this.io, this.tablePath.apply(number), number, this.blockSize,
 							this.bloomBitsPerKey);
 				}
 				builder.add(e);
