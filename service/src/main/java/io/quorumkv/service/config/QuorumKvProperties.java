@@ -179,6 +179,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * {@code consistent-hash}
 	 * @param virtualNodes virtual nodes per node for {@code consistent-hash}
 	 * @param batch batching of the replica operations sent to each peer
+	 * @param tls TLS of the calls to the peers
 	 */
 	public record ClusterProperties(@DefaultValue List<URI> nodes, @Nullable URI self, @Nullable String secret,
 			@DefaultValue("1s") Duration replicaTimeout, @DefaultValue("500ms") Duration connectTimeout,
@@ -186,7 +187,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("512") int maxConcurrentCallsPerPeer, @DefaultValue BreakerProperties breaker,
 			@DefaultValue HintProperties hints, @DefaultValue("256") int maxConcurrentRepairs,
 			@DefaultValue("rendezvous") PlacementStrategy placement, @DefaultValue("128") int virtualNodes,
-			@DefaultValue BatchProperties batch) {
+			@DefaultValue BatchProperties batch, @DefaultValue TlsProperties tls) {
 
 		public ClusterProperties {
 			nodes = List.copyOf(nodes);
@@ -204,6 +205,33 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			// Never print the secret.
 			return "ClusterProperties[nodes=" + this.nodes + ", self=" + this.self + ", secret="
 					+ ((this.secret != null) ? "(set)" : "(none)") + ", replicaTimeout=" + this.replicaTimeout + "]";
+		}
+
+	}
+
+	/**
+	 * TLS between the nodes (docs/security.md). The server side is Spring Boot's
+	 * {@code server.ssl.bundle}; this is the side of the calls a node makes to its peers.
+	 *
+	 * @param bundle the Spring Boot SSL bundle ({@code spring.ssl.bundle.*}) of the calls
+	 * to peers: its trust store decides which peer certificates are accepted, and its key
+	 * store is this node's certificate when a peer asks for one; unset: plain HTTP, and
+	 * every node URL is {@code http://}
+	 * @param mutual whether a peer that presents a certificate trusted by
+	 * {@code server.ssl} and naming one of the nodes' hosts may call the internal API
+	 * without the cluster secret (which then becomes optional); needs
+	 * {@code server.ssl.client-auth} {@code want} or {@code need}
+	 */
+	public record TlsProperties(@Nullable String bundle, @DefaultValue("false") boolean mutual) {
+
+		public TlsProperties {
+			if (bundle != null && bundle.isBlank()) {
+				throw new IllegalArgumentException("quorumkv.cluster.tls.bundle is blank");
+			}
+			if (mutual && bundle == null) {
+				throw new IllegalArgumentException(
+						"quorumkv.cluster.tls.mutual needs quorumkv.cluster.tls.bundle (the peers' SSL bundle)");
+			}
 		}
 
 	}

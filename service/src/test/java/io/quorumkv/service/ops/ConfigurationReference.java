@@ -37,6 +37,7 @@ final class ConfigurationReference {
 		SECTIONS.put("quorumkv.cluster", "Cluster");
 		SECTIONS.put("quorumkv.cluster.breaker", "Circuit breaker per peer");
 		SECTIONS.put("quorumkv.cluster.hints", "Hinted handoff");
+		SECTIONS.put("quorumkv.cluster.tls", "TLS between the nodes (docs/security.md)");
 		SECTIONS.put("quorumkv.http", "Public API limits");
 	}
 
@@ -56,7 +57,9 @@ final class ConfigurationReference {
 
 			Spring Boot settings operators use most: `server.port` (8080),
 			`management.endpoints.web.exposure.include` (`health,metrics,prometheus`; add
-			`quorumkv` for the admin endpoint and `scripts/qkv`),
+			`quorumkv` for the admin endpoint and `scripts/qkv`), `server.ssl.bundle` and
+			`server.ssl.client-auth` (TLS of the API, with `spring.ssl.bundle.*`:
+			[security.md](security.md)),
 			`logging.structured.format.console` (`ecs`, `logstash` or `gelf` for JSON logs),
 			`spring.lifecycle.timeout-per-shutdown-phase` (20s: the longest drain on shutdown).
 			See [operations.md](operations.md).
