@@ -49,7 +49,9 @@ final class SecurityGate implements WebFilter, Ordered {
 			.filter(PathContainer.PathSegment.class::isInstance)
 			.map((segment) -> ((PathContainer.PathSegment) segment).valueToMatch())
 			.toList();
-		this.publicApiProtected = publicApiProtected;
+		// With Actuator at the root of its port ("/"), no path tells a management request
+		// from a public one: every request passes Spring Security then.
+		this.publicApiProtected = publicApiProtected || this.management.isEmpty();
 	}
 
 	@Override
@@ -76,7 +78,7 @@ final class SecurityGate implements WebFilter, Ordered {
 				}
 			}
 		}
-		if (!this.management.isEmpty() && matched == this.management.size()) {
+		if (matched == this.management.size() && !this.management.isEmpty()) {
 			return true;
 		}
 		return this.publicApiProtected && !INTERNAL.equals(first);
