@@ -12,11 +12,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * The cluster as this node sees it: every node, which one is this node, and the shared
  * secret of the internal API. Validated at start: this node is in the list, no node is
- * listed twice, and a cluster of more than one node has a secret.
+ * listed twice, and every node URL has the same scheme.
  *
  * @param nodes every node, this one included, in configuration order
  * @param self this node
- * @param secret the internal API's shared secret; null only for a single node
+ * @param secret the internal API's shared secret; null for a single node, or when the
+ * nodes prove themselves with their certificates (mutual TLS)
  */
 public record Topology(List<Node> nodes, Node self, @Nullable String secret) {
 
@@ -33,9 +34,8 @@ public record Topology(List<Node> nodes, Node self, @Nullable String secret) {
 			throw new IllegalArgumentException(
 					"quorumkv.cluster.self (" + self + ") is not in quorumkv.cluster.nodes " + nodes);
 		}
-		if (nodes.size() > 1 && (secret == null || secret.isBlank())) {
-			throw new IllegalArgumentException(
-					"quorumkv.cluster.secret is required for a cluster of " + nodes.size() + " nodes");
+		if (secret != null && secret.isBlank()) {
+			throw new IllegalArgumentException("quorumkv.cluster.secret is blank");
 		}
 	}
 
@@ -49,11 +49,35 @@ public record Topology(List<Node> nodes, Node self, @Nullable String secret) {
 	 */
 	public static Topology of(List<URI> configuredNodes, @Nullable URI configuredSelf, @Nullable String secret,
 			int port) {
-		Node self = (configuredSelf != null) ? new Node(configuredSelf) : Node.of("http://127.0.0.1:" + port);
+		return of(configuredNodes, configuredSelf, secret, port, false, false);
+	}
+
+	/**
+	 * Builds the topology from configuration, for plain HTTP or TLS between the nodes.
+	 * @param tls whether the nodes talk TLS to each other: every node URL is then
+	 * {@code https://}, otherwise {@code http://}
+	 * @param certificatesAuthenticate whether a node proves itself to the others with its
+	 * certificate (mutual TLS); otherwise a cluster of more than one node needs a secret
+	 */
+	public static Topology of(List<URI> configuredNodes, @Nullable URI configuredSelf, @Nullable String secret,
+			int port, boolean tls, boolean certificatesAuthenticate) {
+		String scheme = tls ? "https" : "http";
+		Node self = (configuredSelf != null) ? new Node(configuredSelf) : Node.of(scheme + "://127.0.0.1:" + port);
 		List<Node> nodes = new ArrayList<>();
 		configuredNodes.forEach((url) -> nodes.add(new Node(url)));
 		if (nodes.isEmpty()) {
 			nodes.add(self);
+		}
+		for (Node node : nodes) {
+			if (!scheme.equals(node.url().getScheme())) {
+				throw new IllegalArgumentException("quorumkv.cluster.nodes: " + node + " is not " + scheme + "://"
+						+ (tls ? " (quorumkv.cluster.tls.bundle is set)"
+								: " (set quorumkv.cluster.tls.bundle for TLS)"));
+			}
+		}
+		if (nodes.size() > 1 && !certificatesAuthenticate && secret == null) {
+			throw new IllegalArgumentException("quorumkv.cluster.secret is required for a cluster of " + nodes.size()
+					+ " nodes (or mutual TLS: quorumkv.cluster.tls.mutual)");
 		}
 		return new Topology(nodes, self, secret);
 	}

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 import io.quorumkv.service.cluster.PlacementStrategy;
@@ -25,10 +26,78 @@ import org.springframework.util.unit.DataSize;
  * @param storage where and how the node keeps its data
  * @param cluster the nodes of the cluster and this node's place in it
  * @param http limits of the public API
+ * @param security who may use the public API and the admin operations
  */
 @ConfigurationProperties("quorumkv")
 public record QuorumKvProperties(@DefaultValue StorageProperties storage, @DefaultValue ClusterProperties cluster,
-		@DefaultValue HttpProperties http) {
+		@DefaultValue HttpProperties http, @DefaultValue SecurityProperties security) {
+
+	/**
+	 * Client authentication (docs/security.md). Keys are given by their SHA-256 only,
+	 * never in clear; a client sends {@code Authorization: Bearer <key>}. The admin
+	 * operations (the {@code quorumkv} Actuator endpoint, and any other endpoint but
+	 * health, info, metrics and prometheus) always need a credential of {@code admin}
+	 * access; health shows its details to that credential only.
+	 *
+	 * @param publicApi {@code open}: anyone may use the public API, and its requests
+	 * never pass Spring Security; {@code authenticated}: every request but
+	 * {@code /v0/status} needs an API key or a client certificate of the right access
+	 * @param apiKeys API keys by name: {@code sha256} (64 hex digits of the key's
+	 * SHA-256) and {@code access} ({@code read-only}, {@code read-write} or
+	 * {@code admin})
+	 * @param certificates client certificates by subject common name, with their access;
+	 * needs TLS with {@code server.ssl.client-auth} {@code want} or {@code need}
+	 */
+	public record SecurityProperties(@DefaultValue("open") PublicApi publicApi,
+			@DefaultValue Map<String, ApiKeyProperties> apiKeys, @DefaultValue Map<String, Access> certificates) {
+
+		public SecurityProperties {
+			apiKeys = Map.copyOf(apiKeys);
+			certificates = Map.copyOf(certificates);
+		}
+
+	}
+
+	/**
+	 * One API key.
+	 *
+	 * @param sha256 the key's SHA-256 as 64 hex digits
+	 * ({@code printf %s "$KEY" | sha256sum})
+	 * @param access what the key may do
+	 */
+	public record ApiKeyProperties(String sha256, @DefaultValue("read-only") Access access) {
+
+		public ApiKeyProperties {
+			if (sha256 == null || !sha256.matches("[0-9a-fA-F]{64}")) {
+				throw new IllegalArgumentException(
+						"quorumkv.security.api-keys.<name>.sha256 must be 64 hex digits (the key's SHA-256)");
+			}
+			sha256 = sha256.toLowerCase(java.util.Locale.ROOT);
+		}
+
+	}
+
+	/** Whether the public API asks clients who they are. */
+	public enum PublicApi {
+
+		/** Anyone may read and write. */
+		OPEN,
+		/** An API key or a client certificate is needed. */
+		AUTHENTICATED
+
+	}
+
+	/** What a credential may do; each level includes the one before. */
+	public enum Access {
+
+		/** Reads: GET of entities and ranges. */
+		READ_ONLY,
+		/** Reads and writes: PUT and DELETE too. */
+		READ_WRITE,
+		/** Everything, and the admin operations. */
+		ADMIN
+
+	}
 
 	/**
 	 * Storage settings.
@@ -179,6 +248,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * {@code consistent-hash}
 	 * @param virtualNodes virtual nodes per node for {@code consistent-hash}
 	 * @param batch batching of the replica operations sent to each peer
+	 * @param tls TLS of the calls to the peers
 	 */
 	public record ClusterProperties(@DefaultValue List<URI> nodes, @Nullable URI self, @Nullable String secret,
 			@DefaultValue("1s") Duration replicaTimeout, @DefaultValue("500ms") Duration connectTimeout,
@@ -186,7 +256,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("512") int maxConcurrentCallsPerPeer, @DefaultValue BreakerProperties breaker,
 			@DefaultValue HintProperties hints, @DefaultValue("256") int maxConcurrentRepairs,
 			@DefaultValue("rendezvous") PlacementStrategy placement, @DefaultValue("128") int virtualNodes,
-			@DefaultValue BatchProperties batch) {
+			@DefaultValue BatchProperties batch, @DefaultValue TlsProperties tls) {
 
 		public ClusterProperties {
 			nodes = List.copyOf(nodes);
@@ -204,6 +274,33 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			// Never print the secret.
 			return "ClusterProperties[nodes=" + this.nodes + ", self=" + this.self + ", secret="
 					+ ((this.secret != null) ? "(set)" : "(none)") + ", replicaTimeout=" + this.replicaTimeout + "]";
+		}
+
+	}
+
+	/**
+	 * TLS between the nodes (docs/security.md). The server side is Spring Boot's
+	 * {@code server.ssl.bundle}; this is the side of the calls a node makes to its peers.
+	 *
+	 * @param bundle the Spring Boot SSL bundle ({@code spring.ssl.bundle.*}) of the calls
+	 * to peers: its trust store decides which peer certificates are accepted, and its key
+	 * store is this node's certificate when a peer asks for one; unset: plain HTTP, and
+	 * every node URL is {@code http://}
+	 * @param mutual whether a peer that presents a certificate trusted by
+	 * {@code server.ssl} and naming one of the nodes' hosts may call the internal API
+	 * without the cluster secret (which then becomes optional); needs
+	 * {@code server.ssl.client-auth} {@code want} or {@code need}
+	 */
+	public record TlsProperties(@Nullable String bundle, @DefaultValue("false") boolean mutual) {
+
+		public TlsProperties {
+			if (bundle != null && bundle.isBlank()) {
+				throw new IllegalArgumentException("quorumkv.cluster.tls.bundle is blank");
+			}
+			if (mutual && bundle == null) {
+				throw new IllegalArgumentException(
+						"quorumkv.cluster.tls.mutual needs quorumkv.cluster.tls.bundle (the peers' SSL bundle)");
+			}
 		}
 
 	}

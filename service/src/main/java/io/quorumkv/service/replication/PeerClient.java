@@ -76,8 +76,6 @@ public final class PeerClient implements AutoCloseable {
 
 	private final ConnectionProvider connections;
 
-	private final String secret;
-
 	private final int maxFrameSize;
 
 	private final Duration replicaTimeout;
@@ -105,10 +103,10 @@ public final class PeerClient implements AutoCloseable {
 	 * @param loops the event loops to run on: the server's own, so that a call to a peer
 	 * needs no thread hop
 	 * @param deadlines the timers of the calls' time limiters, armed on the calling loop
+	 * @param tls TLS of the calls, or null for plain HTTP
 	 */
-	PeerClient(ClusterProperties cluster, List<Node> peers, String secret, int maxFrameSize, LoopResources loops,
-			EventLoopTimers deadlines, MeterRegistry meters) {
-		this.secret = secret;
+	PeerClient(ClusterProperties cluster, List<Node> peers, @Nullable String secret, int maxFrameSize,
+			LoopResources loops, EventLoopTimers deadlines, MeterRegistry meters, @Nullable PeerTls tls) {
 		this.maxFrameSize = maxFrameSize;
 		this.replicaTimeout = cluster.replicaTimeout();
 		this.meters = meters;
@@ -118,11 +116,17 @@ public final class PeerClient implements AutoCloseable {
 			.runOn(loops)
 			.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) cluster.connectTimeout().toMillis())
 			.keepAlive(true);
-		this.client = WebClient.builder()
+		if (tls != null) {
+			http = http.secure(tls::configure);
+		}
+		WebClient.Builder builder = WebClient.builder()
 			.clientConnector(new ReactorClientHttpConnector(http))
-			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(maxFrameSize))
-			.defaultHeader(InternalApi.SECRET, secret)
-			.build();
+			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(maxFrameSize));
+		if (secret != null) {
+			// Without a secret (mutual TLS), the node's certificate is its proof.
+			builder.defaultHeader(InternalApi.SECRET, secret);
+		}
+		this.client = builder.build();
 		this.breakers = CircuitBreakerRegistry.of(CircuitBreakerConfig.custom()
 			.slidingWindowSize(cluster.breaker().slidingWindow())
 			.minimumNumberOfCalls(cluster.breaker().minimumCalls())

@@ -93,7 +93,7 @@ class PeerClientBatchTest {
 		QuorumKvProperties properties = new Binder(new MapConfigurationPropertySource(settings))
 			.bindOrCreate("quorumkv", QuorumKvProperties.class);
 		this.client = new PeerClient(properties.cluster(), List.of(), "the-secret", MAX_ANSWER, this.loops,
-				new EventLoopTimers(this.loops.onClient(true)), this.meters);
+				new EventLoopTimers(this.loops.onClient(true)), this.meters, null);
 		return new Node(URI.create("http://127.0.0.1:" + this.server.port()));
 	}
 
@@ -219,7 +219,7 @@ class PeerClientBatchTest {
 			.bindOrCreate("quorumkv", QuorumKvProperties.class);
 		Node peer = new Node(URI.create("http://127.0.0.1:" + this.server.port()));
 		this.client = new PeerClient(properties.cluster(), List.of(peer), "the-secret", MAX_ANSWER, this.loops,
-				new EventLoopTimers(this.loops.onClient(true)), this.meters);
+				new EventLoopTimers(this.loops.onClient(true)), this.meters, null);
 		for (int i = 0; i < 3; i++) {
 			StepVerifier.create(this.client.batch(peer, new byte[] { 1 }))
 				.assertNext((answer) -> assertThat(answer).containsExactly(9))
