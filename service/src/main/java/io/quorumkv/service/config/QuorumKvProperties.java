@@ -198,7 +198,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 */
 	public record H2Properties(@DefaultValue("2") int poolInitialSize, @DefaultValue("8") int poolMaxSize,
 			@DefaultValue("256") int maxPendingAcquires, @DefaultValue("5s") Duration acquireTimeout,
-			@DefaultValue("periodic-sync") H2Durability durability, @DefaultValue("100ms") Duration syncInterval,
+			@DefaultValue("write-each-commit") H2Durability durability, @DefaultValue("100ms") Duration syncInterval,
 			@DefaultValue("256") int scanPageSize, @DefaultValue("10s") Duration lockTimeout,
 			@DefaultValue("64") int cacheSizeMb, @DefaultValue("16") int maxUpsertRetries) {
 
