@@ -53,6 +53,7 @@ class BrokenBuildIT {
 				Map.of("quorumkv.test.broken-mode-file", modeFile.toString()), List.of("-Xmx160m"), jar, true, false),
 				random);
 		nodes.startAll();
+		NemesisRun.warmUp(nodes);
 		assertThat(nodes.logText(0)).contains("BROKEN BUILD");
 	}
 

@@ -157,6 +157,35 @@ sealed interface Fault {
 
 	}
 
+	/** Faults at the same time: started in order, healed in reverse order. */
+	record Together(List<Fault> faults) implements Fault {
+
+		@Override
+		public String describe() {
+			StringBuilder kinds = new StringBuilder();
+			StringBuilder details = new StringBuilder();
+			for (Fault fault : this.faults) {
+				String[] parts = fault.describe().split(" ", 2);
+				kinds.append((kinds.length() > 0) ? "+" : "").append(parts[0]);
+				details.append((details.length() > 0) ? ", " : "").append(fault.describe());
+			}
+			return kinds + " (" + details + ")";
+		}
+
+		@Override
+		public void start(NemesisNodes nodes) {
+			this.faults.forEach((fault) -> fault.start(nodes));
+		}
+
+		@Override
+		public void stop(NemesisNodes nodes) {
+			for (int i = this.faults.size() - 1; i >= 0; i--) {
+				this.faults.get(i).stop(nodes);
+			}
+		}
+
+	}
+
 	/**
 	 * SIGKILL, and a restart with the node's wall clock set back (or forward) by an
 	 * offset; healed by putting the clock right while it runs.

@@ -51,6 +51,7 @@ class NemesisIT {
 		nodes = new NemesisNodes(root, new NemesisNodes.Options(3, Map.of(), List.of("-Xmx160m"), null, true, true),
 				random);
 		nodes.startAll();
+		NemesisRun.warmUp(nodes);
 	}
 
 	@AfterAll

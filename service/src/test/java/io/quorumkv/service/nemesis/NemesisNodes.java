@@ -81,7 +81,8 @@ final class NemesisNodes implements AutoCloseable {
 		Runtime.getRuntime().addShutdownHook(this.cleanup);
 		Network chosen = null;
 		int[] ports = new int[options.size()];
-		if (options.namespaces()) {
+		// -Dquorumkv.nemesis.network=proxy runs the fallback where namespaces would work.
+		if (options.namespaces() && !"proxy".equals(System.getProperty("quorumkv.nemesis.network"))) {
 			int port = 8080;
 			java.util.Arrays.fill(ports, port);
 			chosen = NamespaceNetwork.create(options.size(), port, random).orElse(null);

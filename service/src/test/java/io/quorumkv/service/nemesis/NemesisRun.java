@@ -70,6 +70,7 @@ final class NemesisRun {
 		Random random = new Random(scenario.seed());
 		try (NemesisNodes nodes = new NemesisNodes(root, scenario.options(), random)) {
 			nodes.startAll();
+			warmUp(nodes);
 			return phase(scenario, nodes, root, random);
 		}
 	}
@@ -109,6 +110,25 @@ final class NemesisRun {
 			System.out.println("Nemesis " + scenario.name() + " (seed " + scenario.seed() + "): faults "
 					+ outcome.injected() + " over " + outcome.network() + "\n" + report.summary());
 			return outcome;
+		}
+	}
+
+	/**
+	 * Eight seconds of unchecked traffic through every node: a node fresh from start (C1
+	 * only, on a loaded two-core machine) answers in hundreds of milliseconds at first,
+	 * which would starve a short scenario of operations.
+	 */
+	static void warmUp(NemesisNodes nodes) {
+		List<String> urls = new ArrayList<>();
+		for (int node = 0; node < nodes.size(); node++) {
+			urls.add(nodes.url(node));
+		}
+		try (History history = new History(null)) {
+			Clients clients = new Clients(history, urls, "warm-up", 4, 8, 0, Clients.Mix.standard());
+			clients.start(Duration.ofSeconds(8));
+			Pause.millis(8_000);
+			clients.stop();
+			System.out.println("Nemesis warm-up: " + history.ops().size() + " operations");
 		}
 	}
 
