@@ -29,7 +29,8 @@ class ClusterConfiguration {
 	@Bean
 	Topology topology(QuorumKvProperties properties, @Value("${server.port:8080}") int port) {
 		ClusterProperties cluster = properties.cluster();
-		return Topology.of(cluster.nodes(), cluster.self(), cluster.secret(), port, cluster.replicationFactor());
+		return Topology.of(cluster.nodes(), cluster.self(), cluster.secret(), port, cluster.tls().bundle() != null,
+				cluster.tls().mutual(), cluster.replicationFactor());
 	}
 
 	@Bean(destroyMethod = "close")

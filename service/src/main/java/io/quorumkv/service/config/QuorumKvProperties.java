@@ -4,6 +4,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 import io.quorumkv.service.cluster.PlacementStrategy;
@@ -25,10 +26,78 @@ import org.springframework.util.unit.DataSize;
  * @param storage where and how the node keeps its data
  * @param cluster the nodes of the cluster and this node's place in it
  * @param http limits of the public API
+ * @param security who may use the public API and the admin operations
  */
 @ConfigurationProperties("quorumkv")
 public record QuorumKvProperties(@DefaultValue StorageProperties storage, @DefaultValue ClusterProperties cluster,
-		@DefaultValue HttpProperties http) {
+		@DefaultValue HttpProperties http, @DefaultValue SecurityProperties security) {
+
+	/**
+	 * Client authentication (docs/security.md). Keys are given by their SHA-256 only,
+	 * never in clear; a client sends {@code Authorization: Bearer <key>}. The admin
+	 * operations (the {@code quorumkv} Actuator endpoint, and any other endpoint but
+	 * health, info, metrics and prometheus) always need a credential of {@code admin}
+	 * access; health shows its details to that credential only.
+	 *
+	 * @param publicApi {@code open}: anyone may use the public API, and its requests
+	 * never pass Spring Security; {@code authenticated}: every request but
+	 * {@code /v0/status} needs an API key or a client certificate of the right access
+	 * @param apiKeys API keys by name: {@code sha256} (64 hex digits of the key's
+	 * SHA-256) and {@code access} ({@code read-only}, {@code read-write} or
+	 * {@code admin})
+	 * @param certificates client certificates by subject common name, with their access;
+	 * needs TLS with {@code server.ssl.client-auth} {@code want} or {@code need}
+	 */
+	public record SecurityProperties(@DefaultValue("open") PublicApi publicApi,
+			@DefaultValue Map<String, ApiKeyProperties> apiKeys, @DefaultValue Map<String, Access> certificates) {
+
+		public SecurityProperties {
+			apiKeys = Map.copyOf(apiKeys);
+			certificates = Map.copyOf(certificates);
+		}
+
+	}
+
+	/**
+	 * One API key.
+	 *
+	 * @param sha256 the key's SHA-256 as 64 hex digits
+	 * ({@code printf %s "$KEY" | sha256sum})
+	 * @param access what the key may do
+	 */
+	public record ApiKeyProperties(String sha256, @DefaultValue("read-only") Access access) {
+
+		public ApiKeyProperties {
+			if (sha256 == null || !sha256.matches("[0-9a-fA-F]{64}")) {
+				throw new IllegalArgumentException(
+						"quorumkv.security.api-keys.<name>.sha256 must be 64 hex digits (the key's SHA-256)");
+			}
+			sha256 = sha256.toLowerCase(java.util.Locale.ROOT);
+		}
+
+	}
+
+	/** Whether the public API asks clients who they are. */
+	public enum PublicApi {
+
+		/** Anyone may read and write. */
+		OPEN,
+		/** An API key or a client certificate is needed. */
+		AUTHENTICATED
+
+	}
+
+	/** What a credential may do; each level includes the one before. */
+	public enum Access {
+
+		/** Reads: GET of entities and ranges. */
+		READ_ONLY,
+		/** Reads and writes: PUT and DELETE too. */
+		READ_WRITE,
+		/** Everything, and the admin operations. */
+		ADMIN
+
+	}
 
 	/**
 	 * Storage settings.
@@ -129,7 +198,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 */
 	public record H2Properties(@DefaultValue("2") int poolInitialSize, @DefaultValue("8") int poolMaxSize,
 			@DefaultValue("256") int maxPendingAcquires, @DefaultValue("5s") Duration acquireTimeout,
-			@DefaultValue("periodic-sync") H2Durability durability, @DefaultValue("100ms") Duration syncInterval,
+			@DefaultValue("write-each-commit") H2Durability durability, @DefaultValue("100ms") Duration syncInterval,
 			@DefaultValue("256") int scanPageSize, @DefaultValue("10s") Duration lockTimeout,
 			@DefaultValue("64") int cacheSizeMb, @DefaultValue("16") int maxUpsertRetries) {
 
@@ -187,6 +256,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param id the cluster's id, which a node of another cluster does not share; by
 	 * default derived from {@code nodes}
 	 * @param membership membership changes: agreement, streaming, clean-up
+	 * @param tls TLS of the calls to the peers
 	 */
 	public record ClusterProperties(@DefaultValue List<URI> nodes, @Nullable URI self, @Nullable String secret,
 			@DefaultValue("1s") Duration replicaTimeout, @DefaultValue("500ms") Duration connectTimeout,
@@ -195,7 +265,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue HintProperties hints, @DefaultValue("256") int maxConcurrentRepairs,
 			@DefaultValue("rendezvous") PlacementStrategy placement, @DefaultValue("128") int virtualNodes,
 			@DefaultValue BatchProperties batch, @Nullable Integer replicationFactor, @Nullable String id,
-			@DefaultValue MembershipProperties membership) {
+			@DefaultValue MembershipProperties membership, @DefaultValue TlsProperties tls) {
 
 		public ClusterProperties {
 			nodes = List.copyOf(nodes);
@@ -217,6 +287,33 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			return "ClusterProperties[nodes=" + this.nodes + ", self=" + this.self + ", secret="
 					+ ((this.secret != null) ? "(set)" : "(none)") + ", replicaTimeout=" + this.replicaTimeout
 					+ ", replicationFactor=" + this.replicationFactor + "]";
+		}
+
+	}
+
+	/**
+	 * TLS between the nodes (docs/security.md). The server side is Spring Boot's
+	 * {@code server.ssl.bundle}; this is the side of the calls a node makes to its peers.
+	 *
+	 * @param bundle the Spring Boot SSL bundle ({@code spring.ssl.bundle.*}) of the calls
+	 * to peers: its trust store decides which peer certificates are accepted, and its key
+	 * store is this node's certificate when a peer asks for one; unset: plain HTTP, and
+	 * every node URL is {@code http://}
+	 * @param mutual whether a peer that presents a certificate trusted by
+	 * {@code server.ssl} and naming one of the nodes' hosts may call the internal API
+	 * without the cluster secret (which then becomes optional); needs
+	 * {@code server.ssl.client-auth} {@code want} or {@code need}
+	 */
+	public record TlsProperties(@Nullable String bundle, @DefaultValue("false") boolean mutual) {
+
+		public TlsProperties {
+			if (bundle != null && bundle.isBlank()) {
+				throw new IllegalArgumentException("quorumkv.cluster.tls.bundle is blank");
+			}
+			if (mutual && bundle == null) {
+				throw new IllegalArgumentException(
+						"quorumkv.cluster.tls.mutual needs quorumkv.cluster.tls.bundle (the peers' SSL bundle)");
+			}
 		}
 
 	}
@@ -307,9 +404,13 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param slidingWindow calls the failure rate is computed over
 	 * @param minimumCalls calls needed before the rate is computed
 	 * @param waitInOpen how long an open breaker refuses calls
+	 * @param halfOpenCalls trial calls a breaker admits once the wait is over; it closes
+	 * when they succeed. Clients' requests are trial calls too: too few, and a burst of
+	 * requests right after a peer comes back is refused while the first trials run
 	 */
 	public record BreakerProperties(@DefaultValue("50") int failureRateThreshold, @DefaultValue("20") int slidingWindow,
-			@DefaultValue("5") int minimumCalls, @DefaultValue("2s") Duration waitInOpen) {
+			@DefaultValue("5") int minimumCalls, @DefaultValue("2s") Duration waitInOpen,
+			@DefaultValue("10") int halfOpenCalls) {
 
 		public BreakerProperties {
 			if (failureRateThreshold < 1 || failureRateThreshold > 100) {
@@ -318,6 +419,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			atLeastOne(slidingWindow, "breaker.sliding-window");
 			atLeastOne(minimumCalls, "breaker.minimum-calls");
 			positive(waitInOpen, "breaker.wait-in-open");
+			atLeastOne(halfOpenCalls, "breaker.half-open-calls");
 		}
 
 	}

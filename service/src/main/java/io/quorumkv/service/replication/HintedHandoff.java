@@ -88,11 +88,14 @@ final class HintedHandoff implements AutoCloseable {
 		for (String peerId : this.hints.peersWithHints()) {
 			PeerState state = this.states.computeIfAbsent(peerId, (id) -> new PeerState());
 			Optional<Node> peer = this.cluster.ring().flatMap((ring) -> ring.node(peerId)).map(RingNode::node);
-			boolean reachable = peer.map((node) -> this.peers.breakerState(node) != CircuitBreaker.State.OPEN)
-				.orElse(true);
-			if (!state.running && now >= state.notBefore && reachable) {
+			CircuitBreaker.State breaker = peer.map(this.peers::breakerState).orElse(CircuitBreaker.State.CLOSED);
+			if (!state.running && now >= state.notBefore && breaker != CircuitBreaker.State.OPEN) {
 				state.running = true;
-				deliver(peerId).subscribe((count) -> {
+				// A half-open breaker admits a few trial calls: the clients' requests
+				// need them, so a pass then sends one hint alone, a probe, and the next
+				// pass delivers the rest once the breaker has closed.
+				Mono<Long> pass = (breaker == CircuitBreaker.State.CLOSED) ? deliver(peerId) : deliver(peerId, 1, 1);
+				pass.subscribe((count) -> {
 					state.backoff = 0;
 					state.running = false;
 					if (count > 0) {
@@ -121,10 +124,17 @@ final class HintedHandoff implements AutoCloseable {
 	 * would keep it from ever closing.
 	 */
 	Mono<Long> deliver(String peerId) {
+		return deliver(peerId, Long.MAX_VALUE, PARALLEL_DELIVERIES);
+	}
+
+	/**
+	 * As {@link #deliver(String)}, of at most {@code maxHints}, {@code parallel} at once.
+	 */
+	private Mono<Long> deliver(String peerId, long maxHints, int parallel) {
 		long oldest = this.clock.now() - this.settings.maxAge().toNanos() / 1_000;
 		AtomicLong count = new AtomicLong();
 		AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
-		return this.hints.hints(peerId).takeWhile((hint) -> failure.get() == null).flatMap((hint) -> {
+		return this.hints.hints(peerId).take(maxHints).takeWhile((hint) -> failure.get() == null).flatMap((hint) -> {
 			if (hint.timestamp() < oldest) {
 				this.hints.dropped();
 				return this.hints.remove(peerId, hint);
@@ -136,7 +146,7 @@ final class HintedHandoff implements AutoCloseable {
 				failure.compareAndSet(null, error);
 				return Mono.empty();
 			});
-		}, PARALLEL_DELIVERIES)
+		}, parallel)
 			// Hints stored behind the pass stay pending: count what is left.
 			.then(this.hints.hints(peerId).count())
 			.flatMap((remaining) -> {

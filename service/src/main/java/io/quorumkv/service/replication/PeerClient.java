@@ -9,7 +9,10 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -39,6 +42,8 @@ import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.netty.Connection;
+import reactor.netty.channel.ChannelOperations;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.http.client.HttpClientRequest;
 import reactor.netty.resources.ConnectionProvider;
@@ -53,6 +58,7 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ReactiveHttpOutputMessage;
+import org.springframework.http.client.reactive.ClientHttpRequest;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.web.reactive.function.BodyExtractors;
 import org.springframework.web.reactive.function.BodyInserter;
@@ -75,8 +81,6 @@ public final class PeerClient implements AutoCloseable {
 	private final WebClient client;
 
 	private final ConnectionProvider connections;
-
-	private final String secret;
 
 	private final int maxFrameSize;
 
@@ -114,10 +118,10 @@ public final class PeerClient implements AutoCloseable {
 	 * @param loops the event loops to run on: the server's own, so that a call to a peer
 	 * needs no thread hop
 	 * @param deadlines the timers of the calls' time limiters, armed on the calling loop
+	 * @param tls TLS of the calls, or null for plain HTTP
 	 */
-	PeerClient(ClusterProperties cluster, List<Node> peers, String secret, int maxFrameSize, LoopResources loops,
-			EventLoopTimers deadlines, MeterRegistry meters) {
-		this.secret = secret;
+	PeerClient(ClusterProperties cluster, List<Node> peers, @Nullable String secret, int maxFrameSize,
+			LoopResources loops, EventLoopTimers deadlines, MeterRegistry meters, @Nullable PeerTls tls) {
 		this.maxFrameSize = maxFrameSize;
 		this.replicaTimeout = cluster.replicaTimeout();
 		this.meters = meters;
@@ -127,11 +131,17 @@ public final class PeerClient implements AutoCloseable {
 			.runOn(loops)
 			.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) cluster.connectTimeout().toMillis())
 			.keepAlive(true);
-		this.client = WebClient.builder()
+		if (tls != null) {
+			http = http.secure(tls::configure);
+		}
+		WebClient.Builder builder = WebClient.builder()
 			.clientConnector(new ReactorClientHttpConnector(http))
-			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(maxFrameSize))
-			.defaultHeader(InternalApi.SECRET, secret)
-			.build();
+			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(maxFrameSize));
+		if (secret != null) {
+			// Without a secret (mutual TLS), the node's certificate is its proof.
+			builder.defaultHeader(InternalApi.SECRET, secret);
+		}
+		this.client = builder.build();
 		this.breakers = CircuitBreakerRegistry.of(CircuitBreakerConfig.custom()
 			.slidingWindowSize(cluster.breaker().slidingWindow())
 			.minimumNumberOfCalls(cluster.breaker().minimumCalls())
@@ -139,7 +149,7 @@ public final class PeerClient implements AutoCloseable {
 			.waitDurationInOpenState(cluster.breaker().waitInOpen())
 			// A refusal for an older ring says the peer is up; it is no reason to open.
 			.ignoreExceptions(StaleRingException.class)
-			.permittedNumberOfCallsInHalfOpenState(2)
+			.permittedNumberOfCallsInHalfOpenState(cluster.breaker().halfOpenCalls())
 			.automaticTransitionFromOpenToHalfOpenEnabled(true)
 			.build());
 		this.bulkheads = BulkheadRegistry.of(BulkheadConfig.custom()
@@ -148,6 +158,8 @@ public final class PeerClient implements AutoCloseable {
 			.build());
 		this.limiters = TimeLimiterRegistry
 			.of(TimeLimiterConfig.custom().timeoutDuration(cluster.replicaTimeout()).cancelRunningFuture(true).build());
+		this.breakers.getEventPublisher()
+			.onEntryAdded((added) -> closeOnFirstSuccessWhenHalfOpen(added.getAddedEntry()));
 		TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(this.breakers).bindTo(meters);
 		TaggedBulkheadMetrics.ofBulkheadRegistry(this.bulkheads).bindTo(meters);
 		TaggedTimeLimiterMetrics.ofTimeLimiterRegistry(this.limiters).bindTo(meters);
@@ -212,29 +224,50 @@ public final class PeerClient implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * A half-open breaker closes at its first successful call: that call has just shown
+	 * the peer answers. Otherwise it would judge the peer by all of its trial calls, and
+	 * those started while the peer was still coming back (refused, timed out) would open
+	 * it again right after a client's request had got through, failing the next ones at
+	 * once with every replica up.
+	 */
+	private static void closeOnFirstSuccessWhenHalfOpen(CircuitBreaker breaker) {
+		breaker.getEventPublisher().onSuccess((success) -> {
+			if (breaker.getState() == CircuitBreaker.State.HALF_OPEN) {
+				try {
+					breaker.transitionToClosedState();
+				}
+				catch (IllegalStateException ex) {
+					// Another thread's call moved it first: nothing to do.
+				}
+			}
+		});
+	}
+
 	/** The peer's kept entry of {@code key}; empty optional when it never saw the key. */
 	public Mono<Optional<Entry>> get(Node peer, byte[] key) {
-		Mono<Optional<Entry>> call = stamped(this.client.get()
-			.uri(URI.create(peer.base() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key))))
-			.exchangeToMono((response) -> {
+		Mono<Optional<Entry>> call = closedOnCancel((connection) -> stamped(this.client.get()
+			.uri(URI.create(peer.base() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key)))
+			.httpRequest(connection)).exchangeToMono((response) -> {
 				observe(peer, response);
 				return readEntry(key, response);
-			});
+			}));
 		return guarded(peer, "get", call);
 	}
 
 	/** Sends an entry to the peer, which keeps the greater of it and its own. */
 	public Mono<Void> upsert(Node peer, Entry entry) {
 		byte[] value = entry.value();
-		Mono<Void> call = stamped(this.client.put()
+		Mono<Void> call = closedOnCancel((connection) -> stamped(this.client.put()
 			.uri(URI.create(peer.base() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(entry.key())))
+			.httpRequest(connection)
 			.header(InternalApi.TIMESTAMP, Long.toString(entry.timestamp()))
 			.header(InternalApi.TOMBSTONE, Boolean.toString(value == null))
 			.contentType(MediaType.APPLICATION_OCTET_STREAM)).body(bytes((value != null) ? value : NO_BYTES))
 			.exchangeToMono((response) -> {
 				observe(peer, response);
 				return expect(response, HttpStatus.CREATED);
-			});
+			}));
 		return guarded(peer, "upsert", call);
 	}
 
@@ -245,13 +278,14 @@ public final class PeerClient implements AutoCloseable {
 	 */
 	public Mono<byte[]> batch(Node peer, byte[] body) {
 		URI uri = this.batchUris.computeIfAbsent(peer.base(), (base) -> URI.create(base + InternalApi.BATCH_PATH));
-		Mono<byte[]> call = stamped(this.client.post().uri(uri).contentType(MediaType.APPLICATION_OCTET_STREAM))
+		Mono<byte[]> call = closedOnCancel((connection) -> stamped(
+				this.client.post().uri(uri).httpRequest(connection).contentType(MediaType.APPLICATION_OCTET_STREAM))
 			.body(bytes(body))
 			.exchangeToMono((response) -> {
 				observe(peer, response);
 				return (response.statusCode().value() == HttpStatus.OK.value()) ? joined(response, this.maxFrameSize)
 						: failure(response);
-			});
+			}));
 		return guarded(peer, "batch", call);
 	}
 
@@ -328,6 +362,11 @@ public final class PeerClient implements AutoCloseable {
 
 	}
 
+	/** The peer's circuit breaker. */
+	CircuitBreaker breaker(Node peer) {
+		return this.breakers.circuitBreaker(peer.id());
+	}
+
 	/** The state of the peer's circuit breaker ({@code CLOSED}, {@code OPEN}, ...). */
 	public CircuitBreaker.State breakerState(Node peer) {
 		return this.breakers.circuitBreaker(peer.id()).getState();
@@ -395,6 +434,31 @@ public final class PeerClient implements AutoCloseable {
 			case TimeoutException timeout -> "timeout";
 			default -> "error";
 		};
+	}
+
+	/**
+	 * A call whose connection is closed when the call is cancelled before it ended (its
+	 * time limiter gave up on it): the peer's answer may still come, and the connection
+	 * must neither be handed to another call with that answer on its way nor stay taken
+	 * until the answer comes. {@code call} builds the exchange and hands the request to
+	 * the consumer it is given, which notes its connection.
+	 */
+	private static <T> Mono<T> closedOnCancel(Function<Consumer<ClientHttpRequest>, Mono<T>> call) {
+		return Mono.defer(() -> {
+			AtomicReference<@Nullable Connection> connection = new AtomicReference<>();
+			return call.apply((request) -> {
+				if (request.getNativeRequest() instanceof Connection native_) {
+					connection.set(native_);
+				}
+			}).doOnCancel(() -> {
+				Connection taken = connection.get();
+				// Only while the call still owns it: once released, the pool may have
+				// handed the channel to another call.
+				if (taken != null && ChannelOperations.get(taken.channel()) == taken) {
+					taken.channel().close();
+				}
+			});
+		});
 	}
 
 	/** A request body of bytes already in memory: wrapped, not copied or encoded. */

@@ -54,6 +54,8 @@ final class QuorumRound {
 
 	private boolean decided;
 
+	private @Nullable String firstFailure;
+
 	/** A round over {@code from} targets that are all old and new owners. */
 	QuorumRound(Replicas replicas, Consumer<QuorumRound> onQuorum, Consumer<QuorumRound> onQuorumLost,
 			Consumer<QuorumRound> onAllReplied) {
@@ -105,11 +107,16 @@ final class QuorumRound {
 		fire(quorum, false, all);
 	}
 
-	/** Replica {@code index} failed or timed out. */
-	void failed(int index) {
+	/**
+	 * Replica {@code index} failed or timed out; {@code why} says how, for the answer.
+	 */
+	void failed(int index, String why) {
 		boolean lost;
 		boolean all;
 		synchronized (this) {
+			if (this.firstFailure == null) {
+				this.firstFailure = why;
+			}
 			this.failed[index] = true;
 			if ((this.flags[index] & Targets.OLD) != 0) {
 				this.oldFailures++;
@@ -155,6 +162,11 @@ final class QuorumRound {
 
 	synchronized boolean hasFailed(int index) {
 		return this.failed[index];
+	}
+
+	/** What the first replica that failed reported; null when none failed. */
+	synchronized @Nullable String firstFailure() {
+		return this.firstFailure;
 	}
 
 	/** Successes counted towards the quorum (the lesser of the two groups). */

@@ -16,6 +16,7 @@ import io.quorumkv.service.storage.StorageFactory;
 import io.quorumkv.storage.Storage;
 import reactor.netty.resources.LoopResources;
 
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
@@ -50,12 +51,14 @@ class ReplicationConfiguration {
 	 */
 	@Bean(destroyMethod = "close")
 	PeerClient peerClient(Topology topology, ClusterState cluster, QuorumKvProperties properties,
-			ReactorResourceFactory reactorResources, EventLoopTimers timers, MeterRegistry meters) {
-		String secret = (topology.secret() != null) ? topology.secret() : "";
+			ReactorResourceFactory reactorResources, EventLoopTimers timers, MeterRegistry meters,
+			SslBundles sslBundles) {
 		int maxFrameSize = InternalApi.maxBatchBody(properties.cluster().batch(),
 				(int) properties.http().maxBodySize().toBytes());
-		return new PeerClient(properties.cluster(), peers(cluster), secret, maxFrameSize,
-				reactorResources.getLoopResources(), timers, meters);
+		String bundle = properties.cluster().tls().bundle();
+		PeerTls tls = (bundle != null) ? PeerTls.of(sslBundles, bundle) : null;
+		return new PeerClient(properties.cluster(), peers(cluster), topology.secret(), maxFrameSize,
+				reactorResources.getLoopResources(), timers, meters, tls);
 	}
 
 	/** The other nodes of the ring this node starts with. */

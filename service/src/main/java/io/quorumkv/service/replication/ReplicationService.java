@@ -2,13 +2,18 @@ package io.quorumkv.service.replication;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.resilience4j.bulkhead.BulkheadFullException;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -106,11 +111,12 @@ public class ReplicationService {
 			for (int i = 0; i < targets.size(); i++) {
 				int index = i;
 				if (targets.is(i, Targets.UNREADABLE)) {
-					round.failed(index);
+					round.failed(index, targets.nodes().get(i) + ": not readable under the ring being changed");
 					continue;
 				}
-				this.replicas.of(targets.nodes().get(i))
-					.get(key, (answer) -> round.succeeded(index, answer), (error) -> round.failed(index));
+				Replica replica = this.replicas.of(targets.nodes().get(i));
+				replica.get(key, (answer) -> round.succeeded(index, answer),
+						(error) -> round.failed(index, failure(replica, error)));
 			}
 		});
 	}
@@ -148,42 +154,75 @@ public class ReplicationService {
 			});
 			for (int i = 0; i < targets.size(); i++) {
 				int index = i;
-				this.replicas.of(targets.nodes().get(i))
-					.write(entry, replicas.ack(), () -> round.succeeded(index, Optional.empty()), (error) -> {
-						if (error instanceof StorageException) {
-							storageFailure.compareAndSet(null, error);
-						}
-						round.failed(index);
-					});
+				Replica replica = this.replicas.of(targets.nodes().get(i));
+				replica.write(entry, replicas.ack(), () -> round.succeeded(index, Optional.empty()), (error) -> {
+					if (error instanceof StorageException) {
+						storageFailure.compareAndSet(null, error);
+					}
+					round.failed(index, failure(replica, error));
+				});
 			}
 		});
 	}
 
 	/**
-	 * The live entries of a key range across the cluster, in key order: a lazy k-way
-	 * merge of every member's local scan, one entry per key (the greatest), tombstones
-	 * dropped.
+	 * The live entries of a key range, in key order: a lazy k-way merge of every ring
+	 * member's local scan, one entry per key (the greatest), tombstones dropped, at most
+	 * {@code limit}. A member whose scan fails (at its start or midway) is left out as
+	 * long as no more than {@code from - ack} are: then every key still has {@code ack}
+	 * of its replicas in the merge, so the range reads every write acknowledged by a
+	 * quorum it overlaps, as a single key's read does. Past that the range fails with
+	 * {@link ReplicaUnavailableException} (503).
+	 * @param fromKey the first key; included when {@code inclusive}
+	 * @param toExclusive the end of the range, null for none
 	 */
-	public Flux<Entry> range(byte[] fromInclusive, byte @Nullable [] toExclusive) {
+	public Flux<Entry> range(byte[] fromKey, boolean inclusive, byte @Nullable [] toExclusive, Replicas replicas,
+			long limit) {
+		byte[] start = inclusive ? fromKey : successor(fromKey);
+		int tolerated = replicas.from() - replicas.ack();
 		return Flux.defer(() -> {
 			Ring ring = layout().ring();
-			List<Flux<Entry>> sources = new ArrayList<>();
+			AtomicInteger failed = new AtomicInteger();
+			List<Flux<Entry>> scans = new ArrayList<>();
 			for (RingNode node : ring.nodes()) {
 				if (node.state() != NodeState.REMOVED) {
-					sources.add(this.replicas.of(node.node()).scan(fromInclusive, toExclusive));
+					scans.add(this.replicas.of(node.node())
+						.scan(start, toExclusive)
+						.onErrorResume(
+								(error) -> (failed.incrementAndGet() <= tolerated) ? Flux.empty() : Flux.error(error)));
 				}
 			}
 			@SuppressWarnings("unchecked")
-			Flux<Entry>[] array = sources.toArray(Flux[]::new);
+			Flux<Entry>[] array = scans.toArray(Flux[]::new);
 			return Flux.mergeComparing(KEY_THEN_NEWEST, array)
 				.distinctUntilChanged((entry) -> ByteBuffer.wrap(entry.key()))
-				.filter((entry) -> !entry.isTombstone());
+				.filter((entry) -> !entry.isTombstone())
+				.take(limit);
 		});
+	}
+
+	/**
+	 * The least key greater than {@code key} in unsigned byte order: {@code key + 0x00}.
+	 */
+	private static byte[] successor(byte[] key) {
+		return Arrays.copyOf(key, key.length + 1);
 	}
 
 	private void lost(MonoSink<?> sink, String operation, Replicas replicas, QuorumRound round, long start) {
 		this.metrics.fanOut(operation, start, false);
-		sink.error(new QuorumNotReachedException(operation, replicas, round.successes()));
+		sink.error(new QuorumNotReachedException(operation, replicas, round.successes(), round.firstFailure()));
+	}
+
+	/** A replica's failure as the client is told it: the node and what happened. */
+	private static String failure(Replica replica, Throwable error) {
+		String what = switch (error) {
+			case CallNotPermittedException open -> "its circuit breaker is open";
+			case BulkheadFullException full -> "too many calls to it in flight";
+			case TimeoutException timeout -> "no answer in time";
+			default ->
+				error.getClass().getSimpleName() + ((error.getMessage() != null) ? ": " + error.getMessage() : "");
+		};
+		return replica.node() + ": " + what;
 	}
 
 	/** After every replica of a read answered: push the winner to those that lag. */

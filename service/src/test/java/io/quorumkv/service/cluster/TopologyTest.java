@@ -65,6 +65,25 @@ class TopologyTest {
 	}
 
 	@Test
+	void mutualTlsMakesTheSecretOptionalAndTlsNeedsHttpsUrls() {
+		List<URI> https = THREE.stream().map((url) -> URI.create(url.toString().replace("http:", "https:"))).toList();
+		Topology topology = Topology.of(https, URI.create("https://127.0.0.1:8081"), null, 8081, true, true);
+		assertThat(topology.secret()).isNull();
+		assertThat(topology.self().id()).isEqualTo("https://127.0.0.1:8081");
+		assertThat(Topology.of(List.of(), null, null, 8443, true, false).self().id())
+			.isEqualTo("https://127.0.0.1:8443");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> Topology.of(https, URI.create("https://127.0.0.1:8081"), null, 8081, true, false))
+			.withMessageContaining("quorumkv.cluster.secret");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> Topology.of(THREE, URI.create("http://127.0.0.1:8081"), "s", 8081, true, true))
+			.withMessageContaining("is not https://");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> Topology.of(https, URI.create("https://127.0.0.1:8081"), "s", 8081))
+			.withMessageContaining("quorumkv.cluster.tls.bundle");
+	}
+
+	@Test
 	void urlsNeedSchemeHostAndPort() {
 		assertThatIllegalArgumentException().isThrownBy(() -> Node.of("127.0.0.1:8081"));
 		assertThatIllegalArgumentException().isThrownBy(() -> Node.of("http://127.0.0.1"));

@@ -11,6 +11,7 @@ import java.time.Duration;
 import io.quorumkv.service.QuorumKvApplication;
 import io.quorumkv.service.support.DownPeerTopology;
 import io.quorumkv.service.support.TestClients;
+import io.quorumkv.service.support.TestKeys;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -46,6 +48,7 @@ class QuorumKvEndpointTest {
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
 		DownPeerTopology.register(registry, data);
+		TestKeys.properties().forEach((name, value) -> registry.add(name, () -> value));
 	}
 
 	@LocalServerPort
@@ -55,7 +58,11 @@ class QuorumKvEndpointTest {
 
 	@BeforeEach
 	void client() {
-		this.client = TestClients.forPort(this.port);
+		// The admin operations and views need an admin credential.
+		this.client = TestClients.forPort(this.port)
+			.mutate()
+			.defaultHeader(HttpHeaders.AUTHORIZATION, TestKeys.bearer(TestKeys.ADMIN))
+			.build();
 	}
 
 	@Test

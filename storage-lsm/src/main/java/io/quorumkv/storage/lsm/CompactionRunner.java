@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.locks.Lock;
 import java.util.function.BooleanSupplier;
 
 import io.quorumkv.storage.Entry;
@@ -19,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  * to their last reader for unmapping and deletion. Builds the tombstone probe: a
  * tombstone is purged only when no table or memtable outside the task may hold a version
  * it shadows (key range, minimum timestamp and bloom filter of each table; a lookup in
- * each memtable).
+ * each memtable), neither when the merge decides nor when the result is published (the
+ * late-write gate, {@link LsmEngine#lateWrites}).
  */
 final class CompactionRunner {
 
@@ -62,40 +64,42 @@ final class CompactionRunner {
 		}
 		LsmState s = this.engine.state.get();
 		Set<SsTable> inside = new HashSet<>(task.all());
-		List<SsTable> outside = s.levels().all().stream().filter((t) -> !inside.contains(t)).toList();
-		List<MemTableSlot> memtables = s.memtables();
-		Compactor.OlderVersionProbe probe = (key, ts) -> {
-			for (MemTableSlot slot : memtables) {
-				Entry e = slot.memtable().get(key);
-				if (e != null && e.timestamp() <= ts) {
-					return true;
-				}
-			}
-			for (SsTable t : outside) {
-				if (t.properties().minTimestamp() <= ts && t.properties().mayContainKey(key) && t.mayContain(key)) {
-					return true;
-				}
-			}
-			return false;
-		};
+		Compactor.OlderVersionProbe probe = probe(s, inside);
 		long nowMicros = System.currentTimeMillis() * 1000;
 		long graceMicros = saturatedMicros(this.engine.options.tombstoneGracePeriod());
 		long purgeBefore = (nowMicros - graceMicros > nowMicros) ? Long.MIN_VALUE : nowMicros - graceMicros;
 		Compactor.Result result = this.compactor.run(task, this.engine.nextFileNumber::getAndIncrement, purgeBefore,
 				probe, this.cancelled, drop);
-		this.engine.manifestLock.lock();
-		try {
-			this.manifest.publish((st) -> st.withLevels(st.levels().apply(task, result.outputs())));
+		// A write older than a purged tombstone may have arrived since the probe: such
+		// writes hold the late-write gate's read side, so under its write side the
+		// purged tombstones are checked again against the state of now, and the result
+		// is dropped (the next compaction keeps them) if one shadows such a write.
+		Lock gate = result.purged().isEmpty() ? null : this.engine.lateWrites.writeLock();
+		if (gate != null) {
+			gate.lock();
 		}
-		catch (IOException | RuntimeException ex) {
-			result.outputs().forEach((t) -> {
-				t.markObsolete();
-				t.release();
-			});
-			throw ex;
+		try {
+			if (gate != null && shadowsALateWrite(result.purged(), inside)) {
+				// Nothing published: the filtered keys stay until the next retain.
+				discard(result.outputs());
+				return 0;
+			}
+			this.engine.manifestLock.lock();
+			try {
+				this.manifest.publish((st) -> st.withLevels(st.levels().apply(task, result.outputs())));
+			}
+			catch (IOException | RuntimeException ex) {
+				discard(result.outputs());
+				throw ex;
+			}
+			finally {
+				this.engine.manifestLock.unlock();
+			}
 		}
 		finally {
-			this.engine.manifestLock.unlock();
+			if (gate != null) {
+				gate.unlock();
+			}
 		}
 		for (SsTable t : task.all()) {
 			t.markObsolete();
@@ -110,7 +114,50 @@ final class CompactionRunner {
 		return result.dropped();
 	}
 
-	private static long saturatedMicros(Duration d) {
+	/**
+	 * Whether a source outside the compaction may hold a version older than a tombstone
+	 * it merges: memtables by lookup; other tables by key range, minimum timestamp and
+	 * bloom filter.
+	 */
+	private static Compactor.OlderVersionProbe probe(LsmState s, Set<SsTable> inside) {
+		List<SsTable> outside = s.levels().all().stream().filter((t) -> !inside.contains(t)).toList();
+		List<MemTableSlot> memtables = s.memtables();
+		return (key, ts) -> {
+			for (MemTableSlot slot : memtables) {
+				Entry e = slot.memtable().get(key);
+				if (e != null && e.timestamp() <= ts) {
+					return true;
+				}
+			}
+			for (SsTable t : outside) {
+				if (t.properties().minTimestamp() <= ts && t.properties().mayContainKey(key) && t.mayContain(key)) {
+					return true;
+				}
+			}
+			return false;
+		};
+	}
+
+	/** The probe again, on the state of now (late writes are held out meanwhile). */
+	private boolean shadowsALateWrite(List<Entry> purged, Set<SsTable> inside) {
+		assert this.engine.lateWrites.isWriteLockedByCurrentThread();
+		Compactor.OlderVersionProbe now = probe(this.engine.state.get(), inside);
+		for (Entry tombstone : purged) {
+			if (now.mayHoldOlder(tombstone.key(), tombstone.timestamp())) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static void discard(List<SsTable> outputs) {
+		for (SsTable t : outputs) {
+			t.markObsolete();
+			t.release();
+		}
+	}
+
+	static long saturatedMicros(Duration d) {
 		try {
 			return Math.multiplyExact(d.getSeconds(), 1_000_000L) + d.getNano() / 1000;
 		}

@@ -9,6 +9,7 @@ import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.StorageStats;
+import io.quorumkv.storage.lsm.io.FileIo;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -46,9 +47,18 @@ public final class LsmStorage implements Storage {
 	 * @throws StorageException when the folder cannot be used or is open elsewhere
 	 */
 	public static LsmStorage open(LsmOptions options) {
+		return open(options, FileIo.real());
+	}
+
+	/**
+	 * Opens the store with every file operation going through {@code io}: for tests,
+	 * which put a fault-injecting file layer under the engine.
+	 */
+	static LsmStorage open(LsmOptions options, FileIo io) {
 		Objects.requireNonNull(options, "options");
+		Objects.requireNonNull(io, "io");
 		try {
-			return new LsmStorage(Recovery.open(options));
+			return new LsmStorage(Recovery.open(options, io));
 		}
 		catch (IOException ex) {
 			throw new StorageException("could not open LSM storage in " + options.directory(), ex);

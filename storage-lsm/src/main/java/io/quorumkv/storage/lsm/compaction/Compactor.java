@@ -9,6 +9,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongFunction;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.iterator.ConcatIterator;
 import io.quorumkv.storage.lsm.iterator.EntryIterator;
 import io.quorumkv.storage.lsm.iterator.MergingIterator;
@@ -25,6 +26,8 @@ public final class Compactor {
 
 	private static final byte[] FIRST_KEY = new byte[0];
 
+	private final FileIo io;
+
 	private final int blockSize;
 
 	private final int bloomBitsPerKey;
@@ -36,7 +39,9 @@ public final class Compactor {
 	/**
 	 * @param tablePath the path of a new table file from a fresh file number
 	 */
-	public Compactor(int blockSize, int bloomBitsPerKey, long targetTableSize, LongFunction<Path> tablePath) {
+	public Compactor(FileIo io, int blockSize, int bloomBitsPerKey, long targetTableSize,
+			LongFunction<Path> tablePath) {
+		this.io = io;
 		this.blockSize = blockSize;
 		this.bloomBitsPerKey = bloomBitsPerKey;
 		this.targetTableSize = targetTableSize;
@@ -56,10 +61,15 @@ public final class Compactor {
 
 	/**
 	 * The new tables (each with one reference, owned by the caller), the I/O done, and
-	 * the entries dropped by a key filter.
+	 * the tombstones purged (for the caller's re-check before it publishes), and the
+	 * number of entries dropped by a key filter.
 	 */
-	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, long tombstonesPurged,
-			long dropped) {
+	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, List<Entry> purged, long dropped) {
+
+		public long tombstonesPurged() {
+			return this.purged.size();
+		}
+
 	}
 
 	/**
@@ -93,7 +103,7 @@ public final class Compactor {
 		List<SsTable> outputs = new ArrayList<>();
 		SsTableBuilder builder = null;
 		long written = 0;
-		long purged = 0;
+		List<Entry> purged = new ArrayList<>();
 		long dropped = 0;
 		try (MergingIterator merged = new MergingIterator(sources)) {
 			for (Entry e = merged.current(); e != null; merged.next(), e = merged.current()) {
@@ -105,12 +115,12 @@ public final class Compactor {
 					continue;
 				}
 				if (e.isTombstone() && e.timestamp() < purgeBefore && !probe.mayHoldOlder(e.key(), e.timestamp())) {
-					purged++;
+					purged.add(e);
 					continue;
 				}
 				if (builder == null) {
 					long number = numbers.getAsLong();
-					builder = SsTableBuilder.create(this.tablePath.apply(number), number, this.blockSize,
+					builder = SsTableBuilder.create(this.io, this.tablePath.apply(number), number, this.blockSize,
 							this.bloomBitsPerKey);
 				}
 				builder.add(e);
