@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -84,20 +83,30 @@ class CrashKitSelfTest extends StorageCrashTest {
 			}
 		}
 
+		/**
+		 * Reads the log back; a record the kill tore (its length written, not all its
+		 * bytes) is cut off, so that the next records are appended after whole ones.
+		 */
 		private void replay(Path file) throws IOException {
-			try (DataInputStream in = new DataInputStream(Files.newInputStream(file))) {
-				while (true) {
-					byte[] record = new byte[in.readInt()];
-					in.readFully(record);
-					DataInputStream fields = new DataInputStream(new java.io.ByteArrayInputStream(record));
-					byte[] key = fields.readNBytes(fields.readInt());
-					long ts = fields.readLong();
-					int length = fields.readInt();
-					apply(new Entry(key, (length < 0) ? null : fields.readNBytes(length), ts));
+			java.nio.ByteBuffer log = java.nio.ByteBuffer.wrap(Files.readAllBytes(file));
+			int valid = 0;
+			while (log.remaining() >= 4) {
+				int length = log.getInt();
+				if (length < 0 || length > log.remaining()) {
+					break;
 				}
+				byte[] record = new byte[length];
+				log.get(record);
+				DataInputStream fields = new DataInputStream(new java.io.ByteArrayInputStream(record));
+				byte[] key = fields.readNBytes(fields.readInt());
+				long ts = fields.readLong();
+				int valueLength = fields.readInt();
+				apply(new Entry(key, (valueLength < 0) ? null : fields.readNBytes(valueLength), ts));
+				valid = log.position();
 			}
-			catch (EOFException ex) {
-				// The end, or a torn last record.
+			try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file,
+					java.nio.file.StandardOpenOption.WRITE)) {
+				channel.truncate(valid);
 			}
 		}
 
