@@ -2,16 +2,28 @@
 # Runs a local QuorumKV cluster: N `java -jar service/target/quorumkv.jar` nodes on 127.0.0.1.
 #
 #   scripts/cluster.sh up [--nodes N] [--backend lsm|h2|derby] [--placement rendezvous|consistent-hash]
-#                         [--base-port P] [--dir D] [--fresh]
+#                         [--base-port P] [--dir D] [--fresh] [--tls CERTS]
 #   scripts/cluster.sh down|status [--dir D]
 #   scripts/cluster.sh kill NODE [--dir D]      # SIGKILL of one node (fault runs)
 #   scripts/cluster.sh restart NODE [--dir D]   # start it again with the cluster's settings
+#   scripts/cluster.sh add [--dir D]            # start one more node, a newcomer that waits
+#                                               # to be joined: scripts/qkv join <its URL>
 #
-# Node i listens on port P+i-1 (default P=8081), keeps its data in D/node<i>/data and logs to
-# D/node<i>/node.log (default D=./run/cluster under the repository). `up` persists the settings
-# in D/cluster.env so the other commands need only --dir. The cluster secret is generated per
+# Node i listens on port P+i-1 (default P=8081), serves Actuator on port P+i-1+1000 (9081...;
+# management.server.port), keeps its data in D/node<i>/data and logs to D/node<i>/node.log
+# (default D=./run/cluster under the repository). `up` persists the settings in D/cluster.env so
+# the other commands need only --dir, and lists the nodes' URLs in D/nodes and their management
+# URLs in D/management (for scripts/qkv --cluster-dir D). The cluster secret is generated per
 # cluster into D/secret (mode 600) and handed to the nodes through the environment, never on the
-# command line and never printed. `up --fresh` deletes the nodes' earlier data first.
+# command line and never printed; so is an admin API key, D/admin-key (mode 600), of which the
+# nodes get only the SHA-256 (docs/security.md). `up --fresh` deletes the nodes' earlier data
+# first. `up --tls CERTS` serves the API over TLS with mutual TLS between the nodes, from the PEM
+# files CERTS/ca.crt, CERTS/node.crt and CERTS/node.key (scripts/dev-certs.sh makes them): node
+# URLs are then https:// (Actuator's too: its port takes the server's TLS), and D/ca.crt is a copy
+# of the CA for scripts/qkv --cluster-dir D.
+# The nodes `up` starts seed the cluster (quorumkv.cluster.nodes); a node `add` starts is given
+# them as its seed list and serves nothing until `scripts/qkv join` adds it to the ring
+# (docs/membership.md).
 #
 # Environment: JAVA_HOME (its bin/java is used when set), QKV_JAVA_OPTS (JVM options, default
 # "-Xmx1g -XX:+UseG1GC"), QKV_NODE_ARGS (extra Spring arguments for every node), QKV_JAR (another
@@ -79,6 +91,7 @@ check_jar() {
 # --- settings -----------------------------------------------------------------------------
 
 NODES=3
+SEEDS=""
 BACKEND=lsm
 PLACEMENT=rendezvous
 BASE_PORT=8081
@@ -86,6 +99,7 @@ DIR="$ROOT/run/cluster"
 JAVA_OPTS="${QKV_JAVA_OPTS:--Xmx1g -XX:+UseG1GC}"
 NODE_ARGS="${QKV_NODE_ARGS:-}"
 FRESH=0
+TLS_DIR=""
 
 parse_options() {
   while [ $# -gt 0 ]; do
@@ -96,13 +110,14 @@ parse_options() {
       --base-port) BASE_PORT="${2:?--base-port needs a value}"; shift 2 ;;
       --dir) DIR="${2:?--dir needs a value}"; shift 2 ;;
       --fresh) FRESH=1; shift ;;
+      --tls) TLS_DIR="${2:?--tls needs a folder}"; shift 2 ;;
       -h | --help) usage 0 ;;
       *) die "unknown option: $1 (see --help)" ;;
     esac
   done
   [[ "$NODES" =~ ^[1-9][0-9]*$ ]] || die "--nodes must be a positive number, not $NODES"
-  if ! [[ "$BASE_PORT" =~ ^[1-9][0-9]*$ ]] || [ $((BASE_PORT + NODES - 1)) -gt 65535 ]; then
-    die "--base-port must leave room for $NODES ports below 65536"
+  if ! [[ "$BASE_PORT" =~ ^[1-9][0-9]*$ ]] || [ $((BASE_PORT + NODES - 1 + 1000)) -gt 65535 ]; then
+    die "--base-port must leave room for $NODES ports, and their management ports 1000 above, below 65536"
   fi
   case "$BACKEND" in lsm | h2 | derby) ;; *) die "--backend must be lsm, h2 or derby, not $BACKEND" ;; esac
   case "$PLACEMENT" in rendezvous | consistent-hash) ;;
@@ -110,16 +125,24 @@ parse_options() {
   esac
   mkdir -p "$DIR"
   DIR="$(cd "$DIR" && pwd)"
+  if [ -n "$TLS_DIR" ]; then
+    for f in ca.crt node.crt node.key; do
+      [ -r "$TLS_DIR/$f" ] || die "--tls $TLS_DIR has no $f (scripts/dev-certs.sh makes them)"
+    done
+    TLS_DIR="$(cd "$TLS_DIR" && pwd)"
+  fi
 }
 
 save_settings() {
   {
     printf 'NODES=%q\n' "$NODES"
+    printf 'SEEDS=%q\n' "${SEEDS:-$NODES}"
     printf 'BACKEND=%q\n' "$BACKEND"
     printf 'PLACEMENT=%q\n' "$PLACEMENT"
     printf 'BASE_PORT=%q\n' "$BASE_PORT"
     printf 'JAVA_OPTS=%q\n' "$JAVA_OPTS"
     printf 'NODE_ARGS=%q\n' "$NODE_ARGS"
+    printf 'TLS_DIR=%q\n' "$TLS_DIR"
   } >"$DIR/cluster.env"
 }
 
@@ -127,15 +150,20 @@ load_settings() {
   [ -f "$DIR/cluster.env" ] || die "no cluster in $DIR (run: scripts/cluster.sh up --dir $DIR)"
   # shellcheck source=/dev/null
   . "$DIR/cluster.env"
+  SEEDS="${SEEDS:-$NODES}"
 }
 
 port_of() { echo $((BASE_PORT + $1 - 1)); }
-url_of() { echo "http://127.0.0.1:$(port_of "$1")"; }
+url_of() { echo "$([ -n "${TLS_DIR:-}" ] && echo https || echo http)://127.0.0.1:$(port_of "$1")"; }
+management_url_of() {
+  echo "$([ -n "${TLS_DIR:-}" ] && echo https || echo http)://127.0.0.1:$(($(port_of "$1") + 1000))"
+}
 pid_file() { echo "$DIR/node$1/node.pid"; }
 
+# The seed list: the nodes `up` started. A node reads it on its first start only.
 node_urls() {
   local i urls=""
-  for ((i = 1; i <= NODES; i++)); do
+  for ((i = 1; i <= ${SEEDS:-$NODES}; i++)); do
     urls="${urls:+$urls,}$(url_of "$i")"
   done
   echo "$urls"
@@ -161,7 +189,18 @@ alive() {
 }
 
 http_code() {
-  curl -s -o /dev/null -m 2 -w '%{http_code}' "$1" 2>/dev/null || true
+  local -a tls=()
+  [ -z "${TLS_DIR:-}" ] || tls=(--cacert "$TLS_DIR/ca.crt")
+  curl -s "${tls[@]}" -o /dev/null -m 2 -w '%{http_code}' "$1" 2>/dev/null || true
+}
+
+# The Spring arguments of TLS: one SSL bundle for the server and the calls to peers, mutual TLS.
+tls_args() {
+  [ -n "${TLS_DIR:-}" ] || return 0
+  local b=--spring.ssl.bundle.pem.quorumkv
+  echo "$b.keystore.certificate=file:$TLS_DIR/node.crt $b.keystore.private-key=file:$TLS_DIR/node.key" \
+    "$b.truststore.certificate=file:$TLS_DIR/ca.crt $b.reload-on-update=true --server.ssl.bundle=quorumkv" \
+    "--server.ssl.client-auth=want --quorumkv.cluster.tls.bundle=quorumkv --quorumkv.cluster.tls.mutual=true"
 }
 
 check_node_arg() {
@@ -183,21 +222,26 @@ start_node() {
   if [ "$(http_code "$(url_of "$i")/v0/status")" != "000" ]; then
     die "port $port is already taken by another process"
   fi
-  local -a java_opts node_args
+  local -a java_opts node_args tls_node_args
   read -r -a java_opts <<<"$JAVA_OPTS"
   read -r -a node_args <<<"$NODE_ARGS"
+  read -r -a tls_node_args <<<"$(tls_args)"
   loops_given || java_opts+=("-Dreactor.netty.ioWorkerCount=$(event_loops)")
   {
     echo "=== $(date -u +%FT%TZ) starting node $i on port $port"
   } >>"$dir/node.log"
   QUORUMKV_CLUSTER_SECRET="$(cat "$DIR/secret")" nohup "$JAVA" "${java_opts[@]}" -jar "$JAR" \
     --server.port="$port" \
+    --management.server.port="$((port + 1000))" \
+    --management.endpoints.web.exposure.include=health,metrics,prometheus,quorumkv \
+    --quorumkv.security.api-keys.cluster-admin.sha256="$(sha256sum <"$DIR/admin-key" | cut -c1-64)" \
+    --quorumkv.security.api-keys.cluster-admin.access=admin \
     --quorumkv.storage.backend="$BACKEND" \
     --quorumkv.storage.path="$dir/data" \
     --quorumkv.cluster.nodes="$(node_urls)" \
     --quorumkv.cluster.self="$(url_of "$i")" \
     --quorumkv.cluster.placement="$PLACEMENT" \
-    "${node_args[@]}" >>"$dir/node.log" 2>&1 </dev/null &
+    "${tls_node_args[@]}" "${node_args[@]}" >>"$dir/node.log" 2>&1 </dev/null &
   echo $! >"$(pid_file "$i")"
 }
 
@@ -214,7 +258,7 @@ wait_ready() {
         return 1
       fi
       if [ "$(http_code "$(url_of "$i")/v0/status")" != 200 ] ||
-        [ "$(http_code "$(url_of "$i")/actuator/health/readiness")" != 200 ]; then
+        [ "$(http_code "$(management_url_of "$i")/actuator/health/readiness")" != 200 ]; then
         pending="$pending $i"
       fi
     done
@@ -265,10 +309,17 @@ cmd_up() {
       rm -rf "$DIR/node$i/data"
     done
   fi
+  SEEDS="$NODES"
   if [ ! -s "$DIR/secret" ]; then
     (umask 077 && od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >"$DIR/secret")
   fi
+  if [ ! -s "$DIR/admin-key" ]; then
+    (umask 077 && od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >"$DIR/admin-key")
+  fi
   save_settings
+  node_urls | tr ',' '\n' >"$DIR/nodes"
+  if [ -n "$TLS_DIR" ]; then cp "$TLS_DIR/ca.crt" "$DIR/ca.crt"; else rm -f "$DIR/ca.crt"; fi
+  for ((i = 1; i <= NODES; i++)); do management_url_of "$i"; done >"$DIR/management"
   local loops="event loops as QKV_JAVA_OPTS says"
   loops_given || loops="$(event_loops) event loop(s) each"
   echo "starting $NODES node(s): backend $BACKEND, placement $PLACEMENT, ports $BASE_PORT..$(port_of "$NODES"), $loops, dir $DIR"
@@ -327,6 +378,20 @@ cmd_restart() {
   echo "node $i ready: $(url_of "$i")"
 }
 
+cmd_add() {
+  JAVA="$(java_bin)"
+  check_java
+  check_jar
+  NODES=$((NODES + 1))
+  if [ $((BASE_PORT + NODES - 1)) -gt 65535 ]; then
+    die "no port left for node $NODES"
+  fi
+  save_settings
+  start_node "$NODES"
+  wait_ready "$NODES" || die "node $NODES did not become ready"
+  echo "node $NODES ready at $(url_of "$NODES"), waiting to be joined: scripts/qkv --nodes $(node_urls) join $(url_of "$NODES")"
+}
+
 [ $# -ge 1 ] || usage
 command="$1"
 shift
@@ -335,7 +400,7 @@ case "$command" in
     parse_options "$@"
     cmd_up
     ;;
-  down | status)
+  down | status | add)
     parse_options "$@"
     load_settings
     "cmd_$command"
@@ -349,5 +414,5 @@ case "$command" in
     "cmd_$command" "$node"
     ;;
   -h | --help | help) usage 0 ;;
-  *) die "unknown command: $command (up, down, status, kill NODE, restart NODE)" ;;
+  *) die "unknown command: $command (up, down, status, add, kill NODE, restart NODE)" ;;
 esac

@@ -95,6 +95,7 @@ final class Attempts {
 			case ServiceUnavailableException unavailable -> operation.isRead() || this.policy.retryWrites();
 			case QuorumTimeoutException timeout -> operation.isRead() || this.policy.retryWrites();
 			case BadRequestException bad -> false;
+			case NotAuthorizedException refused -> false;
 			case PayloadTooLargeException tooLarge -> false;
 			case UnexpectedResponseException unexpected -> false;
 		};

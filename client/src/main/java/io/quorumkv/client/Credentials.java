@@ -3,8 +3,10 @@ package io.quorumkv.client;
 import java.util.Objects;
 
 /**
- * What the client sends to prove who it is. Today's server accepts every client; this is
- * where its API keys plug in when it gains them, without a change to the client's API:
+ * What the client sends to prove who it is: an API key of the nodes'
+ * {@code quorumkv.security.api-keys} (docs/security.md), needed when they run with
+ * {@code quorumkv.security.public-api=authenticated}. A refused key fails a request with
+ * {@link NotAuthorizedException}.
  *
  * <pre>{@code
  * QuorumKvClient.builder().seeds("https://kv1:8443").credentials(Credentials.bearer(apiKey))

@@ -27,6 +27,7 @@ final class Failures {
 		String message = operation + " at " + node + ": " + status + " " + reason(body);
 		return switch (status) {
 			case 400 -> new BadRequestException(message, node, status, null);
+			case 401, 403 -> new NotAuthorizedException(message, node, status, null);
 			case 413 -> new PayloadTooLargeException(message, node, status, null);
 			case 503 -> new ServiceUnavailableException(message, node, retryAfter(retryAfter));
 			case 504 -> new QuorumTimeoutException(message, node, status, null);
@@ -61,8 +62,10 @@ final class Failures {
 		// nothing
 		// was sent (Reactor Netty's shaded reactor-pool exceptions, matched by name).
 		String name = error.getClass().getSimpleName();
+		// A failed TLS handshake comes before the request is written.
 		return error instanceof ConnectException || error instanceof NoRouteToHostException
-				|| error instanceof UnknownHostException || name.startsWith("PoolAcquire");
+				|| error instanceof UnknownHostException || error instanceof javax.net.ssl.SSLHandshakeException
+				|| name.startsWith("PoolAcquire");
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.quorumkv.client;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
 
@@ -41,6 +42,12 @@ import reactor.core.publisher.Mono;
  * and why a write is not by default, is {@link RetryPolicy}'s description.
  */
 public final class QuorumKvClient implements AutoCloseable {
+
+	/**
+	 * Records per page of a scan: what one page holds in memory at most is this many
+	 * records (their values up to the server's body limit each).
+	 */
+	static final int SCAN_PAGE = 256;
 
 	private final ClientConfig config;
 
@@ -105,20 +112,43 @@ public final class QuorumKvClient implements AutoCloseable {
 
 	/**
 	 * The live records with {@code start <= key < end} in key order (unsigned UTF-8
-	 * bytes, that is code-point order), streamed as they are read: the node produces them
-	 * as the subscriber requests them, so a range of any size never sits in memory.
-	 * Cancel (for example with {@code take(n)}) to stop early. A scan that fails before
-	 * its first record is retried like a read; one that fails later ends with the error
-	 * (its records are never repeated).
+	 * bytes, that is code-point order), read page by page as the subscriber requests them
+	 * ({@link #SCAN_PAGE} records a page, each resumed after the last key of the one
+	 * before), so a range of any size never sits in memory. Cancel (for example with
+	 * {@code take(n)}) to stop early. A page that fails is retried like a read, from
+	 * where the scan stands: records are never repeated or skipped.
 	 * @param start the first key, inclusive
 	 * @param end the end, exclusive; null for the end of the key space
 	 */
 	public Flux<KeyValue> scan(String start, @Nullable String end) {
 		byte[] from = Requests.utf8("start", start);
 		byte[] to = (end != null) ? Requests.utf8("end", end) : null;
-		String path = Requests.range(from, to);
-		return this.attempts.run(Operation.SCAN, null,
-				(node) -> this.transport.scan(node, path, RecordChunkFormat.INSTANCE));
+		return page(from, true, to).expand((page) -> page.full()
+				? page(page.last().key().getBytes(StandardCharsets.UTF_8), false, to) : Mono.empty())
+			.concatMapIterable(Page::records);
+	}
+
+	/**
+	 * One page of a range, read whole ({@link #SCAN_PAGE} records at most, in the
+	 * self-delimiting NDJSON format) and retried like a read: a scan resumes after the
+	 * last key of the page before, so a node failing midway costs one page, never a
+	 * repeated or a missing record.
+	 */
+	private Mono<Page> page(byte[] from, boolean inclusive, byte @Nullable [] to) {
+		String path = Requests.range(from, inclusive, to, SCAN_PAGE);
+		return this.attempts
+			.run(Operation.SCAN, null,
+					(node) -> this.transport.scan(node, path, NdjsonFormat.INSTANCE).collectList().flux())
+			.next()
+			.map((records) -> new Page(records, records.size() == SCAN_PAGE));
+	}
+
+	private record Page(List<KeyValue> records, boolean full) {
+
+		KeyValue last() {
+			return this.records.get(this.records.size() - 1);
+		}
+
 	}
 
 	/** The same client with blocking methods, for code that is not reactive. */

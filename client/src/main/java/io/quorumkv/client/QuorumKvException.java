@@ -22,6 +22,11 @@ import org.jspecify.annotations.Nullable;
  * <td>no</td>
  * </tr>
  * <tr>
+ * <td>{@link NotAuthorizedException}</td>
+ * <td>401 or 403: no credential, an unknown one, or one without the access</td>
+ * <td>no</td>
+ * </tr>
+ * <tr>
  * <td>{@link PayloadTooLargeException}</td>
  * <td>413: value over the node's limit</td>
  * <td>no</td>
@@ -61,8 +66,8 @@ import org.jspecify.annotations.Nullable;
  * {@link #attempts()} and {@link #retryBudgetExhausted()} tell why it stopped.
  */
 public abstract sealed class QuorumKvException extends RuntimeException
-		permits BadRequestException, PayloadTooLargeException, ServiceUnavailableException, QuorumTimeoutException,
-		UnexpectedResponseException, NodeUnavailableException, RequestOutcomeUnknownException {
+		permits BadRequestException, NotAuthorizedException, PayloadTooLargeException, ServiceUnavailableException,
+		QuorumTimeoutException, UnexpectedResponseException, NodeUnavailableException, RequestOutcomeUnknownException {
 
 	private final @Nullable URI node;
 

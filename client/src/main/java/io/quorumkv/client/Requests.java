@@ -30,14 +30,18 @@ final class Requests {
 		return path.toString();
 	}
 
-	static String range(byte[] start, byte @Nullable [] end) {
-		StringBuilder path = new StringBuilder(32).append("/v0/entities?start=");
-		appendEncoded(path, start);
+	/**
+	 * One page of a range: from {@code from} (inclusive, or exclusive when it is the last
+	 * key of the page before), to {@code end}, at most {@code limit} records.
+	 */
+	static String range(byte[] from, boolean inclusive, byte @Nullable [] end, int limit) {
+		StringBuilder path = new StringBuilder(48).append(inclusive ? "/v0/entities?start=" : "/v0/entities?after=");
+		appendEncoded(path, from);
 		if (end != null) {
 			path.append("&end=");
 			appendEncoded(path, end);
 		}
-		return path.toString();
+		return path.append("&limit=").append(limit).toString();
 	}
 
 	/**

@@ -7,13 +7,9 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 
 /**
- * How a range answer's body becomes records. Today's server speaks one format,
- * {@link RecordChunkFormat} (one HTTP chunk per record, {@code key\nvalue}); DESIGN §2
- * plans a self-delimiting one chosen by content negotiation, with {@code limit} and
- * resumable paging. Such a format plugs in here: it names its media type for the
- * {@code Accept} header, decodes its own framing from the body's buffers, and, with
- * paging, its decoder can end one page's records with the cursor the client asks the next
- * page from.
+ * How a range answer's body becomes records: the format names its media type for the
+ * {@code Accept} header and decodes its own framing from the body's buffers. The client
+ * reads ranges in the server's self-delimiting format, {@link NdjsonFormat}.
  */
 interface ScanFormat {
 

@@ -8,9 +8,10 @@ import javax.net.ssl.TrustManagerFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * TLS for {@code https://} seeds: whom the client trusts and, for mutual TLS, the
- * certificate it presents. Today's nodes speak plain HTTP; this is where their TLS
- * (DESIGN §6) plugs in:
+ * TLS for {@code https://} seeds: whom the client trusts (the cluster's CA, when the
+ * nodes' certificates are not from a CA the JDK knows) and, for client-certificate
+ * authentication, the certificate it presents (a node maps its common name to an access:
+ * {@code quorumkv.security.certificates}, docs/security.md):
  *
  * <pre>{@code
  * TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());

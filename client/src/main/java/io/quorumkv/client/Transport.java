@@ -26,7 +26,7 @@ import reactor.netty.resources.LoopResources;
  * Reactor Netty's own retry of a request whose pooled connection was found closed is
  * turned off: whether a request may be sent again is {@link Attempts}'s decision alone.
  * Chunks are kept whole ({@code allowPartialChunks(false)} up to the largest record),
- * which {@link RecordChunkFormat} needs to find a record's end.
+ * which a format that splits records by chunk would need (the NDJSON format does not).
  */
 final class Transport implements AutoCloseable {
 

@@ -25,9 +25,11 @@ class ClientPartsTest {
 			.isEqualTo("/v0/entity?id=a%20b%2Bc%26d%3D%25%2F%D0%BA%D0%BB%D1%8E%D1%87&replicas=2/3");
 		assertThat(Requests.entity(new byte[] { 'A', 'z', '0', '-', '.', '_', '~', 0 }, null))
 			.isEqualTo("/v0/entity?id=Az0-._~%00");
-		assertThat(Requests.range("a".getBytes(StandardCharsets.UTF_8), null)).isEqualTo("/v0/entities?start=a");
-		assertThat(Requests.range("a".getBytes(StandardCharsets.UTF_8), "b c".getBytes(StandardCharsets.UTF_8)))
-			.isEqualTo("/v0/entities?start=a&end=b%20c");
+		assertThat(Requests.range("a".getBytes(StandardCharsets.UTF_8), true, null, 10))
+			.isEqualTo("/v0/entities?start=a&limit=10");
+		assertThat(Requests.range("a".getBytes(StandardCharsets.UTF_8), false, "b c".getBytes(StandardCharsets.UTF_8),
+				256))
+			.isEqualTo("/v0/entities?after=a&end=b%20c&limit=256");
 		assertThatIllegalArgumentException().isThrownBy(() -> Requests.utf8("key", ""));
 		assertThatIllegalArgumentException().isThrownBy(() -> Requests.utf8("key", "\uDC00"));
 	}

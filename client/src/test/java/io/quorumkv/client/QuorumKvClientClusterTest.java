@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -158,6 +159,27 @@ class QuorumKvClientClusterTest {
 			.verify(WAIT);
 		assertThat(this.client.scan("scan/", null).collectList().block(WAIT))
 			.endsWith(new KeyValue("scan0", bytes("outside")));
+	}
+
+	@Test
+	void scanPagesThroughARangeOfSeveralPagesAndAnyKeyBytes() {
+		List<KeyValue> written = new ArrayList<>();
+		for (int i = 0; i < QuorumKvClient.SCAN_PAGE * 2 + 17; i++) {
+			String key = "paged/%04d".formatted(i) + ((i % 50 == 0) ? "\nwith a newline" : "");
+			byte[] value = bytes("v" + i);
+			written.add(new KeyValue(key, value));
+		}
+		Flux.fromIterable(written)
+			.flatMap((record) -> this.client.put(record.key(), record.value()), 8)
+			.blockLast(WAIT);
+		written.sort(java.util.Comparator.comparing(KeyValue::key));
+		assertThat(this.client.scan("paged/", "paged0").collectList().block(WAIT)).containsExactlyElementsOf(written);
+		assertThat(this.client.scan("paged/", "paged0")
+			.skip(QuorumKvClient.SCAN_PAGE - 2)
+			.take(4)
+			.collectList()
+			.block(WAIT))
+			.containsExactlyElementsOf(written.subList(QuorumKvClient.SCAN_PAGE - 2, QuorumKvClient.SCAN_PAGE + 2));
 	}
 
 	@Test

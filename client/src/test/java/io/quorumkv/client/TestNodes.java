@@ -15,6 +15,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import javax.net.ssl.SSLContext;
+
+import org.jspecify.annotations.Nullable;
+
 /**
  * Real QuorumKV nodes for the client's tests:
  * {@code java -jar service/target/quorumkv.jar} processes on free loopback ports, each
@@ -36,7 +40,17 @@ public final class TestNodes implements AutoCloseable {
 
 	private final Thread cleanup = new Thread(this::killAll, "test-nodes-cleanup");
 
-	private TestNodes(int size, Map<String, String> properties) throws IOException {
+	private final String scheme;
+
+	private final HttpClient probe;
+
+	private TestNodes(int size, Map<String, String> properties, @Nullable SSLContext tls) throws IOException {
+		this.scheme = (tls != null) ? "https" : "http";
+		this.probe = (tls != null) ? HttpClient.newBuilder()
+			.connectTimeout(Duration.ofSeconds(1))
+			.version(HttpClient.Version.HTTP_1_1)
+			.sslContext(tls)
+			.build() : PROBE;
 		this.root = Files.createTempDirectory("client-nodes");
 		this.ports = freePorts(size);
 		this.processes = new Process[size];
@@ -57,11 +71,24 @@ public final class TestNodes implements AutoCloseable {
 
 	/** Starts {@code size} nodes forming one cluster, with extra node properties. */
 	public static TestNodes start(int size, Map<String, String> properties) throws IOException {
-		return new TestNodes(size, properties);
+		return new TestNodes(size, properties, null);
+	}
+
+	/**
+	 * Starts {@code size} nodes serving TLS ({@code properties} name their SSL bundle);
+	 * {@code tls} trusts their certificates, for the readiness probe.
+	 */
+	public static TestNodes startTls(int size, Map<String, String> properties, SSLContext tls) throws IOException {
+		return new TestNodes(size, properties, tls);
+	}
+
+	/** The folder of the nodes' data and logs (and of any file a test gives them). */
+	public Path root() {
+		return this.root;
 	}
 
 	public URI url(int node) {
-		return URI.create("http://127.0.0.1:" + this.ports[node]);
+		return URI.create(this.scheme + "://127.0.0.1:" + this.ports[node]);
 	}
 
 	public List<URI> urls() {
@@ -112,9 +139,10 @@ public final class TestNodes implements AutoCloseable {
 				throw new IllegalStateException("node " + node + " exited:\n" + tail(node));
 			}
 			try {
-				HttpResponse<Void> response = PROBE.send(HttpRequest.newBuilder(URI.create(url(node) + "/v0/status"))
-					.timeout(Duration.ofSeconds(2))
-					.build(), HttpResponse.BodyHandlers.discarding());
+				HttpResponse<Void> response = this.probe
+					.send(HttpRequest.newBuilder(URI.create(url(node) + "/v0/status"))
+						.timeout(Duration.ofSeconds(2))
+						.build(), HttpResponse.BodyHandlers.discarding());
 				if (response.statusCode() == 200) {
 					return;
 				}

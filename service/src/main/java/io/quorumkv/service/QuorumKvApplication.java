@@ -6,8 +6,15 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 
-/** Starts one QuorumKV node. */
-@SpringBootApplication
+/**
+ * Starts one QuorumKV node. Spring Boot's own security auto-configuration is left out: it
+ * would put every request behind a generated password. The node builds its security
+ * filter chain itself, and only where it is needed (io.quorumkv.service.security).
+ */
+@SpringBootApplication(excludeName = { "org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration",
+		"org.springframework.boot.security.autoconfigure.ReactiveUserDetailsServiceAutoConfiguration",
+		"org.springframework.boot.security.autoconfigure.web.reactive.ReactiveWebSecurityAutoConfiguration",
+		"org.springframework.boot.security.autoconfigure.actuate.web.reactive.ReactiveManagementWebSecurityAutoConfiguration" })
 @ConfigurationPropertiesScan
 public class QuorumKvApplication {
 

@@ -17,9 +17,10 @@ import org.jspecify.annotations.Nullable;
  * {@code t0} and answered at {@code t1} (local wall clock) gives
  * {@code offset = peerClock - (t0 + t1) / 2}, within {@code ±(t1 - t0) / 2}. The estimate
  * is the sample with the shortest round trip of the last one or two windows (NTP's
- * choice: a short round trip bounds the error best). Exported as
- * {@code quorumkv.clock.offset} and {@code quorumkv.clock.offset.error} (seconds, per
- * peer).
+ * choice: a short round trip bounds the error best). Peers are named by their base URL
+ * (the address the call went to; a node's id is not on the wire of every answer).
+ * Exported as {@code quorumkv.clock.offset} and {@code quorumkv.clock.offset.error}
+ * (seconds, per peer).
  */
 public final class PeerClocks {
 
@@ -35,42 +36,58 @@ public final class PeerClocks {
 
 	private final long windowNanos;
 
+	private final MeterRegistry meters;
+
 	private final Map<String, Estimator> peers = new ConcurrentHashMap<>();
 
+	/**
+	 * @param peers the peers known at start, exported from the start; a peer that joins
+	 * later is exported from its first sample
+	 */
 	public PeerClocks(List<Node> peers, Duration window, MeterRegistry meters) {
 		this.windowNanos = window.toNanos();
+		this.meters = meters;
 		for (Node peer : peers) {
-			Estimator estimator = this.peers.computeIfAbsent(peer.id(), (id) -> new Estimator());
-			Gauge.builder("quorumkv.clock.offset", estimator, (e) -> seconds(e.offset(), false))
-				.description("The peer's clock minus this node's, from round trips of internal calls")
-				.tag("peer", peer.id())
-				.baseUnit("seconds")
-				.register(meters);
-			Gauge.builder("quorumkv.clock.offset.error", estimator, (e) -> seconds(e.offset(), true))
-				.description("Bound of the offset's error: half the round trip it was measured on")
-				.tag("peer", peer.id())
-				.baseUnit("seconds")
-				.register(meters);
+			estimator(peer.base());
 		}
 	}
 
-	/** Records one round trip to {@code peer} (its id); all times in microseconds. */
+	private Estimator estimator(String peer) {
+		return this.peers.computeIfAbsent(peer, (url) -> {
+			Estimator estimator = new Estimator();
+			Gauge.builder("quorumkv.clock.offset", estimator, (e) -> seconds(e.offset(), false))
+				.description("The peer's clock minus this node's, from round trips of internal calls")
+				.tag("peer", url)
+				.baseUnit("seconds")
+				.register(this.meters);
+			Gauge.builder("quorumkv.clock.offset.error", estimator, (e) -> seconds(e.offset(), true))
+				.description("Bound of the offset's error: half the round trip it was measured on")
+				.tag("peer", url)
+				.baseUnit("seconds")
+				.register(this.meters);
+			return estimator;
+		});
+	}
+
+	/**
+	 * Records one round trip to {@code peer} (its base URL, {@link Node#base()}); all
+	 * times in microseconds.
+	 */
 	public void sample(String peer, long sentMicros, long receivedMicros, long peerMicros) {
-		Estimator estimator = this.peers.get(peer);
-		if (estimator == null || receivedMicros < sentMicros) {
+		if (receivedMicros < sentMicros) {
 			return;
 		}
 		long offset = peerMicros - (sentMicros + (receivedMicros - sentMicros) / 2);
-		estimator.add(new Offset(offset, (receivedMicros - sentMicros) / 2, System.nanoTime()), this.windowNanos);
+		estimator(peer).add(new Offset(offset, (receivedMicros - sentMicros) / 2, System.nanoTime()), this.windowNanos);
 	}
 
-	/** The current estimate for {@code peer}, if one was measured. */
+	/** The current estimate for {@code peer} (its base URL), if one was measured. */
 	public Optional<Offset> offset(String peer) {
 		Estimator estimator = this.peers.get(peer);
 		return Optional.ofNullable((estimator != null) ? estimator.offset() : null);
 	}
 
-	/** Every peer's estimate (absent peers never answered), by peer id. */
+	/** Every peer's estimate (absent peers never answered), by base URL. */
 	public Map<String, Optional<Offset>> offsets() {
 		Map<String, Optional<Offset>> all = new LinkedHashMap<>();
 		this.peers.forEach((peer, estimator) -> all.put(peer, Optional.ofNullable(estimator.offset())));

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 import io.quorumkv.service.cluster.PlacementStrategy;
@@ -25,11 +26,13 @@ import org.springframework.util.unit.DataSize;
  * @param storage where and how the node keeps its data
  * @param cluster the nodes of the cluster and this node's place in it
  * @param http limits of the public API
+ * @param security who may use the public API and the admin operations
  * @param repair anti-entropy repair between the replicas of each range
  */
 @ConfigurationProperties("quorumkv")
 public record QuorumKvProperties(@DefaultValue StorageProperties storage, @DefaultValue ClusterProperties cluster,
-		@DefaultValue HttpProperties http, @DefaultValue RepairProperties repair) {
+		@DefaultValue HttpProperties http, @DefaultValue SecurityProperties security,
+		@DefaultValue RepairProperties repair) {
 
 	/**
 	 * Anti-entropy repair (see docs/reliability.md): replicas of each token range compare
@@ -88,6 +91,73 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 				throw new IllegalArgumentException("quorumkv.repair.call-timeout and session-timeout must be positive");
 			}
 		}
+
+	}
+
+	/**
+	 * Client authentication (docs/security.md). Keys are given by their SHA-256 only,
+	 * never in clear; a client sends {@code Authorization: Bearer <key>}. The admin
+	 * operations (the {@code quorumkv} Actuator endpoint, and any other endpoint but
+	 * health, info, metrics and prometheus) always need a credential of {@code admin}
+	 * access; health shows its details to that credential only.
+	 *
+	 * @param publicApi {@code open}: anyone may use the public API, and its requests
+	 * never pass Spring Security; {@code authenticated}: every request but
+	 * {@code /v0/status} needs an API key or a client certificate of the right access
+	 * @param apiKeys API keys by name: {@code sha256} (64 hex digits of the key's
+	 * SHA-256) and {@code access} ({@code read-only}, {@code read-write} or
+	 * {@code admin})
+	 * @param certificates client certificates by subject common name, with their access;
+	 * needs TLS with {@code server.ssl.client-auth} {@code want} or {@code need}
+	 */
+	public record SecurityProperties(@DefaultValue("open") PublicApi publicApi,
+			@DefaultValue Map<String, ApiKeyProperties> apiKeys, @DefaultValue Map<String, Access> certificates) {
+
+		public SecurityProperties {
+			apiKeys = Map.copyOf(apiKeys);
+			certificates = Map.copyOf(certificates);
+		}
+
+	}
+
+	/**
+	 * One API key.
+	 *
+	 * @param sha256 the key's SHA-256 as 64 hex digits
+	 * ({@code printf %s "$KEY" | sha256sum})
+	 * @param access what the key may do
+	 */
+	public record ApiKeyProperties(String sha256, @DefaultValue("read-only") Access access) {
+
+		public ApiKeyProperties {
+			if (sha256 == null || !sha256.matches("[0-9a-fA-F]{64}")) {
+				throw new IllegalArgumentException(
+						"quorumkv.security.api-keys.<name>.sha256 must be 64 hex digits (the key's SHA-256)");
+			}
+			sha256 = sha256.toLowerCase(java.util.Locale.ROOT);
+		}
+
+	}
+
+	/** Whether the public API asks clients who they are. */
+	public enum PublicApi {
+
+		/** Anyone may read and write. */
+		OPEN,
+		/** An API key or a client certificate is needed. */
+		AUTHENTICATED
+
+	}
+
+	/** What a credential may do; each level includes the one before. */
+	public enum Access {
+
+		/** Reads: GET of entities and ranges. */
+		READ_ONLY,
+		/** Reads and writes: PUT and DELETE too. */
+		READ_WRITE,
+		/** Everything, and the admin operations. */
+		ADMIN
 
 	}
 
@@ -196,7 +266,8 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param acquireTimeout longest wait for a connection before a 503
 	 * @param durability when an acknowledged write reaches the disk:
 	 * {@code sync-each-write}, {@code write-each-commit} or {@code periodic-sync}
-	 * @param syncInterval fsync period of {@code periodic-sync}
+	 * @param syncInterval fsync period of {@code write-each-commit} and
+	 * {@code periodic-sync}
 	 * @param scanPageSize rows per query of a range scan
 	 * @param lockTimeout how long a statement waits for a row lock
 	 * @param cacheSizeMb H2's page cache in MiB
@@ -204,7 +275,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 */
 	public record H2Properties(@DefaultValue("2") int poolInitialSize, @DefaultValue("8") int poolMaxSize,
 			@DefaultValue("256") int maxPendingAcquires, @DefaultValue("5s") Duration acquireTimeout,
-			@DefaultValue("periodic-sync") H2Durability durability, @DefaultValue("100ms") Duration syncInterval,
+			@DefaultValue("write-each-commit") H2Durability durability, @DefaultValue("100ms") Duration syncInterval,
 			@DefaultValue("256") int scanPageSize, @DefaultValue("10s") Duration lockTimeout,
 			@DefaultValue("64") int cacheSizeMb, @DefaultValue("16") int maxUpsertRetries) {
 
@@ -232,8 +303,9 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	/**
 	 * Cluster settings.
 	 *
-	 * @param nodes base URLs of every node of the cluster, this one included; empty for a
-	 * single node
+	 * @param nodes base URLs of the nodes a cluster starts with (its seeds), this one
+	 * included unless it is a newcomer to be joined; empty for a single node. Read on a
+	 * node's first start only: then the ring in its data folder counts
 	 * @param self this node's base URL as listed in {@code nodes}; defaults to
 	 * {@code http://127.0.0.1:<server.port>}
 	 * @param secret shared secret that nodes present to each other on the internal API;
@@ -254,6 +326,14 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * {@code consistent-hash}
 	 * @param virtualNodes virtual nodes per node for {@code consistent-hash}
 	 * @param batch batching of the replica operations sent to each peer
+	 * @param replicationFactor how many nodes hold each key (the first of its placement
+	 * order), 1 up to the number of nodes; by default every node; the default and the
+	 * largest {@code from} of a request. Like {@code nodes}, it seeds the ring of a
+	 * cluster's first start only
+	 * @param id the cluster's id, which a node of another cluster does not share; by
+	 * default derived from {@code nodes}
+	 * @param membership membership changes: agreement, streaming, clean-up
+	 * @param tls TLS of the calls to the peers
 	 * @param maxClockSkew a timestamp from another node (a replica write, a batch, a
 	 * hint, a read answer, a repair stream) further ahead of this node's wall clock than
 	 * this is refused and never adopted
@@ -269,11 +349,16 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("512") int maxConcurrentCallsPerPeer, @DefaultValue BreakerProperties breaker,
 			@DefaultValue HintProperties hints, @DefaultValue("256") int maxConcurrentRepairs,
 			@DefaultValue("rendezvous") PlacementStrategy placement, @DefaultValue("128") int virtualNodes,
-			@DefaultValue BatchProperties batch, @DefaultValue("500ms") Duration maxClockSkew,
-			@DefaultValue("1s") Duration clockReservation, @DefaultValue("250ms") Duration clockOffsetWarning) {
+			@DefaultValue BatchProperties batch, @Nullable Integer replicationFactor, @Nullable String id,
+			@DefaultValue MembershipProperties membership, @DefaultValue TlsProperties tls,
+			@DefaultValue("500ms") Duration maxClockSkew, @DefaultValue("1s") Duration clockReservation,
+			@DefaultValue("250ms") Duration clockOffsetWarning) {
 
 		public ClusterProperties {
 			nodes = List.copyOf(nodes);
+			if (replicationFactor != null && replicationFactor < 1) {
+				throw new IllegalArgumentException("quorumkv.cluster.replication-factor must be at least 1");
+			}
 			positive(replicaTimeout, "replica-timeout");
 			positive(connectTimeout, "connect-timeout");
 			atLeastOne(maxConnectionsPerPeer, "max-connections-per-peer");
@@ -294,7 +379,35 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 		public String toString() {
 			// Never print the secret.
 			return "ClusterProperties[nodes=" + this.nodes + ", self=" + this.self + ", secret="
-					+ ((this.secret != null) ? "(set)" : "(none)") + ", replicaTimeout=" + this.replicaTimeout + "]";
+					+ ((this.secret != null) ? "(set)" : "(none)") + ", replicaTimeout=" + this.replicaTimeout
+					+ ", replicationFactor=" + this.replicationFactor + "]";
+		}
+
+	}
+
+	/**
+	 * TLS between the nodes (docs/security.md). The server side is Spring Boot's
+	 * {@code server.ssl.bundle}; this is the side of the calls a node makes to its peers.
+	 *
+	 * @param bundle the Spring Boot SSL bundle ({@code spring.ssl.bundle.*}) of the calls
+	 * to peers: its trust store decides which peer certificates are accepted, and its key
+	 * store is this node's certificate when a peer asks for one; unset: plain HTTP, and
+	 * every node URL is {@code http://}
+	 * @param mutual whether a peer that presents a certificate trusted by
+	 * {@code server.ssl} and naming one of the nodes' hosts may call the internal API
+	 * without the cluster secret (which then becomes optional); needs
+	 * {@code server.ssl.client-auth} {@code want} or {@code need}
+	 */
+	public record TlsProperties(@Nullable String bundle, @DefaultValue("false") boolean mutual) {
+
+		public TlsProperties {
+			if (bundle != null && bundle.isBlank()) {
+				throw new IllegalArgumentException("quorumkv.cluster.tls.bundle is blank");
+			}
+			if (mutual && bundle == null) {
+				throw new IllegalArgumentException(
+						"quorumkv.cluster.tls.mutual needs quorumkv.cluster.tls.bundle (the peers' SSL bundle)");
+			}
 		}
 
 	}
@@ -334,6 +447,49 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	}
 
 	/**
+	 * Membership changes (docs/membership.md): how nodes agree on a new ring and how keys
+	 * stream to their new owners.
+	 *
+	 * @param callTimeout how long a node waits for a peer's answer to a message of the
+	 * agreement
+	 * @param lease how long a prepared ring change may wait for its coordinator's
+	 * decision before its participants ask the coordinator how it ended (they keep
+	 * refusing other changes until they know)
+	 * @param streamRate bytes per second a node receiving keys takes from all its sources
+	 * together
+	 * @param streamBatch entries of a transfer written to storage together, at most this
+	 * many bytes
+	 * @param checkpointInterval how often a node receiving keys makes them durable and
+	 * records how far each transfer has come (where it resumes after a restart)
+	 * @param pollInterval how often the coordinator of a change checks its transfers
+	 * @param autoCleanup whether a node removes the keys it no longer owns once a change
+	 * has finished (otherwise {@code scripts/qkv cleanup} does)
+	 * @param cleanupDelay how long after a change has finished a node waits before its
+	 * automatic clean-up, so that the last replica writes of the previous ring (those
+	 * still under way when it was replaced) have landed and are removed too
+	 */
+	public record MembershipProperties(@DefaultValue("5s") Duration callTimeout, @DefaultValue("10s") Duration lease,
+			@DefaultValue("64MB") DataSize streamRate, @DefaultValue("1MB") DataSize streamBatch,
+			@DefaultValue("1s") Duration checkpointInterval, @DefaultValue("500ms") Duration pollInterval,
+			@DefaultValue("true") boolean autoCleanup, @DefaultValue("5s") Duration cleanupDelay) {
+
+		public MembershipProperties {
+			positive(callTimeout, "membership.call-timeout");
+			positive(lease, "membership.lease");
+			positive(checkpointInterval, "membership.checkpoint-interval");
+			positive(pollInterval, "membership.poll-interval");
+			positive(cleanupDelay, "membership.cleanup-delay");
+			if (streamRate.toBytes() < 1024) {
+				throw new IllegalArgumentException("quorumkv.cluster.membership.stream-rate must be at least 1KB");
+			}
+			if (streamBatch.toBytes() < 1024 || streamBatch.toBytes() > 64 * 1024 * 1024) {
+				throw new IllegalArgumentException("quorumkv.cluster.membership.stream-batch must be 1KB..64MB");
+			}
+		}
+
+	}
+
+	/**
 	 * The circuit breaker of each peer: after enough failed calls it opens and calls to
 	 * the peer fail at once instead of costing a timeout each; after {@code waitInOpen} a
 	 * few trial calls decide whether it closes again.
@@ -342,9 +498,13 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param slidingWindow calls the failure rate is computed over
 	 * @param minimumCalls calls needed before the rate is computed
 	 * @param waitInOpen how long an open breaker refuses calls
+	 * @param halfOpenCalls trial calls a breaker admits once the wait is over; it closes
+	 * when they succeed. Clients' requests are trial calls too: too few, and a burst of
+	 * requests right after a peer comes back is refused while the first trials run
 	 */
 	public record BreakerProperties(@DefaultValue("50") int failureRateThreshold, @DefaultValue("20") int slidingWindow,
-			@DefaultValue("5") int minimumCalls, @DefaultValue("2s") Duration waitInOpen) {
+			@DefaultValue("5") int minimumCalls, @DefaultValue("2s") Duration waitInOpen,
+			@DefaultValue("10") int halfOpenCalls) {
 
 		public BreakerProperties {
 			if (failureRateThreshold < 1 || failureRateThreshold > 100) {
@@ -353,6 +513,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			atLeastOne(slidingWindow, "breaker.sliding-window");
 			atLeastOne(minimumCalls, "breaker.minimum-calls");
 			positive(waitInOpen, "breaker.wait-in-open");
+			atLeastOne(halfOpenCalls, "breaker.half-open-calls");
 		}
 
 	}

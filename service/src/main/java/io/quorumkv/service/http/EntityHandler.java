@@ -5,16 +5,14 @@ import java.util.function.Function;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.replication.ReplicationService;
 import io.quorumkv.service.replication.Replicas;
-import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.io.Resource;
 import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.core.io.buffer.DataBufferFactory;
-import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.CacheControl;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -44,7 +42,8 @@ class EntityHandler {
 	/** Where the build puts {@code docs/openapi.yaml} on the class path. */
 	static final String OPENAPI_LOCATION = "openapi/openapi.yaml";
 
-	private static final DataBufferFactory BUFFERS = DefaultDataBufferFactory.sharedInstance;
+	/** The largest {@code limit} of a range (a billion records). */
+	static final long MAX_LIMIT = 1_000_000_000L;
 
 	private static final Reply NOT_FOUND = Reply.text(HttpStatus.NOT_FOUND, "not found");
 
@@ -82,14 +81,22 @@ class EntityHandler {
 		});
 	}
 
-	/** GET /v0/entity: the value, or 404 when absent, deleted or expired. */
+	/**
+	 * GET /v0/entity: the value with its version as {@code ETag}, 304 when
+	 * {@code If-None-Match} names that version, or 404 when absent or deleted.
+	 */
 	Mono<ServerResponse> get(ServerRequest request) {
 		return handle("get", request, (query) -> {
 			byte[] key = query.key("id", this.maxKeySize);
 			Replicas replicas = replicas(query);
+			String ifNoneMatch = request.headers().firstHeader(HttpHeaders.IF_NONE_MATCH);
 			return this.replication.get(key, replicas)
 				.filter((entry) -> !entry.isTombstone())
-				.<ServerResponse>map((entry) -> Reply.binary(entry.value()))
+				.<ServerResponse>map((entry) -> {
+					String etag = Versions.etag(entry);
+					return Versions.matches(ifNoneMatch, etag) ? Reply.notModified(etag)
+							: Reply.value(entry.value(), etag);
+				})
 				.defaultIfEmpty(NOT_FOUND);
 		});
 	}
@@ -121,26 +128,51 @@ class EntityHandler {
 	}
 
 	/**
-	 * GET /v0/entities: the live records of a key range in key order, one chunk each
-	 * ({@code key \n value}). The status is decided by the first record (or the end, or
-	 * an error: a node that cannot be reached fails the range before anything is sent);
-	 * then the records are written as the socket drains.
+	 * GET /v0/entities: the live records of a key range in key order, from {@code start}
+	 * (inclusive) or {@code after} (exclusive: the last key of a previous page) to
+	 * {@code end} (exclusive), at most {@code limit}, read at {@code replicas} (see
+	 * {@link ReplicationService#range}). The default format is one chunk per record,
+	 * {@code key \n value}; {@code Accept: application/x-ndjson} gives one JSON object
+	 * per line ({@link ScanFormat}). The status is decided by the first record (or the
+	 * end, or an error); then the records are written as the socket drains.
 	 */
 	Mono<ServerResponse> range(ServerRequest request) {
 		return handle("range", request, (query) -> {
-			byte[] start = query.key("start", this.maxKeySize);
+			byte[] start = query.optionalKey("start", this.maxKeySize);
+			byte[] after = query.optionalKey("after", this.maxKeySize);
+			if ((start == null) == (after == null)) {
+				throw ApiException.badRequest("give exactly one of 'start' (inclusive) and 'after' (exclusive)");
+			}
 			byte[] end = query.optionalKey("end", this.maxKeySize);
-			Flux<DataBuffer> records = this.replication.range(start, end).map(EntityHandler::record);
+			long limit = limit(query.text("limit"));
+			Replicas replicas = replicas(query);
+			ScanFormat format = ScanFormat.accepted(request.headers().accept());
+			Flux<DataBuffer> records = this.replication
+				.range((start != null) ? start : after, start != null, end, replicas, limit)
+				.map(format::encode);
 			return records
 				.switchOnFirst((first, all) -> first.isOnError() ? Mono.error(first.getThrowable())
-						: ServerResponse.ok()
-							.contentType(MediaType.APPLICATION_OCTET_STREAM)
-							.body(BodyInserters.fromDataBuffers(all)),
+						: ServerResponse.ok().contentType(format.mediaType()).body(BodyInserters.fromDataBuffers(all)),
 						false)
 				// The records are sent when the response is written: completing or
 				// cancelling here must not cancel them.
 				.singleOrEmpty();
 		});
+	}
+
+	/** The {@code limit} parameter: absent is no limit. */
+	private static long limit(@Nullable String text) {
+		if (text == null) {
+			return Long.MAX_VALUE;
+		}
+		if (text.isEmpty() || text.length() > 10 || !text.chars().allMatch((c) -> c >= '0' && c <= '9')) {
+			throw ApiException.badRequest("limit must be a positive integer up to " + MAX_LIMIT);
+		}
+		long limit = Long.parseLong(text);
+		if (limit < 1 || limit > MAX_LIMIT) {
+			throw ApiException.badRequest("limit must be a positive integer up to " + MAX_LIMIT);
+		}
+		return limit;
 	}
 
 	/** GET /v0/openapi.yaml: the OpenAPI 3 description of this API. */
@@ -171,14 +203,7 @@ class EntityHandler {
 
 	private Replicas replicas(QueryParameters query) {
 		return ReplicasParameter.parse(query.text("replicas"), query.text("ack"), query.text("from"),
-				this.replication.clusterSize());
-	}
-
-	private static DataBuffer record(Entry entry) {
-		byte[] key = entry.key();
-		byte[] value = entry.value();
-		DataBuffer buffer = BUFFERS.allocateBuffer(key.length + 1 + value.length);
-		return buffer.write(key).write((byte) '\n').write(value);
+				this.replication.replicationFactor());
 	}
 
 }

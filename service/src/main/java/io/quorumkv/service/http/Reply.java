@@ -28,9 +28,10 @@ import org.springframework.web.server.ServerWebExchange;
  * @param contentType the body's media type, or null when there is no body
  * @param body the body, empty when there is none
  * @param retryAfter whether to send {@code Retry-After: 1}
+ * @param etag the {@code ETag} to send (quoted), or null for none
  */
-record Reply(HttpStatusCode status, @Nullable MediaType contentType, byte[] body,
-		boolean retryAfter) implements ServerResponse {
+record Reply(HttpStatusCode status, @Nullable MediaType contentType, byte[] body, boolean retryAfter,
+		@Nullable String etag) implements ServerResponse {
 
 	private static final byte[] EMPTY = new byte[0];
 
@@ -42,23 +43,38 @@ record Reply(HttpStatusCode status, @Nullable MediaType contentType, byte[] body
 	static final Reply ACCEPTED = empty(HttpStatus.ACCEPTED);
 
 	static Reply empty(HttpStatusCode status) {
-		return new Reply(status, null, EMPTY, false);
+		return new Reply(status, null, EMPTY, false, null);
 	}
 
 	/** A plain-text body: {@code message} and a newline. */
 	static Reply text(HttpStatusCode status, String message) {
-		return new Reply(status, MediaType.TEXT_PLAIN, (message + "\n").getBytes(StandardCharsets.UTF_8), false);
+		return new Reply(status, MediaType.TEXT_PLAIN, (message + "\n").getBytes(StandardCharsets.UTF_8), false, null);
 	}
 
 	/** A 503 the client should retry after a second. */
 	static Reply retryLater(String message) {
 		return new Reply(HttpStatus.SERVICE_UNAVAILABLE, MediaType.TEXT_PLAIN,
-				(message + "\n").getBytes(StandardCharsets.UTF_8), true);
+				(message + "\n").getBytes(StandardCharsets.UTF_8), true, null);
+	}
+
+	/** A JSON body. */
+	static Reply json(HttpStatusCode status, String json) {
+		return new Reply(status, MediaType.APPLICATION_JSON, json.getBytes(StandardCharsets.UTF_8), false, null);
 	}
 
 	/** A 200 with binary content: a stored value, a batch answer. */
 	static Reply binary(byte[] body) {
-		return new Reply(HttpStatus.OK, MediaType.APPLICATION_OCTET_STREAM, body, false);
+		return new Reply(HttpStatus.OK, MediaType.APPLICATION_OCTET_STREAM, body, false, null);
+	}
+
+	/** A 200 with a stored value and its version. */
+	static Reply value(byte[] body, String etag) {
+		return new Reply(HttpStatus.OK, MediaType.APPLICATION_OCTET_STREAM, body, false, etag);
+	}
+
+	/** A 304: the client's copy of the version {@code etag} is current. */
+	static Reply notModified(String etag) {
+		return new Reply(HttpStatus.NOT_MODIFIED, null, EMPTY, false, etag);
 	}
 
 	@Override
@@ -77,6 +93,9 @@ record Reply(HttpStatusCode status, @Nullable MediaType contentType, byte[] body
 		}
 		if (this.contentType != null) {
 			headers.setContentType(this.contentType);
+		}
+		if (this.etag != null) {
+			headers.set(HttpHeaders.ETAG, this.etag);
 		}
 		headers.setContentLength(this.body.length);
 		return HttpHeaders.readOnlyHttpHeaders(headers);
@@ -98,7 +117,12 @@ record Reply(HttpStatusCode status, @Nullable MediaType contentType, byte[] body
 		if (this.contentType != null) {
 			headers.setContentType(this.contentType);
 		}
-		headers.setContentLength(this.body.length);
+		if (this.etag != null) {
+			headers.set(HttpHeaders.ETAG, this.etag);
+		}
+		if (this.status != HttpStatus.NOT_MODIFIED) {
+			headers.setContentLength(this.body.length);
+		}
 		if (this.body.length == 0) {
 			return response.setComplete();
 		}

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
 import com.dynatrace.hash4j.hashing.Hashing;
 import io.micrometer.core.instrument.Counter;
@@ -31,19 +32,23 @@ import reactor.core.publisher.Mono;
  *
  * <pre>
  * hint key   := 0x00 | u64 XXH3-64(peer id) | SHA-256(key)            (41 bytes)
- * hint value := u8 kind (1 value, 2 tombstone) | u32 keyLength | key | value bytes
+ * hint value := u8 kind (1 value, 2 tombstone) | u16 peerIdLength | peer id (UTF-8)
+ *               | u32 keyLength | key | value bytes
  * </pre>
  *
  * The key is fixed-size whatever the data key's length, so every key the data store
  * accepts has a hint on every backend (Derby's keys end at 1,024 bytes; a peer URL plus
- * such a key did not fit). The store keeps per peer and key only the greatest missed
- * version, by the data's own order: the hint's timestamp is the entry's, and at equal
- * timestamps the kinds compare as the data's do (a tombstone, 2, beats a value, 1; two
- * values by their bytes). Delivery writes a storage tombstone at the hint's timestamp,
- * which beats that hint and no newer one, so a hint stored during delivery survives; the
- * store purges those tombstones right away ({@link PurgePolicy#ANY}: hints are never
- * replicated), so it holds little more than the pending hints. Hints of the earlier
- * layout ({@code peer id, 0x00, key}) are moved to this one when the store opens.
+ * such a key did not fit). The peer's id is in the value, so that the store can count
+ * each peer's hints when it opens, also for peers it was not told about (a node that
+ * joined the ring, or left it: its hints then go to the key's current owners). The store
+ * keeps per peer and key only the greatest missed version, by the data's own order: the
+ * hint's timestamp is the entry's, and at equal timestamps the kinds compare as the
+ * data's do (a tombstone, 2, beats a value, 1; two values by their bytes, the peer id and
+ * key before them being the same). Delivery writes a storage tombstone at the hint's
+ * timestamp, which beats that hint and no newer one, so a hint stored during delivery
+ * survives; the store purges those tombstones right away ({@link PurgePolicy#ANY}: hints
+ * are never replicated), so it holds little more than the pending hints. Hints of the
+ * earlier layout ({@code peer id, 0x00, key}) are moved to this one when the store opens.
  */
 public final class HintStore implements AutoCloseable {
 
@@ -71,9 +76,17 @@ public final class HintStore implements AutoCloseable {
 
 	private final Counter purged;
 
+	private final MeterRegistry meters;
+
+	/**
+	 * Moves hints of the earlier layout (those of {@code peers}; others are dropped),
+	 * counts the stored hints of every peer (one scan at start) and keeps a gauge for
+	 * each peer that has or gets hints; {@code peers} get a gauge from the start.
+	 */
 	public HintStore(Storage storage, List<Node> peers, long maxPendingPerPeer, MeterRegistry meters) {
 		this.storage = storage;
 		this.maxPendingPerPeer = maxPendingPerPeer;
+		this.meters = meters;
 		this.stored = Counter.builder("quorumkv.hints.stored").description("Hints stored").register(meters);
 		this.dropped = Counter.builder("quorumkv.hints.dropped")
 			.description("Hints not kept or not delivered: over the limit or too old")
@@ -83,26 +96,44 @@ public final class HintStore implements AutoCloseable {
 			.register(meters);
 		storage.purgePolicy(PurgePolicy.ANY);
 		LegacyHints.migrate(storage, peers, this).block(OPEN_TIMEOUT);
-		for (Node peer : peers) {
-			AtomicLong count = new AtomicLong(hints(peer).count().blockOptional(OPEN_TIMEOUT).orElse(0L));
-			this.pending.put(peer.id(), count);
+		Map<String, Long> counts = storage.scan(new byte[] { FORMAT }, new byte[] { FORMAT + 1 })
+			.filter((hint) -> !hint.isTombstone())
+			.map(HintStore::peerOf)
+			.collectList()
+			.blockOptional(OPEN_TIMEOUT)
+			.orElse(List.of())
+			.stream()
+			.collect(Collectors.groupingBy((id) -> id, Collectors.counting()));
+		peers.forEach((peer) -> counter(peer.id()));
+		counts.forEach((id, count) -> counter(id).set(count));
+		purge().block(OPEN_TIMEOUT);
+	}
+
+	private AtomicLong counter(String peer) {
+		return this.pending.computeIfAbsent(peer, (id) -> {
+			AtomicLong count = new AtomicLong();
 			Gauge.builder("quorumkv.hints.pending", count, AtomicLong::get)
 				.description("Hints waiting for delivery")
-				.tag("peer", peer.id())
-				.register(meters);
-		}
-		purge().block(OPEN_TIMEOUT);
+				.tag("peer", id)
+				.register(this.meters);
+			return count;
+		});
+	}
+
+	/** The ids of the peers that have hints waiting. */
+	public List<String> peersWithHints() {
+		return this.pending.entrySet().stream().filter((e) -> e.getValue().get() > 0).map(Map.Entry::getKey).toList();
 	}
 
 	/** Keeps a write that {@code peer} missed; drops it when the peer has too many. */
 	public Mono<Void> add(Node peer, Entry entry) {
 		return Mono.defer(() -> {
-			AtomicLong count = this.pending.computeIfAbsent(peer.id(), (id) -> new AtomicLong());
+			AtomicLong count = counter(peer.id());
 			if (count.get() >= this.maxPendingPerPeer) {
 				this.dropped.increment();
 				return Mono.empty();
 			}
-			return store(peer, entry).doOnSuccess((ignored) -> {
+			return store(peer.id(), entry).doOnSuccess((ignored) -> {
 				count.incrementAndGet();
 				this.stored.increment();
 			});
@@ -110,12 +141,17 @@ public final class HintStore implements AutoCloseable {
 	}
 
 	/** Stores the hint, whatever the limit (moving hints of the earlier layout). */
-	Mono<Void> store(Node peer, Entry entry) {
-		return this.storage.upsert(Entry.value(hintKey(peer, entry.key()), encode(entry), entry.timestamp()));
+	Mono<Void> store(String peer, Entry entry) {
+		return this.storage.upsert(Entry.value(hintKey(peer, entry.key()), encode(peer, entry), entry.timestamp()));
 	}
 
 	/** The hints of a peer, as the entries to deliver (in the order of their hashes). */
 	public Flux<Entry> hints(Node peer) {
+		return hints(peer.id());
+	}
+
+	/** The hints of the peer with this id, as the entries to deliver. */
+	public Flux<Entry> hints(String peer) {
 		byte[] prefix = prefix(peer);
 		return this.storage.scan(prefix, successor(prefix))
 			.filter((hint) -> !hint.isTombstone())
@@ -124,9 +160,13 @@ public final class HintStore implements AutoCloseable {
 
 	/** Marks a hint delivered (or given up); a newer hint of the same key stays. */
 	public Mono<Void> remove(Node peer, Entry entry) {
+		return remove(peer.id(), entry);
+	}
+
+	/** Marks a hint delivered (or given up); a newer hint of the same key stays. */
+	public Mono<Void> remove(String peer, Entry entry) {
 		return this.storage.upsert(Entry.tombstone(hintKey(peer, entry.key()), entry.timestamp()))
-			.doOnSuccess((ignored) -> this.pending.computeIfAbsent(peer.id(), (id) -> new AtomicLong())
-				.updateAndGet((n) -> Math.max(0, n - 1)));
+			.doOnSuccess((ignored) -> counter(peer).updateAndGet((n) -> Math.max(0, n - 1)));
 	}
 
 	/**
@@ -158,14 +198,14 @@ public final class HintStore implements AutoCloseable {
 	}
 
 	/** Re-counts a peer's hints after a full delivery pass. */
-	void recount(Node peer, long remaining) {
-		this.pending.computeIfAbsent(peer.id(), (id) -> new AtomicLong()).set(remaining);
+	void recount(String peer, long remaining) {
+		counter(peer).set(remaining);
 	}
 
-	private static byte[] prefix(Node peer) {
+	private static byte[] prefix(String peer) {
 		return ByteBuffer.allocate(PREFIX)
 			.put(FORMAT)
-			.putLong(Hashing.xxh3_64().hashBytesToLong(peer.id().getBytes(StandardCharsets.UTF_8)))
+			.putLong(Hashing.xxh3_64().hashBytesToLong(peer.getBytes(StandardCharsets.UTF_8)))
 			.array();
 	}
 
@@ -181,7 +221,7 @@ public final class HintStore implements AutoCloseable {
 		return null;
 	}
 
-	static byte[] hintKey(Node peer, byte[] key) {
+	static byte[] hintKey(String peer, byte[] key) {
 		byte[] digest = sha256(key);
 		return ByteBuffer.allocate(PREFIX + digest.length).put(prefix(peer)).put(digest).array();
 	}
@@ -195,27 +235,54 @@ public final class HintStore implements AutoCloseable {
 		}
 	}
 
-	private static byte[] encode(Entry entry) {
+	private static byte[] encode(String peer, Entry entry) {
+		byte[] id = peer.getBytes(StandardCharsets.UTF_8);
+		if (id.length > 0xFFFF) {
+			throw new IllegalArgumentException("peer id of " + id.length + " bytes");
+		}
 		byte[] key = entry.key();
 		byte[] value = entry.value();
-		ByteBuffer out = ByteBuffer.allocate(1 + 4 + key.length + ((value != null) ? value.length : 0));
-		out.put((value != null) ? VALUE : TOMBSTONE).putInt(key.length).put(key);
+		ByteBuffer out = ByteBuffer.allocate(1 + 2 + id.length + 4 + key.length + ((value != null) ? value.length : 0));
+		out.put((value != null) ? VALUE : TOMBSTONE).putShort((short) id.length).put(id).putInt(key.length).put(key);
 		if (value != null) {
 			out.put(value);
 		}
 		return out.array();
 	}
 
-	private static Entry decode(Entry hint) {
+	/** The stored hint's value past its kind and peer id, or an error if damaged. */
+	private static ByteBuffer open(Entry hint) {
 		byte[] stored = hint.value();
 		ByteBuffer in = ByteBuffer.wrap((stored != null) ? stored : new byte[0]);
-		if (in.remaining() < 5) {
+		if (in.remaining() < 3) {
 			throw new IllegalStateException("hint of " + in.remaining() + " bytes is damaged");
 		}
 		byte kind = in.get();
+		int idLength = Short.toUnsignedInt(in.getShort());
+		if ((kind != VALUE && kind != TOMBSTONE) || idLength > in.remaining()) {
+			throw new IllegalStateException(
+					"hint with kind " + kind + " and peer id length " + idLength + " is damaged");
+		}
+		return in;
+	}
+
+	private static String peerOf(Entry hint) {
+		ByteBuffer in = open(hint);
+		byte[] id = new byte[Short.toUnsignedInt(in.getShort(1))];
+		in.get(id);
+		return new String(id, StandardCharsets.UTF_8);
+	}
+
+	private static Entry decode(Entry hint) {
+		ByteBuffer in = open(hint);
+		byte kind = in.get(0);
+		in.position(in.position() + Short.toUnsignedInt(in.getShort(1)));
+		if (in.remaining() < 4) {
+			throw new IllegalStateException("hint without its key length is damaged");
+		}
 		int keyLength = in.getInt();
-		if (keyLength < 1 || keyLength > in.remaining() || (kind != VALUE && kind != TOMBSTONE)) {
-			throw new IllegalStateException("hint with kind " + kind + " and key length " + keyLength + " is damaged");
+		if (keyLength < 1 || keyLength > in.remaining()) {
+			throw new IllegalStateException("hint with key length " + keyLength + " is damaged");
 		}
 		byte[] key = new byte[keyLength];
 		in.get(key);

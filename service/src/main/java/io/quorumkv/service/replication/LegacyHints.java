@@ -41,7 +41,7 @@ final class LegacyHints {
 				Entry entry = (stored == null || stored.length == 0 || stored[0] == 0)
 						? Entry.tombstone(key, old.timestamp())
 						: Entry.value(key, Arrays.copyOfRange(stored, 1, stored.length), old.timestamp());
-				keep = hints.store(peer, entry).doOnSuccess((ignored) -> moved.incrementAndGet());
+				keep = hints.store(peer.id(), entry).doOnSuccess((ignored) -> moved.incrementAndGet());
 			}
 			else {
 				hints.dropped();

@@ -1,6 +1,7 @@
 package io.quorumkv.service.replication;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -8,6 +9,12 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
@@ -32,11 +39,14 @@ import io.quorumkv.service.cluster.ClockSkewException;
 import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.PeerClocks;
+import io.quorumkv.service.cluster.RingStamp;
 import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.netty.Connection;
+import reactor.netty.channel.ChannelOperations;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.http.client.HttpClientRequest;
 import reactor.netty.resources.ConnectionProvider;
@@ -47,9 +57,11 @@ import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ReactiveHttpOutputMessage;
+import org.springframework.http.client.reactive.ClientHttpRequest;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.web.reactive.function.BodyExtractors;
 import org.springframework.web.reactive.function.BodyInserter;
@@ -80,8 +92,6 @@ public final class PeerClient implements AutoCloseable {
 
 	private final ConnectionProvider connections;
 
-	private final String secret;
-
 	private final int maxFrameSize;
 
 	private final Duration replicaTimeout;
@@ -104,15 +114,25 @@ public final class PeerClient implements AutoCloseable {
 	/** Each peer's batch URI, built once rather than parsed per call. */
 	private final Map<String, URI> batchUris = new ConcurrentHashMap<>();
 
+	/** This node's ring stamp ({@link RingStamp}), sent with every call; null: none. */
+	private volatile Supplier<@Nullable String> stamp = () -> null;
+
+	/** Told when a peer answers from a newer epoch than this node's. */
+	private volatile BiConsumer<Node, RingStamp> newerRing = (peer, ring) -> {
+	};
+
+	private volatile LongSupplier epoch = () -> 0;
+
 	/**
 	 * @param peers the peers known at start: each gets the per-peer pool limits
 	 * @param loops the event loops to run on: the server's own, so that a call to a peer
 	 * needs no thread hop
 	 * @param deadlines the timers of the calls' time limiters, armed on the calling loop
+	 * @param tls TLS of the calls, or null for plain HTTP
 	 */
-	PeerClient(ClusterProperties cluster, Node self, List<Node> peers, String secret, int maxFrameSize,
-			LoopResources loops, EventLoopTimers deadlines, Clocks clocks, MeterRegistry meters) {
-		this.secret = secret;
+	PeerClient(ClusterProperties cluster, Node self, List<Node> peers, @Nullable String secret, int maxFrameSize,
+			LoopResources loops, EventLoopTimers deadlines, Clocks clocks, MeterRegistry meters,
+			@Nullable PeerTls tls) {
 		this.maxFrameSize = maxFrameSize;
 		this.replicaTimeout = cluster.replicaTimeout();
 		this.meters = meters;
@@ -122,21 +142,30 @@ public final class PeerClient implements AutoCloseable {
 			.runOn(loops)
 			.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) cluster.connectTimeout().toMillis())
 			.keepAlive(true);
-		this.client = WebClient.builder()
+		if (tls != null) {
+			http = http.secure(tls::configure);
+		}
+		WebClient.Builder builder = WebClient.builder()
 			.clientConnector(new ReactorClientHttpConnector(http))
 			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(maxFrameSize))
-			.defaultHeader(InternalApi.SECRET, secret)
 			.defaultHeader(InternalApi.FROM, self.id())
-			.filter(clockSampler(clocks))
-			.build();
+			.filter(clockSampler(clocks));
+		if (secret != null) {
+			// Without a secret (mutual TLS), the node's certificate is its proof.
+			builder.defaultHeader(InternalApi.SECRET, secret);
+		}
+		this.client = builder.build();
 		this.breakers = CircuitBreakerRegistry.of(CircuitBreakerConfig.custom()
 			.slidingWindowSize(cluster.breaker().slidingWindow())
 			.minimumNumberOfCalls(cluster.breaker().minimumCalls())
 			.failureRateThreshold(cluster.breaker().failureRateThreshold())
 			.waitDurationInOpenState(cluster.breaker().waitInOpen())
-			.permittedNumberOfCallsInHalfOpenState(2)
+			// A refusal for an older ring or of a timestamp too far ahead says the peer
+			// is
+			// up; it is no reason to open (one call, as each replaces the list).
+			.ignoreExceptions(StaleRingException.class, ClockSkewException.class)
+			.permittedNumberOfCallsInHalfOpenState(cluster.breaker().halfOpenCalls())
 			.automaticTransitionFromOpenToHalfOpenEnabled(true)
-			.ignoreExceptions(ClockSkewException.class)
 			.build());
 		this.bulkheads = BulkheadRegistry.of(BulkheadConfig.custom()
 			.maxConcurrentCalls(cluster.maxConcurrentCallsPerPeer())
@@ -144,6 +173,8 @@ public final class PeerClient implements AutoCloseable {
 			.build());
 		this.limiters = TimeLimiterRegistry
 			.of(TimeLimiterConfig.custom().timeoutDuration(cluster.replicaTimeout()).cancelRunningFuture(true).build());
+		this.breakers.getEventPublisher()
+			.onEntryAdded((added) -> closeOnFirstSuccessWhenHalfOpen(added.getAddedEntry()));
 		TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(this.breakers).bindTo(meters);
 		TaggedBulkheadMetrics.ofBulkheadRegistry(this.bulkheads).bindTo(meters);
 		TaggedTimeLimiterMetrics.ofTimeLimiterRegistry(this.limiters).bindTo(meters);
@@ -203,24 +234,83 @@ public final class PeerClient implements AutoCloseable {
 		return builder.build();
 	}
 
+	/**
+	 * Stamps every call with this node's ring and reports answers from a newer one
+	 * ({@code X-QuorumKV-Ring}, {@link RingStamp}).
+	 * @param stamp this node's stamp, null while it has no ring
+	 * @param epoch this node's epoch
+	 * @param newerRing called with the peer and its stamp when it answers from a newer
+	 * epoch
+	 */
+	public void useRing(Supplier<@Nullable String> stamp, LongSupplier epoch, BiConsumer<Node, RingStamp> newerRing) {
+		this.stamp = stamp;
+		this.epoch = epoch;
+		this.newerRing = newerRing;
+	}
+
+	private <S extends WebClient.RequestHeadersSpec<?>> S stamped(S spec) {
+		String value = this.stamp.get();
+		if (value != null) {
+			spec.header(InternalApi.RING, value);
+		}
+		return spec;
+	}
+
+	/** Reports an answer from a newer ring; cheap when the epochs are equal. */
+	private void observe(Node peer, ClientResponse response) {
+		String header = response.headers().asHttpHeaders().getFirst(InternalApi.RING);
+		if (header != null && RingStamp.epochOf(header) > this.epoch.getAsLong()) {
+			RingStamp ring = RingStamp.parse(header);
+			if (ring != null) {
+				this.newerRing.accept(peer, ring);
+			}
+		}
+	}
+
+	/**
+	 * A half-open breaker closes at its first successful call: that call has just shown
+	 * the peer answers. Otherwise it would judge the peer by all of its trial calls, and
+	 * those started while the peer was still coming back (refused, timed out) would open
+	 * it again right after a client's request had got through, failing the next ones at
+	 * once with every replica up.
+	 */
+	private static void closeOnFirstSuccessWhenHalfOpen(CircuitBreaker breaker) {
+		breaker.getEventPublisher().onSuccess((success) -> {
+			if (breaker.getState() == CircuitBreaker.State.HALF_OPEN) {
+				try {
+					breaker.transitionToClosedState();
+				}
+				catch (IllegalStateException ex) {
+					// Another thread's call moved it first: nothing to do.
+				}
+			}
+		});
+	}
+
 	/** The peer's kept entry of {@code key}; empty optional when it never saw the key. */
 	public Mono<Optional<Entry>> get(Node peer, byte[] key) {
-		Mono<Optional<Entry>> call = this.client.get()
-			.uri(URI.create(peer.id() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key)))
-			.exchangeToMono((response) -> readEntry(key, response));
+		Mono<Optional<Entry>> call = closedOnCancel((connection) -> stamped(this.client.get()
+			.uri(URI.create(peer.base() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key)))
+			.httpRequest(connection)).exchangeToMono((response) -> {
+				observe(peer, response);
+				return readEntry(key, response);
+			}));
 		return guarded(peer, "get", call);
 	}
 
 	/** Sends an entry to the peer, which keeps the greater of it and its own. */
 	public Mono<Void> upsert(Node peer, Entry entry) {
 		byte[] value = entry.value();
-		Mono<Void> call = this.client.put()
-			.uri(URI.create(peer.id() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(entry.key())))
+		Mono<Void> call = closedOnCancel((connection) -> stamped(this.client.put()
+			.uri(URI.create(peer.base() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(entry.key())))
+			.httpRequest(connection)
 			.header(InternalApi.TIMESTAMP, Long.toString(entry.timestamp()))
 			.header(InternalApi.TOMBSTONE, Boolean.toString(value == null))
-			.contentType(MediaType.APPLICATION_OCTET_STREAM)
-			.body(bytes((value != null) ? value : NO_BYTES))
-			.exchangeToMono((response) -> expect(response, HttpStatus.CREATED));
+			.contentType(MediaType.APPLICATION_OCTET_STREAM)).body(bytes((value != null) ? value : NO_BYTES))
+			.exchangeToMono((response) -> {
+				observe(peer, response);
+				return expect(response, HttpStatus.CREATED);
+			}));
 		return guarded(peer, "upsert", call);
 	}
 
@@ -230,13 +320,15 @@ public final class PeerClient implements AutoCloseable {
 	 * instead of being held.
 	 */
 	public Mono<byte[]> batch(Node peer, byte[] body) {
-		URI uri = this.batchUris.computeIfAbsent(peer.id(), (id) -> URI.create(id + InternalApi.BATCH_PATH));
-		Mono<byte[]> call = this.client.post()
-			.uri(uri)
-			.contentType(MediaType.APPLICATION_OCTET_STREAM)
+		URI uri = this.batchUris.computeIfAbsent(peer.base(), (base) -> URI.create(base + InternalApi.BATCH_PATH));
+		Mono<byte[]> call = closedOnCancel((connection) -> stamped(
+				this.client.post().uri(uri).httpRequest(connection).contentType(MediaType.APPLICATION_OCTET_STREAM))
 			.body(bytes(body))
-			.exchangeToMono((response) -> (response.statusCode().value() == HttpStatus.OK.value())
-					? joined(response, this.maxFrameSize) : failure(response));
+			.exchangeToMono((response) -> {
+				observe(peer, response);
+				return (response.statusCode().value() == HttpStatus.OK.value()) ? joined(response, this.maxFrameSize)
+						: failure(response);
+			}));
 		return guarded(peer, "batch", call);
 	}
 
@@ -250,18 +342,13 @@ public final class PeerClient implements AutoCloseable {
 				+ ((toExclusive != null) ? "&end=" + InternalApi.encodeKey(toExclusive) : "");
 		return Flux.defer(() -> {
 			FrameDecoder decoder = new FrameDecoder(this.maxFrameSize);
-			return this.client.get()
-				.uri(URI.create(peer.id() + InternalApi.ENTRIES_PATH + query))
-				.httpRequest(
-						(request) -> request.<HttpClientRequest>getNativeRequest().responseTimeout(this.replicaTimeout))
-				.exchangeToFlux(
-						(response) -> response.statusCode().is2xxSuccessful() ? response.bodyToFlux(byte[].class)
-							.concatMapIterable(decoder::decode)
-							.concatWith(Mono.fromRunnable(() -> {
-								if (!decoder.isComplete()) {
-									throw new PeerException("replica scan of " + peer + " ended inside a frame");
-								}
-							})) : response.createError().flux().cast(Entry.class));
+			return stream(peer, InternalApi.ENTRIES_PATH + query, this.replicaTimeout)
+				.concatMapIterable(decoder::decode)
+				.concatWith(Mono.fromRunnable(() -> {
+					if (!decoder.isComplete()) {
+						throw new PeerException("replica scan of " + peer + " ended inside a frame");
+					}
+				}));
 		});
 	}
 
@@ -274,13 +361,14 @@ public final class PeerClient implements AutoCloseable {
 	public Mono<byte[]> repair(Node peer, String path, byte[] body, Duration timeout, int maxAnswer) {
 		return Mono.defer(() -> (breakerState(peer) == CircuitBreaker.State.OPEN)
 				? Mono.error(new PeerException("circuit breaker of " + peer + " is open"))
-				: this.client.post()
-					.uri(URI.create(peer.id() + path))
+				: stamped(this.client.post()
+					.uri(URI.create(peer.base() + path))
 					.httpRequest((request) -> request.<HttpClientRequest>getNativeRequest().responseTimeout(timeout))
-					.contentType(MediaType.APPLICATION_OCTET_STREAM)
-					.body(bytes(body))
-					.exchangeToMono((response) -> response.statusCode().is2xxSuccessful() ? joined(response, maxAnswer)
-							: failure(response)))
+					.contentType(MediaType.APPLICATION_OCTET_STREAM)).body(bytes(body)).exchangeToMono((response) -> {
+						observe(peer, response);
+						return response.statusCode().is2xxSuccessful() ? joined(response, maxAnswer)
+								: failure(response);
+					}))
 			.timeout(timeout);
 	}
 
@@ -291,22 +379,81 @@ public final class PeerClient implements AutoCloseable {
 	public Flux<byte[]> repairStream(Node peer, String path, byte[] body, Duration timeout) {
 		return Flux.defer(() -> (breakerState(peer) == CircuitBreaker.State.OPEN)
 				? Flux.error(new PeerException("circuit breaker of " + peer + " is open"))
-				: this.client.post()
-					.uri(URI.create(peer.id() + path))
+				: stamped(this.client.post()
+					.uri(URI.create(peer.base() + path))
 					.httpRequest((request) -> request.<HttpClientRequest>getNativeRequest().responseTimeout(timeout))
-					.contentType(MediaType.APPLICATION_OCTET_STREAM)
-					.body(bytes(body))
-					.exchangeToFlux((response) -> response.statusCode().is2xxSuccessful()
-							? response.bodyToFlux(byte[].class) : response.createError().flux().cast(byte[].class)));
+					.contentType(MediaType.APPLICATION_OCTET_STREAM)).body(bytes(body)).exchangeToFlux((response) -> {
+						observe(peer, response);
+						return response.statusCode().is2xxSuccessful() ? response.bodyToFlux(byte[].class)
+								: failure(response).flux().cast(byte[].class);
+					}));
 	}
 
 	/** A repair call that ends something ({@code DELETE}); its answer body is dropped. */
 	public Mono<Void> repairDelete(Node peer, String pathAndQuery, Duration timeout) {
-		return this.client.delete()
-			.uri(URI.create(peer.id() + pathAndQuery))
-			.exchangeToMono(
-					(response) -> response.statusCode().is2xxSuccessful() ? response.releaseBody() : failure(response))
-			.timeout(timeout);
+		return Mono.defer(() -> stamped(this.client.delete().uri(URI.create(peer.base() + pathAndQuery)))
+			.exchangeToMono((response) -> {
+				observe(peer, response);
+				return response.statusCode().is2xxSuccessful() ? response.releaseBody() : failure(response);
+			})).timeout(timeout);
+	}
+
+	/**
+	 * A streamed answer of the peer, as its body's chunks, with backpressure down to the
+	 * socket; fails when the peer sends nothing for {@code idle}. Not guarded by the
+	 * breaker: a stream is long.
+	 */
+	public Flux<byte[]> stream(Node peer, String pathAndQuery, Duration idle) {
+		return Flux.defer(() -> stamped(this.client.get()
+			.uri(URI.create(peer.base() + pathAndQuery))
+			.httpRequest((request) -> request.<HttpClientRequest>getNativeRequest().responseTimeout(idle)))
+			.exchangeToFlux((response) -> {
+				observe(peer, response);
+				return response.statusCode().is2xxSuccessful() ? response.bodyToFlux(byte[].class)
+						: failure(response).flux().cast(byte[].class);
+			}));
+	}
+
+	/**
+	 * A call of the ring protocol ({@code /internal/v0/ring...}): the answer's status and
+	 * text whatever the status, so that a refusal can be read; a transport failure or
+	 * silence for {@code timeout} fails it. Not guarded by the breaker: an agreement must
+	 * reach a peer the data path has given up on for a while.
+	 */
+	public Mono<RingReply> ringCall(Node peer, HttpMethod method, String pathAndQuery, @Nullable String json,
+			Duration timeout) {
+		return Mono.defer(() -> {
+			WebClient.RequestBodySpec spec = stamped(
+					this.client.method(method).uri(URI.create(peer.base() + pathAndQuery)));
+			WebClient.RequestHeadersSpec<?> request = (json != null)
+					? spec.contentType(MediaType.APPLICATION_JSON).body(bytes(json.getBytes(StandardCharsets.UTF_8)))
+					: spec;
+			return request.exchangeToMono((response) -> {
+				observe(peer, response);
+				return response.bodyToMono(String.class)
+					.defaultIfEmpty("")
+					.map((body) -> new RingReply(response.statusCode().value(), body));
+			});
+		}).timeout(timeout, this.deadlines);
+	}
+
+	/**
+	 * An answer of the ring protocol.
+	 *
+	 * @param status the HTTP status
+	 * @param body the answer's text (JSON on success, a reason on refusal)
+	 */
+	public record RingReply(int status, String body) {
+
+		public boolean ok() {
+			return this.status / 100 == 2;
+		}
+
+	}
+
+	/** The peer's circuit breaker. */
+	CircuitBreaker breaker(Node peer) {
+		return this.breakers.circuitBreaker(peer.id());
 	}
 
 	/** The state of the peer's circuit breaker ({@code CLOSED}, {@code OPEN}, ...). */
@@ -378,6 +525,31 @@ public final class PeerClient implements AutoCloseable {
 		};
 	}
 
+	/**
+	 * A call whose connection is closed when the call is cancelled before it ended (its
+	 * time limiter gave up on it): the peer's answer may still come, and the connection
+	 * must neither be handed to another call with that answer on its way nor stay taken
+	 * until the answer comes. {@code call} builds the exchange and hands the request to
+	 * the consumer it is given, which notes its connection.
+	 */
+	private static <T> Mono<T> closedOnCancel(Function<Consumer<ClientHttpRequest>, Mono<T>> call) {
+		return Mono.defer(() -> {
+			AtomicReference<@Nullable Connection> connection = new AtomicReference<>();
+			return call.apply((request) -> {
+				if (request.getNativeRequest() instanceof Connection native_) {
+					connection.set(native_);
+				}
+			}).doOnCancel(() -> {
+				Connection taken = connection.get();
+				// Only while the call still owns it: once released, the pool may have
+				// handed the channel to another call.
+				if (taken != null && ChannelOperations.get(taken.channel()) == taken) {
+					taken.channel().close();
+				}
+			});
+		});
+	}
+
 	/** A request body of bytes already in memory: wrapped, not copied or encoded. */
 	private static BodyInserter<byte[], ReactiveHttpOutputMessage> bytes(byte[] body) {
 		return (message, context) -> {
@@ -428,11 +600,14 @@ public final class PeerClient implements AutoCloseable {
 	}
 
 	private static <T> Mono<T> failure(ClientResponse response) {
-		boolean skew = InternalApi.REFUSED_CLOCK_SKEW
-			.equals(response.headers().asHttpHeaders().getFirst(InternalApi.REFUSED));
+		int status = response.statusCode().value();
+		HttpHeaders headers = response.headers().asHttpHeaders();
+		boolean stale = status == HttpStatus.CONFLICT.value() && headers.getFirst(InternalApi.RING) != null;
+		boolean skew = InternalApi.REFUSED_CLOCK_SKEW.equals(headers.getFirst(InternalApi.REFUSED));
 		return response.bodyToMono(String.class).defaultIfEmpty("").flatMap((body) -> {
-			String message = "replica answered " + response.statusCode().value() + ": " + body.strip();
-			return Mono.error(skew ? new ClockSkewException(message, 0) : new PeerException(message));
+			String message = "replica answered " + status + ": " + body.strip();
+			return Mono.error(stale ? new StaleRingException(message)
+					: skew ? new ClockSkewException(message, 0) : new PeerException(message));
 		});
 	}
 

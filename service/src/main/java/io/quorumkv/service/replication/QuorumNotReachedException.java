@@ -1,14 +1,22 @@
 package io.quorumkv.service.replication;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Fewer than {@code ack} replicas confirmed a request in time; the public API answers 504
  * Gateway Timeout.
  */
 public class QuorumNotReachedException extends RuntimeException {
 
-	public QuorumNotReachedException(String operation, Replicas replicas, int successes) {
-		super(operation + " reached " + successes + " of the " + replicas.ack() + " replicas needed (" + replicas + ")",
-				null, false, false);
+	/**
+	 * @param firstFailure what the first replica that failed reported, e.g.
+	 * {@code "http://10.0.0.2:8080: timeout"}; null when none failed yet (then the quorum
+	 * was given up on for want of time)
+	 */
+	public QuorumNotReachedException(String operation, Replicas replicas, int successes,
+			@Nullable String firstFailure) {
+		super(operation + " reached " + successes + " of the " + replicas.ack() + " replicas needed (" + replicas + ")"
+				+ ((firstFailure != null) ? "; first failure: " + firstFailure : ""), null, false, false);
 	}
 
 }

@@ -22,6 +22,7 @@ import io.quorumkv.service.replication.BatchCodec.Result;
 import io.quorumkv.service.replication.HintStore;
 import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.service.support.TestCluster;
+import io.quorumkv.service.support.TestTls;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -45,12 +46,17 @@ class ClusterTest {
 
 	@BeforeEach
 	void start() {
-		this.cluster = new TestCluster(this.root, 3, nodeProperties()).startAll();
+		this.cluster = new TestCluster(this.root, 3, nodeProperties(), tls(this.root.resolve("tls"))).startAll();
 	}
 
 	/** Settings of every node, beyond what {@link TestCluster} sets. */
 	Map<String, String> nodeProperties() {
 		return Map.of();
+	}
+
+	/** TLS of the nodes, or null for plain HTTP. */
+	@Nullable TestTls tls(Path folder) {
+		return null;
 	}
 
 	@AfterEach
@@ -273,12 +279,29 @@ class ClusterTest {
 	}
 
 	@Test
-	void rangeWithANodeDownIsA503NotAPartialAnswer() {
-		put(0, "r1", "v", "3/3").expectStatus().isCreated();
+	void rangeWithANodeDownIsServedByTheOthersAtAQuorumAndRefusedAtAll() {
+		for (int i = 0; i < 20; i++) {
+			put(i % 3, "r" + i, "v" + i, "2/3").expectStatus().isCreated();
+		}
 		this.cluster.stop(2);
+		StringBuilder expected = new StringBuilder();
+		new TreeMap<>(java.util.stream.IntStream.range(0, 20)
+			.boxed()
+			.collect(java.util.stream.Collectors.toMap((i) -> "r" + i, (i) -> "v" + i)))
+			.forEach((k, v) -> expected.append(k).append('\n').append(v));
+		for (String replicas : List.of("", "&replicas=2/3", "&replicas=1/3")) {
+			this.cluster.client(0)
+				.get()
+				.uri(this.cluster.uri(0, "/v0/entities?start=r" + replicas))
+				.exchange()
+				.expectStatus()
+				.isOk()
+				.expectBody(String.class)
+				.isEqualTo(expected.toString());
+		}
 		this.cluster.client(0)
 			.get()
-			.uri(this.cluster.uri(0, "/v0/entities?start=r"))
+			.uri(this.cluster.uri(0, "/v0/entities?start=r&replicas=3/3"))
 			.exchange()
 			.expectStatus()
 			.isEqualTo(HttpStatus.SERVICE_UNAVAILABLE)
@@ -320,17 +343,18 @@ class ClusterTest {
 		batch(1, BatchCodec.encodeRequest(operations), "wrong").expectStatus().isForbidden();
 	}
 
+	/**
+	 * A batch call: as a node ({@link TestCluster#SECRET}: the secret, or the node
+	 * certificate with mutual TLS), without any proof (null), or with a wrong secret.
+	 */
 	private WebTestClient.ResponseSpec batch(int node, byte[] body, @Nullable String secret) {
-		return this.cluster.client(node)
-			.post()
-			.uri(this.cluster.uri(node, InternalApi.BATCH_PATH))
-			.headers((headers) -> {
-				if (secret != null) {
-					headers.set(InternalApi.SECRET, secret);
-				}
-			})
-			.bodyValue(body)
-			.exchange();
+		WebTestClient client = TestCluster.SECRET.equals(secret) ? this.cluster.internalClient(node)
+				: this.cluster.client(node);
+		return client.post().uri(this.cluster.uri(node, InternalApi.BATCH_PATH)).headers((headers) -> {
+			if (secret != null && !TestCluster.SECRET.equals(secret)) {
+				headers.set(InternalApi.SECRET, secret);
+			}
+		}).bodyValue(body).exchange();
 	}
 
 }

@@ -37,11 +37,13 @@ class PeerClocksTest {
 	}
 
 	@Test
-	void unknownPeersAndImpossibleSamplesAreIgnored() {
+	void aPeerThatJoinedIsMeasuredFromItsFirstSampleAndImpossibleSamplesAreIgnored() {
 		this.clocks.sample("http://elsewhere:1", 0, 10, 5);
 		this.clocks.sample(this.peer.id(), 10, 5, 5);
-		assertThat(this.clocks.offsets()).containsOnlyKeys(this.peer.id());
+		assertThat(this.clocks.offsets()).containsOnlyKeys(this.peer.id(), "http://elsewhere:1");
 		assertThat(this.clocks.offset(this.peer.id())).isEmpty();
+		assertThat(this.clocks.offset("http://elsewhere:1").orElseThrow().offsetMicros()).isZero();
+		assertThat(this.meters.get("quorumkv.clock.offset").tag("peer", "http://elsewhere:1").gauge()).isNotNull();
 	}
 
 }

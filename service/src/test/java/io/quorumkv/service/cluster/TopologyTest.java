@@ -30,10 +30,9 @@ class TopologyTest {
 	}
 
 	@Test
-	void selfMustBeListed() {
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> Topology.of(THREE, URI.create("http://127.0.0.1:9999"), "s", 9999))
-			.withMessageContaining("quorumkv.cluster.self");
+	void aNodeOutsideTheSeedsIsANewcomer() {
+		assertThat(Topology.of(THREE, URI.create("http://127.0.0.1:9999"), "s", 9999).seeded()).isFalse();
+		assertThat(Topology.of(THREE, URI.create("http://127.0.0.1:8083"), "s", 8083).seeded()).isTrue();
 	}
 
 	@Test
@@ -51,6 +50,37 @@ class TopologyTest {
 			.withMessageContaining("quorumkv.cluster.secret");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> Topology.of(THREE, URI.create("http://127.0.0.1:8081"), " ", 8081));
+	}
+
+	@Test
+	void replicationFactorDefaultsToTheClusterSizeAndIsChecked() {
+		assertThat(Topology.of(THREE, URI.create("http://127.0.0.1:8081"), "s", 8081).replicationFactor()).isEqualTo(3);
+		assertThat(Topology.of(THREE, URI.create("http://127.0.0.1:8081"), "s", 8081, 2).replicationFactor())
+			.isEqualTo(2);
+		for (int bad : new int[] { 0, 4 }) {
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> Topology.of(THREE, URI.create("http://127.0.0.1:8081"), "s", 8081, bad))
+				.withMessageContaining("quorumkv.cluster.replication-factor must be between 1 and the 3 nodes");
+		}
+	}
+
+	@Test
+	void mutualTlsMakesTheSecretOptionalAndTlsNeedsHttpsUrls() {
+		List<URI> https = THREE.stream().map((url) -> URI.create(url.toString().replace("http:", "https:"))).toList();
+		Topology topology = Topology.of(https, URI.create("https://127.0.0.1:8081"), null, 8081, true, true);
+		assertThat(topology.secret()).isNull();
+		assertThat(topology.self().id()).isEqualTo("https://127.0.0.1:8081");
+		assertThat(Topology.of(List.of(), null, null, 8443, true, false).self().id())
+			.isEqualTo("https://127.0.0.1:8443");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> Topology.of(https, URI.create("https://127.0.0.1:8081"), null, 8081, true, false))
+			.withMessageContaining("quorumkv.cluster.secret");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> Topology.of(THREE, URI.create("http://127.0.0.1:8081"), "s", 8081, true, true))
+			.withMessageContaining("is not https://");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> Topology.of(https, URI.create("https://127.0.0.1:8081"), "s", 8081))
+			.withMessageContaining("quorumkv.cluster.tls.bundle");
 	}
 
 	@Test

@@ -15,6 +15,7 @@ import io.quorumkv.storage.StorageOverloadedException;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 
 import org.springframework.core.io.buffer.DataBuffer;
@@ -57,14 +58,19 @@ class BodyBudgetTest {
 	@Test
 	void concurrentBodiesShareTheBudget() {
 		BodyBudget budget = new BodyBudget(60, new SimpleMeterRegistry());
-		Mono<Integer> held = budget.read(body(50), 50, 1000, () -> false,
-				(bytes) -> Mono.just(bytes.length).delayElement(Duration.ofMillis(300)));
-		Mono<Integer> second = Mono.delay(Duration.ofMillis(100))
-			.then(budget.read(body(20), 20, 1000, () -> false, (bytes) -> Mono.just(bytes.length)));
-		StepVerifier.create(Flux.merge(held, second.onErrorReturn(StorageOverloadedException.class, -1)))
-			.expectNext(-1, 50)
+		Sinks.One<Integer> release = Sinks.one();
+		// The first body is held (its use has not completed) while the second arrives.
+		Mono<Integer> held = budget.read(body(50), 50, 1000, () -> false, (bytes) -> release.asMono());
+		StepVerifier.create(held)
+			.then(() -> StepVerifier
+				.create(budget.read(body(20), 20, 1000, () -> false, (bytes) -> Mono.just(bytes.length)))
+				.expectError(StorageOverloadedException.class)
+				.verify(TIMEOUT))
+			.then(() -> assertThat(budget.used()).isEqualTo(50))
+			.then(() -> release.tryEmitValue(50))
+			.expectNext(50)
 			.expectComplete()
-			.verify(Duration.ofSeconds(5));
+			.verify(TIMEOUT);
 		assertThat(budget.used()).isZero();
 	}
 

@@ -376,7 +376,9 @@ class EntityApiTest {
 			.expectStatus()
 			.isOk()
 			.expectBody(String.class)
-			.value((body) -> assertThat(body).contains("\"storage\"").contains("\"UP\""));
+			// Details (the storage's, the disk's path) only for an admin credential
+			// (security.AdminAccessTest).
+			.value((body) -> assertThat(body).contains("\"UP\"").doesNotContain("\"storage\""));
 		this.client.get()
 			.uri("/actuator/prometheus")
 			.exchange()
@@ -386,6 +388,153 @@ class EntityApiTest {
 			.value((body) -> assertThat(body).contains("quorumkv_requests"));
 		this.client.get().uri("/actuator/env").exchange().expectStatus().isNotFound();
 		this.client.get().uri("/actuator/beans").exchange().expectStatus().isNotFound();
+	}
+
+	@Test
+	void getAnswersTheVersionAsAnETagAndIfNoneMatchWithItIsA304() {
+		put("id=versioned", bytes("one")).expectStatus().isCreated();
+		String first = get("id=versioned").expectStatus()
+			.isOk()
+			.expectHeader()
+			.exists("ETag")
+			.returnResult(byte[].class)
+			.getResponseHeaders()
+			.getETag();
+		assertThat(first).matches("\"[0-9a-f]+\"");
+		this.client.get()
+			.uri("/v0/entity?id=versioned")
+			.header("If-None-Match", first)
+			.exchange()
+			.expectStatus()
+			.isNotModified()
+			.expectHeader()
+			.valueEquals("ETag", first)
+			.expectBody()
+			.isEmpty();
+		this.client.get()
+			.uri("/v0/entity?id=versioned")
+			.header("If-None-Match", "\"0\", W/" + first)
+			.exchange()
+			.expectStatus()
+			.isNotModified();
+		this.client.get()
+			.uri("/v0/entity?id=versioned")
+			.header("If-None-Match", "\"0\"")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(String.class)
+			.isEqualTo("one");
+		put("id=versioned", bytes("two")).expectStatus().isCreated();
+		String second = this.client.get()
+			.uri("/v0/entity?id=versioned")
+			.header("If-None-Match", first)
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.returnResult(byte[].class)
+			.getResponseHeaders()
+			.getETag();
+		assertThat(second).isNotEqualTo(first);
+		delete("id=versioned").expectStatus().isAccepted();
+		this.client.get()
+			.uri("/v0/entity?id=versioned")
+			.header("If-None-Match", second)
+			.exchange()
+			.expectStatus()
+			.isNotFound()
+			.expectHeader()
+			.doesNotExist("ETag");
+	}
+
+	@Test
+	void ndjsonRangeCarriesAnyBytesAndTheVersions() {
+		byte[][] values = { bytes("line one\nline two"), bytes("cr\r\nlf"), new byte[] { 0, 10, 13, 0, (byte) 0xff },
+				new byte[0] };
+		for (int i = 0; i < values.length; i++) {
+			put("id=nd-" + i, values[i]).expectStatus().isCreated();
+		}
+		put("id=nd-%0A", bytes("key with a newline")).expectStatus().isCreated();
+		String body = this.client.get()
+			.uri("/v0/entities?start=nd-&end=nd.")
+			.accept(MediaType.APPLICATION_NDJSON)
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectHeader()
+			.contentTypeCompatibleWith(MediaType.APPLICATION_NDJSON)
+			.expectBody(String.class)
+			.returnResult()
+			.getResponseBody();
+		List<String> lines = body.lines().toList();
+		assertThat(lines).hasSize(values.length + 1);
+		java.util.Base64.Decoder base64 = java.util.Base64.getDecoder();
+		java.util.regex.Pattern record = java.util.regex.Pattern
+			.compile("\\{\"key\":\"([^\"]*)\",\"value\":\"([^\"]*)\",\"version\":\"([0-9a-f]+)\"}");
+		List<String> keys = new ArrayList<>();
+		for (String line : lines) {
+			java.util.regex.Matcher matcher = record.matcher(line);
+			assertThat(matcher.matches()).as(line).isTrue();
+			String key = new String(base64.decode(matcher.group(1)), StandardCharsets.UTF_8);
+			keys.add(key);
+			byte[] value = base64.decode(matcher.group(2));
+			if (key.equals("nd-\n")) {
+				assertThat(value).isEqualTo(bytes("key with a newline"));
+			}
+			else {
+				assertThat(value).isEqualTo(values[Integer.parseInt(key.substring(3))]);
+			}
+			String etag = get("id=" + java.net.URLEncoder.encode(key, StandardCharsets.UTF_8).replace("+", "%20"))
+				.returnResult(byte[].class)
+				.getResponseHeaders()
+				.getETag();
+			assertThat(etag).isEqualTo("\"" + matcher.group(3) + "\"");
+		}
+		assertThat(keys).containsExactly("nd-\n", "nd-0", "nd-1", "nd-2", "nd-3");
+	}
+
+	@Test
+	void aRangePagesThroughWithLimitAndAfter() {
+		List<String> written = new ArrayList<>();
+		for (int i = 0; i < 250; i++) {
+			String key = String.format("page-%03d", i);
+			put("id=" + key, bytes("v" + i)).expectStatus().isCreated();
+			written.add(key);
+		}
+		delete("id=page-100").expectStatus().isAccepted();
+		written.remove("page-100");
+		List<String> seen = new ArrayList<>();
+		String query = "start=page-";
+		for (int page = 0; page < 10; page++) {
+			String body = this.client.get()
+				.uri("/v0/entities?" + query + "&end=page.&limit=40")
+				.accept(MediaType.APPLICATION_NDJSON)
+				.exchange()
+				.expectStatus()
+				.isOk()
+				.expectBody(String.class)
+				.returnResult()
+				.getResponseBody();
+			List<String> keys = (body == null) ? List.of() : body.lines()
+				.map((line) -> new String(java.util.Base64.getDecoder().decode(line.substring(8, line.indexOf('"', 8))),
+						StandardCharsets.UTF_8))
+				.toList();
+			assertThat(keys.size()).isLessThanOrEqualTo(40);
+			seen.addAll(keys);
+			if (keys.size() < 40) {
+				break;
+			}
+			query = "after=" + keys.get(keys.size() - 1);
+		}
+		assertThat(seen).isEqualTo(written);
+	}
+
+	@Test
+	void badRangeParametersAre400() {
+		for (String query : List.of("start=a&after=b", "end=b", "start=a&limit=0", "start=a&limit=-1",
+				"start=a&limit=ten", "start=a&limit=1000000001", "start=a&limit=", "start=a&replicas=4/3", "after=")) {
+			this.client.get().uri("/v0/entities?" + query).exchange().expectStatus().isBadRequest();
+		}
 	}
 
 	private static byte[] bytes(String s) {

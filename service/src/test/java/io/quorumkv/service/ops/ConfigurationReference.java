@@ -37,7 +37,9 @@ final class ConfigurationReference {
 		SECTIONS.put("quorumkv.cluster", "Cluster");
 		SECTIONS.put("quorumkv.cluster.breaker", "Circuit breaker per peer");
 		SECTIONS.put("quorumkv.cluster.hints", "Hinted handoff");
+		SECTIONS.put("quorumkv.cluster.tls", "TLS between the nodes (docs/security.md)");
 		SECTIONS.put("quorumkv.http", "Public API limits");
+		SECTIONS.put("quorumkv.security", "Client authentication and the admin credential (docs/security.md)");
 	}
 
 	private static final String HEADER = """
@@ -55,8 +57,11 @@ final class ConfigurationReference {
 			naming the property.
 
 			Spring Boot settings operators use most: `server.port` (8080),
+			`management.server.port` (Actuator on a port of its own; unset: the main port),
 			`management.endpoints.web.exposure.include` (`health,metrics,prometheus`; add
-			`quorumkv` for the admin endpoint and `scripts/qkv`),
+			`quorumkv` for the admin endpoint and `scripts/qkv`, which need an API key of admin
+			access), `server.ssl.bundle` and `server.ssl.client-auth` (TLS of the API, with
+			`spring.ssl.bundle.*`: [security.md](security.md)),
 			`logging.structured.format.console` (`ecs`, `logstash` or `gelf` for JSON logs),
 			`spring.lifecycle.timeout-per-shutdown-phase` (20s: the longest drain on shutdown).
 			See [operations.md](operations.md).

@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
 import io.quorumkv.service.QuorumKvApplication;
 import io.quorumkv.service.support.DownPeerTopology;
 import io.quorumkv.service.support.TestClients;
+import io.quorumkv.service.support.TestKeys;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +33,7 @@ import org.springframework.boot.micrometer.metrics.test.autoconfigure.AutoConfig
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpHeaders;
 import org.springframework.context.ApplicationContext;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -68,6 +70,7 @@ class OperatorDocsTest {
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
 		DownPeerTopology.register(registry, data);
+		TestKeys.properties().forEach((name, value) -> registry.add(name, () -> value));
 	}
 
 	@LocalServerPort
@@ -80,7 +83,11 @@ class OperatorDocsTest {
 
 	@BeforeEach
 	void client() {
-		this.client = TestClients.forPort(this.port);
+		// The admin operations and views need an admin credential.
+		this.client = TestClients.forPort(this.port)
+			.mutate()
+			.defaultHeader(HttpHeaders.AUTHORIZATION, TestKeys.bearer(TestKeys.ADMIN))
+			.build();
 	}
 
 	@Test
@@ -164,7 +171,13 @@ class OperatorDocsTest {
 		// A range reads the peer's through the connection pool too, and the peer is
 		// down.
 		this.client.get().uri("/v0/entities?start=d1&end=d3").exchange().expectStatus().is5xxServerError();
-		this.client.post().uri("/actuator/quorumkv/compact").exchange().expectStatus().isOk();
+		this.client.post()
+			.uri("/actuator/quorumkv/compact")
+			.contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+			.bodyValue("{}")
+			.exchange()
+			.expectStatus()
+			.isOk();
 		eventually(Duration.ofSeconds(20), () -> assertThat(scrape())
 			.containsPattern("(?m)^quorumkv_storage_compaction_count_total\\{[^}]*\\} [1-9]"));
 	}

@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.quorumkv.service.support.TestCluster;
+import io.quorumkv.service.support.TestKeys;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,9 +31,9 @@ class QkvScriptTest {
 
 	@BeforeAll
 	static void start() {
-		cluster = new TestCluster(data, 2,
-				Map.of("management.endpoints.web.exposure.include", "health,prometheus,quorumkv"))
-			.startAll();
+		Map<String, String> properties = new java.util.HashMap<>(TestKeys.properties());
+		properties.put("management.endpoints.web.exposure.include", "health,prometheus,quorumkv");
+		cluster = new TestCluster(data, 2, properties).startAll();
 		cluster.client(0)
 			.put()
 			.uri("/v0/entity?id=k&replicas=2/2")
@@ -65,9 +67,12 @@ class QkvScriptTest {
 		Path dir = data.resolve("run");
 		Files.createDirectories(dir);
 		Files.writeString(dir.resolve("nodes"), cluster.url(0) + "\n" + cluster.url(1) + "\n");
-		Result ring = qkv("--cluster-dir", dir.toString(), "ring");
+		Files.writeString(dir.resolve("admin-key"), TestKeys.ADMIN);
+		Result ring = qkvWithKey(null, "--cluster-dir", dir.toString(), "ring");
 		assertThat(ring.exit()).isZero();
-		assertThat(ring.output()).containsPattern("NODE +FROM=1 +FROM=2").containsPattern(cluster.url(1) + " +\\d");
+		assertThat(ring.output()).containsPattern("NODE +URL +STATE +FROM=1 +FROM=2")
+			.containsPattern(cluster.url(1) + " +" + cluster.url(1) + " +normal +\\d")
+			.contains("epoch 1, replication factor 2");
 		assertThat(qkv("--nodes", nodes(), "hints").output()).contains("hints pending 0").contains("PEER");
 		assertThat(qkv("--nodes", nodes(), "storage").output()).contains("backend lsm, healthy")
 			.containsPattern("upserts +\\d");
@@ -101,6 +106,16 @@ class QkvScriptTest {
 	}
 
 	@Test
+	void withoutAnAdminKeyEveryNodeRefusesAndTheKeyIsNeverAnArgument() throws Exception {
+		Result refused = qkvWithKey(null, "--nodes", nodes(), "flush");
+		assertThat(refused.exit()).isEqualTo(1);
+		assertThat(refused.output()).contains("node " + cluster.url(0) + ": HTTP 401: set QKV_ADMIN_KEY");
+		Result wrongAccess = qkvWithKey(TestKeys.WRITER, "--nodes", nodes(), "status");
+		assertThat(wrongAccess.output()).contains("HTTP 403");
+		assertThat(Files.readString(SCRIPT)).doesNotContain("-H \"Authorization").contains("--config -");
+	}
+
+	@Test
 	void aDownNodeIsReportedAndFailsTheExitStatus() throws Exception {
 		Result result = qkv("--nodes", cluster.url(0) + ",http://127.0.0.1:1", "status");
 		assertThat(result.exit()).isEqualTo(1);
@@ -113,9 +128,19 @@ class QkvScriptTest {
 	}
 
 	private static Result qkv(String... args) throws IOException, InterruptedException {
+		return qkvWithKey(TestKeys.ADMIN, args);
+	}
+
+	/** Runs qkv with {@code QKV_ADMIN_KEY} set to {@code key}, or unset for null. */
+	private static Result qkvWithKey(@Nullable String key, String... args) throws IOException, InterruptedException {
 		List<String> command = new ArrayList<>(List.of("bash", SCRIPT.toString()));
 		command.addAll(List.of(args));
-		Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+		ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+		builder.environment().remove("QKV_ADMIN_KEY");
+		if (key != null) {
+			builder.environment().put("QKV_ADMIN_KEY", key);
+		}
+		Process process = builder.start();
 		String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
 		assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
 		return new Result(process.exitValue(), output);

@@ -11,6 +11,7 @@ import java.time.Duration;
 import io.quorumkv.service.QuorumKvApplication;
 import io.quorumkv.service.support.DownPeerTopology;
 import io.quorumkv.service.support.TestClients;
+import io.quorumkv.service.support.TestKeys;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -46,6 +48,7 @@ class QuorumKvEndpointTest {
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
 		DownPeerTopology.register(registry, data);
+		TestKeys.properties().forEach((name, value) -> registry.add(name, () -> value));
 	}
 
 	@LocalServerPort
@@ -55,7 +58,11 @@ class QuorumKvEndpointTest {
 
 	@BeforeEach
 	void client() {
-		this.client = TestClients.forPort(this.port);
+		// The admin operations and views need an admin credential.
+		this.client = TestClients.forPort(this.port)
+			.mutate()
+			.defaultHeader(HttpHeaders.AUTHORIZATION, TestKeys.bearer(TestKeys.ADMIN))
+			.build();
 	}
 
 	@Test
@@ -139,8 +146,9 @@ class QuorumKvEndpointTest {
 			.asString()
 			.matches("NODE +STATE +BREAKER +LAST +IN-FLIGHT +P50-MS +P99-MS +MEAN-MS +HINTS +OWNS");
 		assertThat(status).containsPattern(SELF + " +self +- +- +- ");
-		assertThat(text("ring")).containsPattern("NODE +FROM=1 +FROM=2\n")
-			.containsPattern(DEAD + " +\\d+\\.\\d% +100\\.0%");
+		assertThat(text("ring")).containsPattern("NODE +URL +STATE +FROM=1 +FROM=2\n")
+			.containsPattern(DEAD + " +" + DEAD + " +normal +\\d+\\.\\d% +100\\.0%")
+			.contains("epoch 1, replication factor 2, placement rendezvous; no change under way");
 		assertThat(text("hints")).contains("PEER").contains(DEAD);
 		assertThat(text("storage")).contains("backend lsm, healthy").containsPattern("\nupserts +\\d+\n");
 		this.client.get().uri("/actuator/quorumkv/nonsense").exchange().expectStatus().isBadRequest();
@@ -158,6 +166,8 @@ class QuorumKvEndpointTest {
 		}
 		this.client.post()
 			.uri("/actuator/quorumkv/flush")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue("{}")
 			.exchange()
 			.expectStatus()
 			.isOk()
@@ -175,6 +185,8 @@ class QuorumKvEndpointTest {
 					.value((Integer tables) -> assertThat(tables).isPositive()));
 		this.client.post()
 			.uri("/actuator/quorumkv/compact")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue("{}")
 			.exchange()
 			.expectStatus()
 			.isOk()
@@ -189,7 +201,13 @@ class QuorumKvEndpointTest {
 			.value((Integer count) -> assertThat(count).isPositive())
 			.jsonPath("$.storage.derived.writeAmplification")
 			.value((Double amplification) -> assertThat(amplification).isPositive());
-		this.client.post().uri("/actuator/quorumkv/nonsense").exchange().expectStatus().isBadRequest();
+		this.client.post()
+			.uri("/actuator/quorumkv/nonsense")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue("{}")
+			.exchange()
+			.expectStatus()
+			.isBadRequest();
 	}
 
 	private String text(String section) {

@@ -95,7 +95,8 @@ class PeerClientBatchTest {
 		QuorumKvProperties properties = new Binder(new MapConfigurationPropertySource(settings))
 			.bindOrCreate("quorumkv", QuorumKvProperties.class);
 		this.client = new PeerClient(properties.cluster(), Node.of("http://127.0.0.1:1"), List.of(), "the-secret",
-				MAX_ANSWER, this.loops, new EventLoopTimers(this.loops.onClient(true)), clocks(List.of()), this.meters);
+				MAX_ANSWER, this.loops, new EventLoopTimers(this.loops.onClient(true)), clocks(List.of()), this.meters,
+				null);
 		return new Node(URI.create("http://127.0.0.1:" + this.server.port()));
 	}
 
@@ -173,9 +174,9 @@ class PeerClientBatchTest {
 		// One connection to the peer: the second call waits for the first one's to be
 		// given up, and would read the first call's late answer if it were reused.
 		Node peer = start(HttpProtocol.HTTP11,
-				Map.of("quorumkv.cluster.replica-timeout", "300ms", "quorumkv.cluster.max-connections-per-peer", "1"),
+				Map.of("quorumkv.cluster.replica-timeout", "2s", "quorumkv.cluster.max-connections-per-peer", "1"),
 				(request, response) -> (calls.incrementAndGet() == 1)
-						? Mono.delay(Duration.ofMillis(600))
+						? Mono.delay(Duration.ofMillis(6000))
 							.then(response.sendByteArray(Mono.just(new byte[] { 1 })).then())
 						: response.sendByteArray(Mono.just(new byte[] { 2 })).then());
 		StepVerifier.create(this.client.batch(peer, new byte[] { 1 }))
@@ -222,7 +223,7 @@ class PeerClientBatchTest {
 		Node peer = new Node(URI.create("http://127.0.0.1:" + this.server.port()));
 		this.client = new PeerClient(properties.cluster(), Node.of("http://127.0.0.1:1"), List.of(peer), "the-secret",
 				MAX_ANSWER, this.loops, new EventLoopTimers(this.loops.onClient(true)), clocks(List.of(peer)),
-				this.meters);
+				this.meters, null);
 		for (int i = 0; i < 3; i++) {
 			StepVerifier.create(this.client.batch(peer, new byte[] { 1 }))
 				.assertNext((answer) -> assertThat(answer).containsExactly(9))
@@ -245,6 +246,25 @@ class PeerClientBatchTest {
 	private PeerClient.Clocks clocks(List<Node> peers) {
 		return new PeerClient.Clocks(HybridLogicalClock.inMemory(java.time.Clock.systemUTC(), Duration.ofMillis(500)),
 				new PeerClocks(peers, Duration.ofSeconds(10), this.meters));
+	}
+
+	@Test
+	void aHalfOpenBreakerClosesAtItsFirstSuccessWhateverItsOtherTrialsDo() {
+		AtomicInteger calls = new AtomicInteger();
+		// The first trial fails (as a call started while the peer was still coming back
+		// would), the second succeeds.
+		Node peer = start((request, response) -> (calls.incrementAndGet() == 1) ? response.status(503).send().then()
+				: response.sendByteArray(Mono.just(new byte[] { 1 })).then());
+		io.github.resilience4j.circuitbreaker.CircuitBreaker breaker = this.client.breaker(peer);
+		breaker.transitionToOpenState();
+		breaker.transitionToHalfOpenState();
+		StepVerifier.create(this.client.batch(peer, new byte[] { 1 })).expectError(PeerException.class).verify(TIMEOUT);
+		assertThat(breaker.getState()).isEqualTo(io.github.resilience4j.circuitbreaker.CircuitBreaker.State.HALF_OPEN);
+		StepVerifier.create(this.client.batch(peer, new byte[] { 1 }))
+			.expectNextCount(1)
+			.expectComplete()
+			.verify(TIMEOUT);
+		assertThat(breaker.getState()).isEqualTo(io.github.resilience4j.circuitbreaker.CircuitBreaker.State.CLOSED);
 	}
 
 }

@@ -25,14 +25,14 @@ class QuorumRoundTest {
 		assertThat(this.events).isEmpty();
 		round.succeeded(2, Optional.of(Entry.value("k".getBytes(), "v".getBytes(), 5)));
 		assertThat(this.events).containsExactly("quorum");
-		round.failed(1);
+		round.failed(1, "test failure");
 		assertThat(this.events).containsExactly("quorum", "all");
 	}
 
 	@Test
 	void quorumIsLostAsSoonAsAckIsOutOfReach() {
 		QuorumRound round = round(3, 3);
-		round.failed(1);
+		round.failed(1, "test failure");
 		assertThat(this.events).containsExactly("lost");
 		round.succeeded(0, Optional.empty());
 		round.succeeded(2, Optional.empty());
@@ -53,9 +53,9 @@ class QuorumRoundTest {
 	@Test
 	void ackOfOneFailsOnlyWhenEveryReplicaFailed() {
 		QuorumRound round = round(1, 2);
-		round.failed(0);
+		round.failed(0, "test failure");
 		assertThat(this.events).isEmpty();
-		round.failed(1);
+		round.failed(1, "test failure");
 		assertThat(this.events).containsExactly("lost", "all");
 		assertThat(round.hasFailed(0)).isTrue();
 	}

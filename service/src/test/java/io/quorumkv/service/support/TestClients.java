@@ -2,10 +2,14 @@ package io.quorumkv.service.support;
 
 import java.time.Duration;
 
+import io.netty.handler.ssl.SslContext;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
 
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 /** Clients of a node under test on loopback. */
@@ -24,8 +28,19 @@ public final class TestClients {
 	 * are collected.
 	 */
 	public static WebTestClient forPort(int port) {
-		return WebTestClient.bindToServer()
-			.baseUrl("http://127.0.0.1:" + port)
+		return forUrl("http://127.0.0.1:" + port, null);
+	}
+
+	/**
+	 * A client of the node at {@code baseUrl}, over TLS with {@code tls} for an
+	 * {@code https://} URL; otherwise as {@link #forPort}.
+	 */
+	public static WebTestClient forUrl(String baseUrl, @Nullable SslContext tls) {
+		WebTestClient.Builder builder = (tls != null)
+				? WebTestClient.bindToServer(
+						new ReactorClientHttpConnector(HttpClient.create().secure((spec) -> spec.sslContext(tls))))
+				: WebTestClient.bindToServer();
+		return builder.baseUrl(baseUrl)
 			.responseTimeout(Duration.ofSeconds(30))
 			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(8 << 20))
 			.filter((request, next) -> next.exchange(request)

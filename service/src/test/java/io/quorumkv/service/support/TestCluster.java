@@ -45,11 +45,29 @@ public final class TestCluster implements AutoCloseable {
 
 	private final Map<Integer, Map<String, String>> nodeExtra = new HashMap<>();
 
+	private final @Nullable TestTls tls;
+
+	/** Built once per node: a TLS client's context and connections are not cheap. */
+	private final WebTestClient[] clients;
+
+	private final WebTestClient[] internalClients;
+
 	public TestCluster(Path root, int size, Map<String, String> extraProperties) {
+		this(root, size, extraProperties, null);
+	}
+
+	/**
+	 * @param tls TLS of every node (public and internal API, calls to peers), or null for
+	 * plain HTTP; with mutual TLS the nodes have no cluster secret
+	 */
+	public TestCluster(Path root, int size, Map<String, String> extraProperties, @Nullable TestTls tls) {
 		this.root = root;
 		this.ports = FreePorts.take(size);
 		this.nodes = new ConfigurableApplicationContext[size];
 		this.extra = Map.copyOf(extraProperties);
+		this.tls = tls;
+		this.clients = new WebTestClient[size];
+		this.internalClients = new WebTestClient[size];
 		this.clocks = new Clock[size];
 	}
 
@@ -76,6 +94,11 @@ public final class TestCluster implements AutoCloseable {
 	}
 
 	public void start(int node) {
+		start(node, Map.of());
+	}
+
+	/** Starts a node with some settings of its own on top of the cluster's. */
+	public void start(int node, Map<String, String> overrides) {
 		if (this.nodes[node] != null) {
 			throw new IllegalStateException("node " + node + " is running");
 		}
@@ -83,7 +106,12 @@ public final class TestCluster implements AutoCloseable {
 		properties.put("server.port", this.ports[node]);
 		properties.put("quorumkv.cluster.nodes", nodesProperty());
 		properties.put("quorumkv.cluster.self", url(node));
-		properties.put("quorumkv.cluster.secret", SECRET);
+		if (this.tls == null || !this.tls.mutual()) {
+			properties.put("quorumkv.cluster.secret", SECRET);
+		}
+		if (this.tls != null) {
+			properties.putAll(this.tls.properties());
+		}
 		properties.put("quorumkv.cluster.replica-timeout", "3s");
 		properties.put("quorumkv.cluster.connect-timeout", "250ms");
 		properties.put("quorumkv.cluster.hints.delivery-interval", "200ms");
@@ -93,6 +121,7 @@ public final class TestCluster implements AutoCloseable {
 		properties.put("spring.lifecycle.timeout-per-shutdown-phase", "5s");
 		properties.putAll(this.extra);
 		properties.putAll(this.nodeExtra.getOrDefault(node, Map.of()));
+		properties.putAll(overrides);
 		// As command-line arguments: they take precedence over application.yml.
 		String[] args = properties.entrySet()
 			.stream()
@@ -140,7 +169,7 @@ public final class TestCluster implements AutoCloseable {
 	}
 
 	public String url(int node) {
-		return "http://127.0.0.1:" + this.ports[node];
+		return ((this.tls != null) ? "https" : "http") + "://127.0.0.1:" + this.ports[node];
 	}
 
 	public int port(int node) {
@@ -157,7 +186,23 @@ public final class TestCluster implements AutoCloseable {
 
 	/** A client of one node's public API. */
 	public WebTestClient client(int node) {
-		return TestClients.forPort(this.ports[node]);
+		if (this.clients[node] == null) {
+			this.clients[node] = TestClients.forUrl(url(node), (this.tls != null) ? this.tls.anonymousClient() : null);
+		}
+		return this.clients[node];
+	}
+
+	/**
+	 * A client of one node's internal API that proves it is a node: with the cluster
+	 * secret, or with mutual TLS the nodes' certificate.
+	 */
+	public WebTestClient internalClient(int node) {
+		if (this.internalClients[node] == null) {
+			this.internalClients[node] = (this.tls != null && this.tls.mutual())
+					? TestClients.forUrl(url(node), this.tls.nodeClient())
+					: client(node).mutate().defaultHeader(InternalApi.SECRET, SECRET).build();
+		}
+		return this.internalClients[node];
 	}
 
 	/** A URI on one node, exactly as written (no further encoding). */
@@ -196,9 +241,8 @@ public final class TestCluster implements AutoCloseable {
 	 * The internal GET of a key, its body read (so that no buffer is left unreleased).
 	 */
 	private EntityExchangeResult<byte[]> internalGet(int node, String key) {
-		return client(node).get()
+		return internalClient(node).get()
 			.uri(uri(node, InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key.getBytes())))
-			.header(InternalApi.SECRET, SECRET)
 			.exchange()
 			.expectBody(byte[].class)
 			.returnResult();

@@ -16,20 +16,22 @@ public enum H2Durability {
 	SYNC_EACH_WRITE,
 
 	/**
-	 * Every commit is written to the file ({@code WRITE_DELAY=0}), so nothing
-	 * acknowledged is lost on a process crash; a background {@code CHECKPOINT SYNC} every
-	 * {@code sync-interval} bounds a power failure's loss to about one interval. Costly
-	 * in H2: every commit writes a new MVStore chunk (tens of KiB), and the file grows
-	 * fast until old chunks pass H2's retention time.
+	 * The default: every commit is written to the file ({@code WRITE_DELAY=0}) before the
+	 * upsert is acknowledged, so nothing acknowledged is lost on a process crash
+	 * (DESIGN.md §5); a background {@code CHECKPOINT SYNC} every {@code sync-interval}
+	 * bounds a power failure's loss to about one interval. Costly in H2: every commit
+	 * writes a new MVStore chunk (about 20 KiB), and the file grows fast until old chunks
+	 * pass H2's retention time (45 s); docs/storage-h2.md gives the measured cost.
 	 */
 	WRITE_EACH_COMMIT,
 
 	/**
-	 * The default, comparable to an fsync every {@code sync-interval} (100 ms): H2 writes
-	 * commits in the background every interval ({@code WRITE_DELAY}) and a background
+	 * Comparable to an fsync every {@code sync-interval} (100 ms): H2 writes commits in
+	 * the background every interval ({@code WRITE_DELAY}) and a background
 	 * {@code CHECKPOINT SYNC} runs every interval when there were writes. A process crash
-	 * loses up to about one interval of acknowledged writes, a power failure up to about
-	 * two.
+	 * loses up to about one interval of acknowledged writes (so it is not durable in the
+	 * sense of DESIGN.md §5), a power failure up to about two. Faster than the default,
+	 * with a small file.
 	 */
 	PERIODIC_SYNC,
 

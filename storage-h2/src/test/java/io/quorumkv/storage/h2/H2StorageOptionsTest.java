@@ -14,7 +14,7 @@ class H2StorageOptionsTest {
 
 	@Test
 	void defaultsAreValidAndDocumented() {
-		assertThat(this.defaults.durability()).isEqualTo(H2Durability.PERIODIC_SYNC);
+		assertThat(this.defaults.durability()).isEqualTo(H2Durability.WRITE_EACH_COMMIT);
 		assertThat(this.defaults.syncInterval()).isEqualTo(Duration.ofMillis(100));
 		assertThat(this.defaults.poolMaxSize()).isEqualTo(8);
 		assertThat(this.defaults.databasePath().toString()).endsWith(Path.of("data", "quorumkv").toString());

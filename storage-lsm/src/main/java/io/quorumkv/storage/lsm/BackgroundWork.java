@@ -1,7 +1,6 @@
 package io.quorumkv.storage.lsm;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -60,8 +59,8 @@ final class BackgroundWork {
 		LsmOptions o = engine.options;
 		this.planner = new LeveledPlanner(o.maxLevels(), o.level0CompactionTrigger(), o::levelTargetSize);
 		this.manifest = new ManifestEditor(engine);
-		this.compactions = new CompactionRunner(engine, this.manifest, new Compactor(o.blockSize(), o.bloomBitsPerKey(),
-				o.targetTableSize(), (n) -> DataFiles.table(engine.dir, n)), () -> this.stopping);
+		this.compactions = new CompactionRunner(engine, this.manifest, new Compactor(engine.io, o.blockSize(),
+				o.bloomBitsPerKey(), o.targetTableSize(), (n) -> DataFiles.table(engine.dir, n)), () -> this.stopping);
 	}
 
 	LeveledPlanner planner() {
@@ -94,7 +93,7 @@ final class BackgroundWork {
 				}
 				long number = this.engine.nextFileNumber.getAndIncrement();
 				try {
-					offerSpareWal(WalWriter.create(DataFiles.wal(this.engine.dir, number), number));
+					offerSpareWal(WalWriter.create(this.engine.io, DataFiles.wal(this.engine.dir, number), number));
 				}
 				catch (IOException ex) {
 					this.engine.fail(ex);
@@ -118,9 +117,9 @@ final class BackgroundWork {
 	}
 
 	/** Closes and deletes a segment that holds no write. */
-	static void discard(WalWriter wal) throws IOException {
+	void discard(WalWriter wal) throws IOException {
 		wal.close();
-		Files.deleteIfExists(wal.path());
+		this.engine.io.deleteIfExists(wal.path());
 	}
 
 	void scheduleCompaction() {
@@ -151,13 +150,30 @@ final class BackgroundWork {
 		this.compactionExecutor.execute(task);
 	}
 
+	/**
+	 * Compacts every table into the deepest level, leaving out every entry whose key
+	 * {@code drop} accepts; completes with how many were left out.
+	 */
+	CompletableFuture<Long> forceFullCompaction(java.util.function.Predicate<byte[]> drop) {
+		return CompletableFuture.supplyAsync(() -> {
+			try {
+				Optional<CompactionTask> task = this.planner.planFull(this.engine.state.get().levels());
+				return task.isPresent() ? this.compactions.run(task.get(), true, drop) : 0L;
+			}
+			catch (IOException ex) {
+				this.engine.fail(ex);
+				throw new java.io.UncheckedIOException(ex);
+			}
+		}, this.compactionExecutor);
+	}
+
 	/** Compacts every table into the deepest level, purging what may be purged. */
 	CompletableFuture<Void> forceFullCompaction() {
 		return CompletableFuture.runAsync(() -> {
 			try {
 				Optional<CompactionTask> task = this.planner.planFull(this.engine.state.get().levels());
 				if (task.isPresent()) {
-					this.compactions.run(task.get(), true);
+					this.compactions.run(task.get(), true, null);
 				}
 			}
 			catch (IOException ex) {
@@ -184,7 +200,7 @@ final class BackgroundWork {
 				this.engine.manifestLock.unlock();
 			}
 			slot.wal().close();
-			Files.deleteIfExists(slot.wal().path());
+			this.engine.io.deleteIfExists(slot.wal().path());
 			this.engine.stats.flushes.increment();
 			this.engine.stats.flushBytes.add((table != null) ? table.fileSize() : 0);
 			this.engine.signalFlushed();
@@ -198,8 +214,8 @@ final class BackgroundWork {
 	private SsTable writeTable(MemTable memtable) throws IOException {
 		long number = this.engine.nextFileNumber.getAndIncrement();
 		LsmOptions o = this.engine.options;
-		try (SsTableBuilder builder = SsTableBuilder.create(DataFiles.table(this.engine.dir, number), number,
-				o.blockSize(), o.bloomBitsPerKey())) {
+		try (SsTableBuilder builder = SsTableBuilder.create(this.engine.io, DataFiles.table(this.engine.dir, number),
+				number, o.blockSize(), o.bloomBitsPerKey())) {
 			for (Iterator<Entry> it = memtable.iterator(); it.hasNext();) {
 				builder.add(it.next());
 			}
@@ -273,7 +289,8 @@ final class BackgroundWork {
 				}
 				return next;
 			};
-			this.manifest.manifestOf(edit.apply(this.engine.state.get()), retireBelow).write(this.engine.dir);
+			this.manifest.manifestOf(edit.apply(this.engine.state.get()), retireBelow)
+				.write(this.engine.io, this.engine.dir);
 			this.engine.update(edit);
 		}
 		finally {
@@ -281,7 +298,7 @@ final class BackgroundWork {
 		}
 		for (MemTableSlot slot : s.memtables()) {
 			slot.wal().close();
-			Files.deleteIfExists(slot.wal().path());
+			this.engine.io.deleteIfExists(slot.wal().path());
 		}
 	}
 

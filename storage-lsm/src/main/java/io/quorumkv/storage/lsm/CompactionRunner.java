@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.locks.Lock;
 import java.util.function.BooleanSupplier;
 
 import io.quorumkv.storage.Entry;
@@ -12,6 +13,7 @@ import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.lsm.compaction.CompactionTask;
 import io.quorumkv.storage.lsm.compaction.Compactor;
 import io.quorumkv.storage.lsm.sstable.SsTable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs one compaction task on the compaction thread: merges (or, for a trivial move, only
@@ -19,7 +21,9 @@ import io.quorumkv.storage.lsm.sstable.SsTable;
  * to their last reader for unmapping and deletion. Builds the tombstone probe: a
  * tombstone is purged only when the storage's purge policy allows it and no table or
  * memtable outside the task may hold a version it shadows (key range, minimum timestamp
- * and bloom filter of each table; a lookup in each memtable).
+ * and bloom filter of each table; a lookup in each memtable), neither when the merge
+ * decides nor when the result is published (the late-write gate,
+ * {@link LsmEngine#lateWrites}).
  */
 final class CompactionRunner {
 
@@ -39,16 +43,19 @@ final class CompactionRunner {
 	}
 
 	void run(CompactionTask task) throws IOException {
-		run(task, false);
+		run(task, false, null);
 	}
 
 	/**
-	 * Runs {@code task}; with {@code rewrite} a trivial move is merged like any other
-	 * task, so that an operator's full compaction purges what may be purged even when
-	 * everything is in one table.
+	 * Runs {@code task}, leaving out every entry whose key {@code drop} accepts. With
+	 * {@code rewrite} or a {@code drop} filter even a trivial move is merged like any
+	 * other task, so that an operator's full compaction purges what may be purged and the
+	 * filter sees every entry, even when everything is in one table.
+	 * @return the entries dropped
 	 */
-	void run(CompactionTask task, boolean rewrite) throws IOException {
-		if (task.isTrivialMove() && !rewrite) {
+	long run(CompactionTask task, boolean rewrite, java.util.function.@Nullable Predicate<byte[]> drop)
+			throws IOException {
+		if (task.isTrivialMove() && !rewrite && drop == null) {
 			this.engine.manifestLock.lock();
 			try {
 				this.manifest.publish((s) -> s.withLevels(s.levels().apply(task, task.inputs())));
@@ -58,17 +65,75 @@ final class CompactionRunner {
 			}
 			this.engine.stats.compactions.increment();
 			this.engine.signalFlushed();
-			return;
+			return 0;
 		}
 		LsmState s = this.engine.state.get();
 		Set<SsTable> inside = new HashSet<>(task.all());
+		PurgePolicy policy = this.engine.purgePolicy;
+		Compactor.OlderVersionProbe outsideProbe = probe(s, inside);
+		// A tombstone the policy does not allow is treated as shadowing an older version:
+		// the compactor keeps it. The late-write check below needs no policy (what it
+		// re-checks the policy has already allowed).
+		Compactor.OlderVersionProbe probe = (key, ts) -> !policy.mayPurge(key, ts)
+				|| outsideProbe.mayHoldOlder(key, ts);
+		long nowMicros = System.currentTimeMillis() * 1000;
+		long graceMicros = saturatedMicros(this.engine.options.tombstoneGracePeriod());
+		long purgeBefore = (nowMicros - graceMicros > nowMicros) ? Long.MIN_VALUE : nowMicros - graceMicros;
+		Compactor.Result result = this.compactor.run(task, this.engine.nextFileNumber::getAndIncrement, purgeBefore,
+				probe, this.cancelled, drop);
+		// A write older than a purged tombstone may have arrived since the probe: such
+		// writes hold the late-write gate's read side, so under its write side the
+		// purged tombstones are checked again against the state of now, and the result
+		// is dropped (the next compaction keeps them) if one shadows such a write.
+		Lock gate = result.purged().isEmpty() ? null : this.engine.lateWrites.writeLock();
+		if (gate != null) {
+			gate.lock();
+		}
+		try {
+			if (gate != null && shadowsALateWrite(result.purged(), inside)) {
+				// Nothing published: the filtered keys stay until the next retain.
+				discard(result.outputs());
+				return 0;
+			}
+			this.engine.manifestLock.lock();
+			try {
+				this.manifest.publish((st) -> st.withLevels(st.levels().apply(task, result.outputs())));
+			}
+			catch (IOException | RuntimeException ex) {
+				discard(result.outputs());
+				throw ex;
+			}
+			finally {
+				this.engine.manifestLock.unlock();
+			}
+		}
+		finally {
+			if (gate != null) {
+				gate.unlock();
+			}
+		}
+		for (SsTable t : task.all()) {
+			t.markObsolete();
+			t.release();
+		}
+		EngineStats stats = this.engine.stats;
+		stats.compactions.increment();
+		stats.compactionBytesRead.add(result.bytesRead());
+		stats.compactionBytesWritten.add(result.bytesWritten());
+		stats.tombstonesPurged.add(result.tombstonesPurged());
+		this.engine.signalFlushed();
+		return result.dropped();
+	}
+
+	/**
+	 * Whether a source outside the compaction may hold a version older than a tombstone
+	 * it merges: memtables by lookup; other tables by key range, minimum timestamp and
+	 * bloom filter.
+	 */
+	private static Compactor.OlderVersionProbe probe(LsmState s, Set<SsTable> inside) {
 		List<SsTable> outside = s.levels().all().stream().filter((t) -> !inside.contains(t)).toList();
 		List<MemTableSlot> memtables = s.memtables();
-		PurgePolicy policy = this.engine.purgePolicy;
-		Compactor.OlderVersionProbe probe = (key, ts) -> {
-			if (!policy.mayPurge(key, ts)) {
-				return true;
-			}
+		return (key, ts) -> {
 			for (MemTableSlot slot : memtables) {
 				Entry e = slot.memtable().get(key);
 				if (e != null && e.timestamp() <= ts) {
@@ -82,38 +147,28 @@ final class CompactionRunner {
 			}
 			return false;
 		};
-		long nowMicros = System.currentTimeMillis() * 1000;
-		long graceMicros = saturatedMicros(this.engine.options.tombstoneGracePeriod());
-		long purgeBefore = (nowMicros - graceMicros > nowMicros) ? Long.MIN_VALUE : nowMicros - graceMicros;
-		Compactor.Result result = this.compactor.run(task, this.engine.nextFileNumber::getAndIncrement, purgeBefore,
-				probe, this.cancelled);
-		this.engine.manifestLock.lock();
-		try {
-			this.manifest.publish((st) -> st.withLevels(st.levels().apply(task, result.outputs())));
+	}
+
+	/** The probe again, on the state of now (late writes are held out meanwhile). */
+	private boolean shadowsALateWrite(List<Entry> purged, Set<SsTable> inside) {
+		assert this.engine.lateWrites.isWriteLockedByCurrentThread();
+		Compactor.OlderVersionProbe now = probe(this.engine.state.get(), inside);
+		for (Entry tombstone : purged) {
+			if (now.mayHoldOlder(tombstone.key(), tombstone.timestamp())) {
+				return true;
+			}
 		}
-		catch (IOException | RuntimeException ex) {
-			result.outputs().forEach((t) -> {
-				t.markObsolete();
-				t.release();
-			});
-			throw ex;
-		}
-		finally {
-			this.engine.manifestLock.unlock();
-		}
-		for (SsTable t : task.all()) {
+		return false;
+	}
+
+	private static void discard(List<SsTable> outputs) {
+		for (SsTable t : outputs) {
 			t.markObsolete();
 			t.release();
 		}
-		EngineStats stats = this.engine.stats;
-		stats.compactions.increment();
-		stats.compactionBytesRead.add(result.bytesRead());
-		stats.compactionBytesWritten.add(result.bytesWritten());
-		stats.tombstonesPurged.add(result.tombstonesPurged());
-		this.engine.signalFlushed();
 	}
 
-	private static long saturatedMicros(Duration d) {
+	static long saturatedMicros(Duration d) {
 		try {
 			return Math.multiplyExact(d.getSeconds(), 1_000_000L) + d.getNano() / 1000;
 		}

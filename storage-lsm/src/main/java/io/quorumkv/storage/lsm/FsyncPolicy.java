@@ -19,9 +19,11 @@ public enum FsyncPolicy {
 	ALWAYS,
 
 	/**
-	 * The syncer thread forces the log every {@link LsmOptions#fsyncInterval()}: a power
-	 * loss can lose at most that window of acknowledged writes; upserts never wait for
-	 * the disk. The default, as in Cassandra's periodic commit log.
+	 * The syncer thread forces the log (every live segment: the active memtable's and
+	 * those of frozen memtables not yet flushed) every
+	 * {@link LsmOptions#fsyncInterval()}: a power loss can lose at most that window of
+	 * acknowledged writes; upserts never wait for the disk. The default, as in
+	 * Cassandra's periodic commit log.
 	 */
 	INTERVAL,
 

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.UnaryOperator;
@@ -21,6 +22,7 @@ import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.StorageOverloadedException;
 import io.quorumkv.storage.StorageStats;
+import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.memtable.MemTable;
 import io.quorumkv.storage.lsm.wal.Syncer;
 import io.quorumkv.storage.lsm.wal.WalRecord;
@@ -33,12 +35,14 @@ import reactor.core.publisher.Mono;
  * flushes and compactions run in {@link BackgroundWork}.
  *
  * <p>
- * Locks, always taken in this order (never the other way round): the rotation lock
- * (read-held by every upsert around its WAL append and memtable insert, write-held while
- * the active memtable is swapped and while close writes it out, so a record always lands
- * in the memtable of its WAL segment), the manifest lock (held by whoever changes the set
- * of tables: it writes the manifest, then publishes; see {@link ManifestEditor}), and the
- * state lock (held only to replace the state reference; no I/O under it).
+ * Locks, always taken in this order (never the other way round): the late-write gate
+ * ({@link #lateWrites}: read-held by writes older than the tombstone grace, write-held by
+ * a compaction that purged tombstones while it re-checks and publishes), the rotation
+ * lock (read-held by every upsert around its WAL append and memtable insert, write-held
+ * while the active memtable is swapped and while close writes it out, so a record always
+ * lands in the memtable of its WAL segment), the manifest lock (held by whoever changes
+ * the set of tables: it writes the manifest, then publishes; see {@link ManifestEditor}),
+ * and the state lock (held only to replace the state reference; no I/O under it).
  */
 final class LsmEngine {
 
@@ -50,6 +54,9 @@ final class LsmEngine {
 	private static final System.Logger LOG = System.getLogger(LsmEngine.class.getName());
 
 	final LsmOptions options;
+
+	/** Every file operation on the data folder goes through it. */
+	final FileIo io;
 
 	final Path dir;
 
@@ -71,6 +78,19 @@ final class LsmEngine {
 
 	private final ReentrantReadWriteLock rotationLock = new ReentrantReadWriteLock();
 
+	/**
+	 * The late-write gate: a write with an entry older than the tombstone grace holds the
+	 * read side around its WAL append and memtable insert; a compaction that purged
+	 * tombstones holds the write side while it checks them again against the memtables
+	 * and tables of now and publishes. So a late write either lands before that check
+	 * (which then keeps the tombstones it is shadowed by) or after the publication (a
+	 * write arriving after the purge, which the grace period's contract lets resurrect
+	 * the key). Writes within the grace never touch it.
+	 */
+	final ReentrantReadWriteLock lateWrites = new ReentrantReadWriteLock();
+
+	private final long graceMicros;
+
 	private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
 
 	private final AtomicBoolean closed = new AtomicBoolean();
@@ -89,8 +109,11 @@ final class LsmEngine {
 
 	private final Syncer syncer;
 
-	LsmEngine(LsmOptions options, LsmState initial, long nextFileNumber, FileChannel lockChannel, FileLock lock) {
+	LsmEngine(LsmOptions options, FileIo io, LsmState initial, long nextFileNumber, FileChannel lockChannel,
+			FileLock lock) {
 		this.options = options;
+		this.io = io;
+		this.graceMicros = CompactionRunner.saturatedMicros(options.tombstoneGracePeriod());
 		this.dir = options.directory();
 		this.state = new AtomicReference<>(initial);
 		this.nextFileNumber = new AtomicLong(nextFileNumber);
@@ -99,8 +122,7 @@ final class LsmEngine {
 		this.reads = new ReadPath(this.state, this.stats, this::checkOpen);
 		this.background = new BackgroundWork(this);
 		Duration period = (options.fsync() == FsyncPolicy.INTERVAL) ? options.fsyncInterval() : null;
-		this.syncer = new Syncer("lsm-wal-syncer-" + this.dir.getFileName(), () -> this.state.get().active().wal(),
-				period, this::fail);
+		this.syncer = new Syncer("lsm-wal-syncer-" + this.dir.getFileName(), this::liveWals, period, this::fail);
 	}
 
 	// ---- write path
@@ -136,6 +158,12 @@ final class LsmEngine {
 		}
 		WalWriter wal;
 		long memtableBytes;
+		// A write older than the tombstone grace (rare: a hint or repair of an old
+		// version) holds the late-write gate out of a purging compaction's publication.
+		Lock gate = isLate(entries) ? this.lateWrites.readLock() : null;
+		if (gate != null) {
+			gate.lock();
+		}
 		this.rotationLock.readLock().lock();
 		try {
 			checkWritable();
@@ -154,6 +182,9 @@ final class LsmEngine {
 		}
 		finally {
 			this.rotationLock.readLock().unlock();
+			if (gate != null) {
+				gate.unlock();
+			}
 		}
 		long walBytes = 0;
 		for (Entry entry : entries) {
@@ -165,9 +196,21 @@ final class LsmEngine {
 			rotate(false);
 		}
 		if (this.options.fsync() == FsyncPolicy.ALWAYS) {
-			return Mono.fromFuture(this.syncer.request(List.of(wal)), true);
+			return synced(this.syncer.request(List.of(wal)));
 		}
 		return Mono.empty();
+	}
+
+	/** Whether an entry is older than the tombstone grace (a purge may shadow it). */
+	private boolean isLate(List<Entry> entries) {
+		long now = System.currentTimeMillis() * 1000;
+		long before = (now - this.graceMicros > now) ? Long.MIN_VALUE : now - this.graceMicros;
+		for (Entry entry : entries) {
+			if (entry.timestamp() < before) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -203,12 +246,12 @@ final class LsmEngine {
 				// numbered a segment of its own. The segments must follow the memtables'
 				// order: recovery deletes every segment below the oldest unflushed
 				// memtable's, and this one would hold the newest writes.
-				BackgroundWork.discard(wal);
+				this.background.discard(wal);
 				wal = null;
 			}
 			if (wal == null) {
 				long number = this.nextFileNumber.getAndIncrement();
-				wal = WalWriter.create(DataFiles.wal(this.dir, number), number);
+				wal = WalWriter.create(this.io, DataFiles.wal(this.dir, number), number);
 			}
 			MemTableSlot next = new MemTableSlot(new MemTable(), wal);
 			this.rotationLock.writeLock().lock();
@@ -252,9 +295,27 @@ final class LsmEngine {
 	Mono<Void> flush() {
 		return Mono.defer(() -> {
 			checkOpen();
-			List<WalWriter> wals = this.state.get().memtables().stream().map(MemTableSlot::wal).toList();
-			return Mono.fromFuture(this.syncer.request(wals), true);
+			return synced(this.syncer.request(liveWals()));
 		});
+	}
+
+	/**
+	 * Completes when a force requested from the syncer did; its failure (an
+	 * {@code IOException} from {@code fsync}) becomes a {@link StorageException}, as
+	 * every failure leaving the engine.
+	 */
+	private static Mono<Void> synced(CompletableFuture<Void> force) {
+		return Mono.fromFuture(force, true)
+			.onErrorMap((ex) -> !(ex instanceof StorageException),
+					(ex) -> new StorageException("WAL fsync failed: " + ex, ex));
+	}
+
+	/**
+	 * The WAL segments whose writes are not all in tables yet: the active memtable's and
+	 * the frozen ones'.
+	 */
+	private List<WalWriter> liveWals() {
+		return this.state.get().memtables().stream().map(MemTableSlot::wal).toList();
 	}
 
 	// ---- failures and lifecycle

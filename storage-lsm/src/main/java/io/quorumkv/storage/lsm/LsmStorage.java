@@ -10,6 +10,7 @@ import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.StorageStats;
+import io.quorumkv.storage.lsm.io.FileIo;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -47,9 +48,18 @@ public final class LsmStorage implements Storage {
 	 * @throws StorageException when the folder cannot be used or is open elsewhere
 	 */
 	public static LsmStorage open(LsmOptions options) {
+		return open(options, FileIo.real());
+	}
+
+	/**
+	 * Opens the store with every file operation going through {@code io}: for tests,
+	 * which put a fault-injecting file layer under the engine.
+	 */
+	static LsmStorage open(LsmOptions options, FileIo io) {
 		Objects.requireNonNull(options, "options");
+		Objects.requireNonNull(io, "io");
 		try {
-			return new LsmStorage(Recovery.open(options));
+			return new LsmStorage(Recovery.open(options, io));
 		}
 		catch (IOException ex) {
 			throw new StorageException("could not open LSM storage in " + options.directory(), ex);
@@ -134,6 +144,20 @@ public final class LsmStorage implements Storage {
 	public Mono<Void> compact() {
 		// An operator who gives up waiting does not cancel the compaction.
 		return Mono.fromFuture(() -> forceFlush().thenCompose((flushed) -> forceCompaction()), true);
+	}
+
+	/**
+	 * Freezes and flushes the memtables, then compacts every table into the deepest level
+	 * leaving out the rejected keys: they are gone from every table at once, without a
+	 * tombstone.
+	 */
+	@Override
+	public Mono<Long> retain(java.util.function.Predicate<byte[]> keep) {
+		return Mono.fromFuture(() -> {
+			this.engine.checkOpen();
+			return this.engine.background.forceFlush()
+				.thenCompose((flushed) -> this.engine.background.forceFullCompaction((key) -> !keep.test(key)));
+		}, true);
 	}
 
 	/** Test hook: compacts every table into the deepest level. */

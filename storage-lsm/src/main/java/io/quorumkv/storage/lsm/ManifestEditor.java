@@ -26,7 +26,7 @@ final class ManifestEditor {
 	void publish(UnaryOperator<LsmState> edit) throws IOException {
 		assert this.engine.manifestLock.isHeldByCurrentThread();
 		LsmState next = edit.apply(this.engine.state.get());
-		manifestOf(next, next.minLiveWal()).write(this.engine.dir);
+		manifestOf(next, next.minLiveWal()).write(this.engine.io, this.engine.dir);
 		this.engine.update(edit);
 	}
 

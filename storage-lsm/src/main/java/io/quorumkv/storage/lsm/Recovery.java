@@ -5,7 +5,6 @@ import java.lang.System.Logger.Level;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -19,6 +18,7 @@ import java.util.TreeMap;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.lsm.compaction.Levels;
+import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.manifest.Manifest;
 import io.quorumkv.storage.lsm.memtable.MemTable;
 import io.quorumkv.storage.lsm.sstable.SsTable;
@@ -39,7 +39,7 @@ final class Recovery {
 	private Recovery() {
 	}
 
-	static LsmEngine open(LsmOptions options) throws IOException {
+	static LsmEngine open(LsmOptions options, FileIo io) throws IOException {
 		Path dir = options.directory();
 		Files.createDirectories(dir);
 		FileChannel lockChannel = FileChannel.open(dir.resolve(DataFiles.LOCK), StandardOpenOption.CREATE,
@@ -57,7 +57,7 @@ final class Recovery {
 		}
 		List<SsTable> opened = new ArrayList<>();
 		try {
-			Manifest manifest = Manifest.read(dir);
+			Manifest manifest = Manifest.read(io, dir);
 			long next = (manifest != null) ? manifest.nextFileNumber() : 1;
 			long minLiveWal = (manifest != null) ? manifest.minLiveWal() : 0;
 			Levels levels = Levels.empty(options.maxLevels());
@@ -67,38 +67,35 @@ final class Recovery {
 					throw new StorageException("table " + ref.number() + " is at level " + ref.level()
 							+ " but maxLevels is " + options.maxLevels());
 				}
-				SsTable table = SsTable.open(DataFiles.table(dir, ref.number()), ref.number());
+				SsTable table = SsTable.open(io, DataFiles.table(dir, ref.number()), ref.number());
 				opened.add(table);
 				levels = levels.withTable(ref.level(), table);
 				live.add(ref.number());
 			}
 			TreeMap<Long, Path> wals = new TreeMap<>();
-			try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-				for (Path file : files) {
-					String name = file.getFileName().toString();
-					long table = DataFiles.tableNumber(name);
-					long wal = DataFiles.walNumber(name);
-					next = Math.max(next, Math.max(table, wal) + 1);
-					if (name.endsWith(".tmp") || (table >= 0 && !live.contains(table))
-							|| (wal >= 0 && wal < minLiveWal)) {
-						LOG.log(Level.INFO, "deleting leftover file {0}", file);
-						Files.delete(file);
-					}
-					else if (wal >= 0) {
-						wals.put(wal, file);
-					}
+			for (Path file : io.list(dir)) {
+				String name = file.getFileName().toString();
+				long table = DataFiles.tableNumber(name);
+				long wal = DataFiles.walNumber(name);
+				next = Math.max(next, Math.max(table, wal) + 1);
+				if (name.endsWith(".tmp") || (table >= 0 && !live.contains(table)) || (wal >= 0 && wal < minLiveWal)) {
+					LOG.log(Level.INFO, "deleting leftover file {0}", file);
+					io.deleteIfExists(file);
+				}
+				else if (wal >= 0) {
+					wals.put(wal, file);
 				}
 			}
 			MemTable replayed = new MemTable();
 			for (Path wal : wals.values()) {
-				WalReader.Replay replay = WalReader.replay(wal, replayed::put);
+				WalReader.Replay replay = WalReader.replay(io, wal, replayed::put);
 				LOG.log(Level.INFO, "replayed {0} records from {1}", replay.records(), wal);
 			}
 			long activeNumber = next++;
-			WalWriter active = WalWriter.create(DataFiles.wal(dir, activeNumber), activeNumber);
+			WalWriter active = WalWriter.create(io, DataFiles.wal(dir, activeNumber), activeNumber);
 			if (!replayed.isEmpty()) {
 				long number = next++;
-				SsTable table = writeTable(options, DataFiles.table(dir, number), number, replayed);
+				SsTable table = writeTable(options, io, DataFiles.table(dir, number), number, replayed);
 				opened.add(table);
 				levels = levels.withTable(0, table);
 			}
@@ -108,13 +105,13 @@ final class Recovery {
 					refs.add(new Manifest.TableRef(t.number(), level));
 				}
 			}
-			new Manifest(next, activeNumber, refs).write(dir);
+			new Manifest(next, activeNumber, refs).write(io, dir);
 			for (Path wal : wals.values()) {
-				Files.delete(wal);
+				io.deleteIfExists(wal);
 			}
-			SsTableBuilder.syncDirectory(dir);
+			io.syncDirectory(dir);
 			LsmState state = new LsmState(new MemTableSlot(new MemTable(), active), List.of(), levels);
-			LsmEngine engine = new LsmEngine(options, state, next, lockChannel, lock);
+			LsmEngine engine = new LsmEngine(options, io, state, next, lockChannel, lock);
 			engine.background.scheduleCompaction();
 			engine.background.prepareSpareWal();
 			return engine;
@@ -127,9 +124,9 @@ final class Recovery {
 		}
 	}
 
-	private static SsTable writeTable(LsmOptions options, Path path, long number, MemTable memtable)
+	private static SsTable writeTable(LsmOptions options, FileIo io, Path path, long number, MemTable memtable)
 			throws IOException {
-		try (SsTableBuilder builder = SsTableBuilder.create(path, number, options.blockSize(),
+		try (SsTableBuilder builder = SsTableBuilder.create(io, path, number, options.blockSize(),
 				options.bloomBitsPerKey())) {
 			for (Iterator<Entry> it = memtable.iterator(); it.hasNext();) {
 				builder.add(it.next());

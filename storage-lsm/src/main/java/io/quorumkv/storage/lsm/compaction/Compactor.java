@@ -9,6 +9,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongFunction;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.iterator.ConcatIterator;
 import io.quorumkv.storage.lsm.iterator.EntryIterator;
 import io.quorumkv.storage.lsm.iterator.MergingIterator;
@@ -25,6 +26,8 @@ public final class Compactor {
 
 	private static final byte[] FIRST_KEY = new byte[0];
 
+	private final FileIo io;
+
 	private final int blockSize;
 
 	private final int bloomBitsPerKey;
@@ -36,7 +39,9 @@ public final class Compactor {
 	/**
 	 * @param tablePath the path of a new table file from a fresh file number
 	 */
-	public Compactor(int blockSize, int bloomBitsPerKey, long targetTableSize, LongFunction<Path> tablePath) {
+	public Compactor(FileIo io, int blockSize, int bloomBitsPerKey, long targetTableSize,
+			LongFunction<Path> tablePath) {
+		this.io = io;
 		this.blockSize = blockSize;
 		this.bloomBitsPerKey = bloomBitsPerKey;
 		this.targetTableSize = targetTableSize;
@@ -54,8 +59,17 @@ public final class Compactor {
 
 	}
 
-	/** The new tables (each with one reference, owned by the caller) and the I/O done. */
-	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, long tombstonesPurged) {
+	/**
+	 * The new tables (each with one reference, owned by the caller), the I/O done, and
+	 * the tombstones purged (for the caller's re-check before it publishes), and the
+	 * number of entries dropped by a key filter.
+	 */
+	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, List<Entry> purged, long dropped) {
+
+		public long tombstonesPurged() {
+			return this.purged.size();
+		}
+
 	}
 
 	/**
@@ -66,6 +80,19 @@ public final class Compactor {
 	 */
 	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long purgeBefore,
 			OlderVersionProbe probe, BooleanSupplier cancelled) throws IOException {
+		return run(task, numbers, purgeBefore, probe, cancelled, null);
+	}
+
+	/**
+	 * As
+	 * {@link #run(CompactionTask, java.util.function.LongSupplier, long, OlderVersionProbe, BooleanSupplier)},
+	 * and drops every entry whose key {@code drop} accepts (a full compaction that
+	 * removes keys: nothing of them is written).
+	 * @param drop keys to leave out, or null
+	 */
+	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long purgeBefore,
+			OlderVersionProbe probe, BooleanSupplier cancelled,
+			java.util.function.@org.jspecify.annotations.Nullable Predicate<byte[]> drop) throws IOException {
 		List<EntryIterator> sources = new ArrayList<>();
 		for (SsTable t : task.inputs()) {
 			sources.add(t.iterator(FIRST_KEY));
@@ -76,19 +103,24 @@ public final class Compactor {
 		List<SsTable> outputs = new ArrayList<>();
 		SsTableBuilder builder = null;
 		long written = 0;
-		long purged = 0;
+		List<Entry> purged = new ArrayList<>();
+		long dropped = 0;
 		try (MergingIterator merged = new MergingIterator(sources)) {
 			for (Entry e = merged.current(); e != null; merged.next(), e = merged.current()) {
 				if (cancelled.getAsBoolean()) {
 					throw new CancellationException("compaction cancelled");
 				}
+				if (drop != null && drop.test(e.key())) {
+					dropped++;
+					continue;
+				}
 				if (e.isTombstone() && e.timestamp() < purgeBefore && !probe.mayHoldOlder(e.key(), e.timestamp())) {
-					purged++;
+					purged.add(e);
 					continue;
 				}
 				if (builder == null) {
 					long number = numbers.getAsLong();
-					builder = SsTableBuilder.create(this.tablePath.apply(number), number, this.blockSize,
+					builder = SsTableBuilder.create(this.io, this.tablePath.apply(number), number, this.blockSize,
 							this.bloomBitsPerKey);
 				}
 				builder.add(e);
@@ -101,7 +133,7 @@ public final class Compactor {
 				written += finish(builder, outputs);
 				builder = null;
 			}
-			return new Result(outputs, task.inputBytes(), written, purged);
+			return new Result(outputs, task.inputBytes(), written, purged, dropped);
 		}
 		catch (IOException | RuntimeException ex) {
 			if (builder != null) {

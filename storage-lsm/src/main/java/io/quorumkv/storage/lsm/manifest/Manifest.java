@@ -2,16 +2,14 @@ package io.quorumkv.storage.lsm.manifest;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
 
 import io.quorumkv.storage.CorruptedStorageException;
+import io.quorumkv.storage.lsm.io.AppendFile;
+import io.quorumkv.storage.lsm.io.FileIo;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -52,12 +50,12 @@ public record Manifest(long nextFileNumber, long minLiveWal, List<TableRef> tabl
 	}
 
 	/** The manifest of {@code dir}, or {@code null} for a new store. */
-	public static @Nullable Manifest read(Path dir) throws IOException {
+	public static @Nullable Manifest read(FileIo io, Path dir) throws IOException {
 		Path file = dir.resolve(FILE_NAME);
-		if (!Files.exists(file)) {
+		if (!io.exists(file)) {
 			return null;
 		}
-		byte[] bytes = Files.readAllBytes(file);
+		byte[] bytes = io.readAll(file);
 		if (bytes.length < 32) {
 			throw new CorruptedStorageException(file, 0, "manifest", "too short: " + bytes.length + " bytes");
 		}
@@ -84,7 +82,7 @@ public record Manifest(long nextFileNumber, long minLiveWal, List<TableRef> tabl
 	}
 
 	/** Replaces the manifest of {@code dir} atomically and durably. */
-	public void write(Path dir) throws IOException {
+	public void write(FileIo io, Path dir) throws IOException {
 		ByteBuffer out = ByteBuffer.allocate(32 + 12 * this.tables.size());
 		out.putInt(MAGIC).putInt(VERSION).putLong(this.nextFileNumber).putLong(this.minLiveWal);
 		out.putInt(this.tables.size());
@@ -95,18 +93,12 @@ public record Manifest(long nextFileNumber, long minLiveWal, List<TableRef> tabl
 		crc.update(out.array(), 0, out.position());
 		out.putInt((int) crc.getValue());
 		Path temp = dir.resolve(FILE_NAME + ".tmp");
-		try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE,
-				StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-			out.flip();
-			while (out.hasRemaining()) {
-				channel.write(out);
-			}
-			channel.force(true);
+		try (AppendFile file = io.createOrTruncate(temp)) {
+			file.write(out.array(), 0, out.position());
+			file.sync();
 		}
-		Files.move(temp, dir.resolve(FILE_NAME), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-		try (FileChannel folder = FileChannel.open(dir, StandardOpenOption.READ)) {
-			folder.force(true);
-		}
+		io.rename(temp, dir.resolve(FILE_NAME));
+		io.syncDirectory(dir);
 	}
 
 }

@@ -5,17 +5,14 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileChannel.MapMode;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32C;
 
 import io.quorumkv.storage.CorruptedStorageException;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Keys;
+import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.iterator.EntryIterator;
 import org.jspecify.annotations.Nullable;
 
@@ -33,6 +30,8 @@ import org.jspecify.annotations.Nullable;
  * can never be retained again.
  */
 public final class SsTable {
+
+	private final FileIo io;
 
 	private final Path path;
 
@@ -56,8 +55,9 @@ public final class SsTable {
 
 	private volatile boolean obsolete;
 
-	private SsTable(Path path, long number, long fileSize, Arena arena, MemorySegment segment,
+	private SsTable(FileIo io, Path path, long number, long fileSize, Arena arena, MemorySegment segment,
 			TableProperties properties, BloomFilter bloom, byte[][] lastKeys, BlockHandle[] blocks) {
+		this.io = io;
 		this.path = path;
 		this.number = number;
 		this.fileSize = fileSize;
@@ -70,14 +70,14 @@ public final class SsTable {
 	}
 
 	/** Maps and validates a table file; the caller owns the one initial reference. */
-	public static SsTable open(Path path, long number) throws IOException {
+	public static SsTable open(FileIo io, Path path, long number) throws IOException {
 		Arena arena = Arena.ofShared();
-		try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-			long size = channel.size();
+		try {
+			MemorySegment segment = io.map(path, arena);
+			long size = segment.byteSize();
 			if (size < Footer.ENCODED_SIZE) {
 				throw new CorruptedStorageException(path, 0, "SSTable", "file of " + size + " bytes has no footer");
 			}
-			MemorySegment segment = channel.map(MapMode.READ_ONLY, 0, size, arena);
 			Footer footer;
 			try {
 				footer = Footer.decode(copy(segment, size - Footer.ENCODED_SIZE, Footer.ENCODED_SIZE), size);
@@ -118,7 +118,7 @@ public final class SsTable {
 				}
 				blocks[i] = new BlockHandle(raw[0], (int) raw[1]);
 			}
-			return new SsTable(path, number, size, arena, segment, properties, bloom, lastKeys, blocks);
+			return new SsTable(io, path, number, size, arena, segment, properties, bloom, lastKeys, blocks);
 		}
 		catch (IOException | RuntimeException ex) {
 			arena.close();
@@ -244,7 +244,7 @@ public final class SsTable {
 			this.arena.close();
 			if (this.obsolete) {
 				try {
-					Files.deleteIfExists(this.path);
+					this.io.deleteIfExists(this.path);
 				}
 				catch (IOException ex) {
 					System.getLogger(SsTable.class.getName())

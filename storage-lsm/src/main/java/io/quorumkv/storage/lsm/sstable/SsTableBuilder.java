@@ -3,17 +3,14 @@ package io.quorumkv.storage.lsm.sstable;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.channels.Channels;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.zip.CRC32C;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Keys;
+import io.quorumkv.storage.lsm.io.AppendFile;
+import io.quorumkv.storage.lsm.io.FileIo;
 
 /**
  * Writes one table file: data blocks, then the bloom filter, the index and the properties
@@ -23,11 +20,13 @@ import io.quorumkv.storage.Keys;
  */
 public final class SsTableBuilder implements AutoCloseable {
 
+	private final FileIo io;
+
 	private final Path target;
 
 	private final Path temp;
 
-	private final FileChannel channel;
+	private final AppendFile file;
 
 	private final OutputStream out;
 
@@ -61,26 +60,26 @@ public final class SsTableBuilder implements AutoCloseable {
 
 	private final long number;
 
-	private SsTableBuilder(Path target, long number, int blockSize, int bloomBitsPerKey) throws IOException {
+	private SsTableBuilder(FileIo io, Path target, long number, int blockSize, int bloomBitsPerKey) throws IOException {
+		this.io = io;
 		this.target = target;
 		this.number = number;
 		this.temp = target.resolveSibling(target.getFileName() + ".tmp");
-		this.channel = FileChannel.open(this.temp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-				StandardOpenOption.WRITE);
-		this.out = new BufferedOutputStream(Channels.newOutputStream(this.channel), 1 << 16);
+		this.file = io.createOrTruncate(this.temp);
+		this.out = new BufferedOutputStream(new FileStream(this.file), 1 << 16);
 		this.blockSize = blockSize;
 		this.bloomBitsPerKey = bloomBitsPerKey;
 	}
 
-	public static SsTableBuilder create(Path target, long number, int blockSize, int bloomBitsPerKey)
+	public static SsTableBuilder create(FileIo io, Path target, long number, int blockSize, int bloomBitsPerKey)
 			throws IOException {
-		return new SsTableBuilder(target, number, blockSize, bloomBitsPerKey);
+		return new SsTableBuilder(io, target, number, blockSize, bloomBitsPerKey);
 	}
 
 	/** Finishes the file and opens it (the caller owns the table's one reference). */
 	public SsTable finishAndOpen() throws IOException {
 		finish();
-		return SsTable.open(this.target, this.number);
+		return SsTable.open(this.io, this.target, this.number);
 	}
 
 	/** Adds the next entry; keys must be strictly ascending. */
@@ -168,19 +167,12 @@ public final class SsTableBuilder implements AutoCloseable {
 		this.out.write(new Footer(indexHandle, bloomHandle, propertiesHandle, this.count, this.maxTimestamp).encode());
 		this.position += Footer.ENCODED_SIZE;
 		this.out.flush();
-		this.channel.force(true);
-		this.channel.close();
-		Files.move(this.temp, this.target, StandardCopyOption.ATOMIC_MOVE);
-		syncDirectory(this.target.getParent());
+		this.file.sync();
+		this.file.close();
+		this.io.rename(this.temp, this.target);
+		this.io.syncDirectory(this.target.getParent());
 		this.done = true;
 		return this.position;
-	}
-
-	/** Forces a folder's entries (a rename or a delete) to the disk. */
-	public static void syncDirectory(Path dir) throws IOException {
-		try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-			channel.force(true);
-		}
 	}
 
 	/** Abandons an unfinished table: closes and deletes the temporary file. */
@@ -188,9 +180,34 @@ public final class SsTableBuilder implements AutoCloseable {
 	public void close() throws IOException {
 		if (!this.done) {
 			this.done = true;
-			this.channel.close();
-			Files.deleteIfExists(this.temp);
+			try {
+				this.file.close();
+			}
+			finally {
+				this.io.deleteIfExists(this.temp);
+			}
 		}
+	}
+
+	/** The builder's buffered stream writes into its file. */
+	private static final class FileStream extends OutputStream {
+
+		private final AppendFile file;
+
+		FileStream(AppendFile file) {
+			this.file = file;
+		}
+
+		@Override
+		public void write(int b) throws IOException {
+			this.file.write(new byte[] { (byte) b }, 0, 1);
+		}
+
+		@Override
+		public void write(byte[] bytes, int offset, int length) throws IOException {
+			this.file.write(bytes, offset, length);
+		}
+
 	}
 
 }

@@ -19,13 +19,15 @@ import org.jspecify.annotations.Nullable;
  * arrive while a force is running are served together by the next one, so N concurrent
  * {@code ALWAYS} writers cost about one {@code fsync} per round, and no caller thread (an
  * event loop) ever waits for the disk: the returned futures complete on this thread. With
- * a period it also forces the active segment periodically ({@code INTERVAL}).
+ * a period it also forces every live segment periodically ({@code INTERVAL}): the active
+ * one and those of frozen memtables whose flush has not finished, which may hold writes
+ * acknowledged before the memtable was frozen.
  */
 public final class Syncer implements AutoCloseable {
 
 	private final LinkedBlockingQueue<Request> queue = new LinkedBlockingQueue<>();
 
-	private final Supplier<WalWriter> active;
+	private final Supplier<List<WalWriter>> live;
 
 	private final @Nullable Duration period;
 
@@ -36,12 +38,13 @@ public final class Syncer implements AutoCloseable {
 	private volatile boolean running = true;
 
 	/**
-	 * @param active the segment the periodic sync forces
+	 * @param live the segments the periodic sync forces
 	 * @param period the periodic sync's period, or {@code null} for none
 	 * @param onFailure told about a failed force (the engine makes it sticky)
 	 */
-	public Syncer(String name, Supplier<WalWriter> active, @Nullable Duration period, Consumer<Throwable> onFailure) {
-		this.active = active;
+	public Syncer(String name, Supplier<List<WalWriter>> live, @Nullable Duration period,
+			Consumer<Throwable> onFailure) {
+		this.live = live;
 		this.period = period;
 		this.onFailure = onFailure;
 		this.thread = Thread.ofPlatform().name(name).daemon().unstarted(this::run);
@@ -89,7 +92,7 @@ public final class Syncer implements AutoCloseable {
 			if (System.nanoTime() - nextTick >= 0) {
 				nextTick = System.nanoTime() + periodNanos;
 				if (this.period != null && this.running) {
-					writers.add(this.active.get());
+					writers.addAll(this.live.get());
 				}
 			}
 			syncAll(writers, batch);

@@ -4,21 +4,21 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.function.Consumer;
 
 import io.quorumkv.storage.CorruptedStorageException;
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.lsm.io.FileIo;
 
 /**
  * Replays a WAL segment. Only the last record can be torn (the process or the machine
  * died while appending it): an incomplete header, an incomplete payload, a last record
- * whose checksum fails, or a zero-filled tail is dropped and the file truncated. A bad
- * record followed by more data is damage and throws {@link CorruptedStorageException}
- * naming file and offset.
+ * whose checksum fails, or a zero-filled tail is dropped and the file truncated. A torn
+ * record may itself be followed by zeros (after a power loss a file system can keep a
+ * file's new length but not all of its data): a bad record with only zeros after it is
+ * torn too. A bad record followed by any other data is damage and throws
+ * {@link CorruptedStorageException} naming file and offset.
  */
 public final class WalReader {
 
@@ -32,8 +32,8 @@ public final class WalReader {
 	}
 
 	/** Replays {@code file} into {@code sink}, truncating a torn tail. */
-	public static Replay replay(Path file, Consumer<Entry> sink) throws IOException {
-		byte[] bytes = Files.readAllBytes(file);
+	public static Replay replay(FileIo io, Path file, Consumer<Entry> sink) throws IOException {
+		byte[] bytes = io.readAll(file);
 		ByteBuffer buffer = ByteBuffer.wrap(bytes).order(ByteOrder.BIG_ENDIAN);
 		int length = bytes.length;
 		int pos = 0;
@@ -53,6 +53,10 @@ public final class WalReader {
 					torn = "zero-filled tail";
 					break;
 				}
+				if (zeroFrom(bytes, pos + WalRecord.HEADER_SIZE)) {
+					torn = "incomplete header followed by zeros";
+					break;
+				}
 				throw new CorruptedStorageException(file, pos, "WAL record header", "checksum mismatch");
 			}
 			if (payloadLength < 0 || payloadLength > WalRecord.MAX_PAYLOAD) {
@@ -69,6 +73,10 @@ public final class WalReader {
 					torn = "checksum mismatch in the last record";
 					break;
 				}
+				if (zeroFrom(bytes, end)) {
+					torn = "checksum mismatch in the last record, zeros after it";
+					break;
+				}
 				throw new CorruptedStorageException(file, pos, "WAL record",
 						"payload checksum mismatch with " + (length - end) + " bytes of log after it");
 			}
@@ -83,14 +91,12 @@ public final class WalReader {
 		if (torn != null) {
 			LOG.log(Level.WARNING, "WAL {0}: dropping a torn last record at offset {1} ({2}, {3} bytes); truncating",
 					file, pos, torn, length - pos);
-			try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-				channel.truncate(pos);
-				channel.force(true);
-			}
+			io.truncate(file, pos);
 		}
 		return new Replay(records, pos, torn != null);
 	}
 
+	/** Whether every byte from {@code from} on (none, past the end) is zero. */
 	private static boolean zeroFrom(byte[] bytes, int from) {
 		for (int i = from; i < bytes.length; i++) {
 			if (bytes[i] != 0) {

@@ -1,17 +1,15 @@
 package io.quorumkv.storage.lsm.wal;
 
-import java.io.FileOutputStream;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.lsm.io.AppendFile;
+import io.quorumkv.storage.lsm.io.FileIo;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,9 +23,9 @@ import org.jspecify.annotations.Nullable;
  * called by the {@link Syncer} only, never by an event loop.
  *
  * <p>
- * Written through a {@link FileOutputStream}, not a {@code FileChannel}: an interrupted
- * thread closes an interruptible channel for everyone, and a caller's thread may be
- * interrupted (a cancelled task) in the middle of an append.
+ * Written through {@link FileIo}, whose real files are not interruptible channels: an
+ * interrupted thread closes an interruptible channel for everyone, and a caller's thread
+ * may be interrupted (a cancelled task) in the middle of an append.
  */
 public final class WalWriter implements AutoCloseable {
 
@@ -35,7 +33,9 @@ public final class WalWriter implements AutoCloseable {
 
 	private final long number;
 
-	private final FileOutputStream out;
+	private final FileIo io;
+
+	private final AppendFile out;
 
 	private final ReentrantLock writeLock = new ReentrantLock();
 
@@ -61,19 +61,27 @@ public final class WalWriter implements AutoCloseable {
 
 	private boolean closed;
 
+	/**
+	 * The write that failed, after which nothing more is appended: it may have landed
+	 * part of its records, which must stay the last bytes of the segment (only the last
+	 * record may be torn; anything after it would make it damage). Guarded by the write
+	 * lock.
+	 */
+	private @Nullable IOException failed;
+
 	/** Guarded by the sync lock. */
 	private boolean directorySynced;
 
-	private WalWriter(Path path, long number, FileOutputStream out) {
+	private WalWriter(FileIo io, Path path, long number, AppendFile out) {
+		this.io = io;
 		this.path = path;
 		this.number = number;
 		this.out = out;
 	}
 
 	/** Creates a new, empty segment; fails if the file exists. */
-	public static WalWriter create(Path path, long number) throws IOException {
-		Files.createFile(path);
-		return new WalWriter(path, number, new FileOutputStream(path.toFile(), true));
+	public static WalWriter create(FileIo io, Path path, long number) throws IOException {
+		return new WalWriter(io, path, number, io.createNew(path));
 	}
 
 	public Path path() {
@@ -167,6 +175,14 @@ public final class WalWriter implements AutoCloseable {
 				batch.add(p);
 				total += p.size;
 			}
+			if (this.failed != null) {
+				IOException refused = new IOException(
+						"WAL segment " + this.path + " failed earlier; nothing more is appended to it", this.failed);
+				for (Pending p : batch) {
+					p.failure = refused;
+				}
+				throw refused;
+			}
 			long position = this.writtenPosition;
 			try {
 				byte[] out = buffer(total);
@@ -185,6 +201,7 @@ public final class WalWriter implements AutoCloseable {
 				for (Pending p : batch) {
 					p.failure = failure;
 				}
+				this.failed = failure;
 				throw failure;
 			}
 			this.writtenPosition = position;
@@ -219,12 +236,10 @@ public final class WalWriter implements AutoCloseable {
 			}
 			if (!this.directorySynced) {
 				// A new file's name is durable only once its folder is forced.
-				try (FileChannel dir = FileChannel.open(this.path.getParent(), StandardOpenOption.READ)) {
-					dir.force(true);
-				}
+				this.io.syncDirectory(this.path.getParent());
 				this.directorySynced = true;
 			}
-			this.out.getFD().sync();
+			this.out.sync();
 			this.syncedPosition = position;
 		}
 	}

@@ -13,30 +13,35 @@ import java.util.TreeMap;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Keys;
 import io.quorumkv.storage.contract.Entries;
+import io.quorumkv.storage.contract.Seeds;
+import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.iterator.EntryIterator;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Tables written and read back: point lookups, seeks, metadata, reference counting. */
+/**
+ * Tables written and read back: point lookups, seeks, metadata, reference counting. The
+ * tables are random, from a seed printed on failure ({@link Seeds}).
+ */
+@ExtendWith(Seeds.class)
 class SsTableTest {
 
 	@TempDir
 	Path dir;
 
-	private final Random random = new Random();
-
-	private TreeMap<byte[], Entry> randomEntries(int count) {
+	private static TreeMap<byte[], Entry> randomEntries(Random random, int count) {
 		TreeMap<byte[], Entry> entries = new TreeMap<>(Keys.ORDER);
 		while (entries.size() < count) {
 			// Short keys over a small alphabet: long shared prefixes and prefix keys.
-			byte[] key = new byte[1 + this.random.nextInt(12)];
+			byte[] key = new byte[1 + random.nextInt(12)];
 			for (int i = 0; i < key.length; i++) {
-				key[i] = (byte) (this.random.nextBoolean() ? 'a' : 0xF0 + this.random.nextInt(3));
+				key[i] = (byte) (random.nextBoolean() ? 'a' : 0xF0 + random.nextInt(3));
 			}
-			long ts = this.random.nextLong();
-			entries.put(key, (this.random.nextInt(5) == 0) ? Entry.tombstone(key, ts)
-					: Entry.value(key, Entries.randomBytes(this.random, this.random.nextInt(600)), ts));
+			long ts = random.nextLong();
+			entries.put(key, (random.nextInt(5) == 0) ? Entry.tombstone(key, ts)
+					: Entry.value(key, Entries.randomBytes(random, random.nextInt(600)), ts));
 		}
 		return entries;
 	}
@@ -44,7 +49,7 @@ class SsTableTest {
 	private SsTable write(TreeMap<byte[], Entry> entries, int blockSize) throws IOException {
 		Path path = this.dir.resolve("000001.sst");
 		Files.deleteIfExists(path);
-		try (SsTableBuilder builder = SsTableBuilder.create(path, 1, blockSize, 10)) {
+		try (SsTableBuilder builder = SsTableBuilder.create(FileIo.real(), path, 1, blockSize, 10)) {
 			for (Entry e : entries.values()) {
 				builder.add(e);
 			}
@@ -53,16 +58,16 @@ class SsTableTest {
 	}
 
 	@RepeatedTest(5)
-	void randomTablesAnswerLookupsAndSeeks() throws IOException {
-		TreeMap<byte[], Entry> entries = randomEntries(500 + this.random.nextInt(1500));
-		SsTable table = write(entries, 256 + this.random.nextInt(2048));
+	void randomTablesAnswerLookupsAndSeeks(Random random) throws IOException {
+		TreeMap<byte[], Entry> entries = randomEntries(random, 500 + random.nextInt(1500));
+		SsTable table = write(entries, 256 + random.nextInt(2048));
 		try {
 			for (Entry e : entries.values()) {
 				assertThat(table.mayContain(e.key())).isTrue();
 				assertThat(table.find(e.key())).isEqualTo(e);
 			}
 			for (int i = 0; i < 200; i++) {
-				byte[] probe = Entries.randomBytes(this.random, 1 + this.random.nextInt(6));
+				byte[] probe = Entries.randomBytes(random, 1 + random.nextInt(6));
 				assertThat(table.find(probe)).isEqualTo(entries.get(probe));
 				List<Entry> seen = new ArrayList<>();
 				EntryIterator it = table.iterator(probe);
@@ -87,8 +92,8 @@ class SsTableTest {
 	}
 
 	@Test
-	void lastReleaseOfAnObsoleteTableUnmapsAndDeletesIt() throws IOException {
-		SsTable table = write(randomEntries(100), 512);
+	void lastReleaseOfAnObsoleteTableUnmapsAndDeletesIt(Random random) throws IOException {
+		SsTable table = write(randomEntries(random, 100), 512);
 		assertThat(table.tryRetain()).isTrue();
 		table.markObsolete();
 		table.release();

@@ -13,6 +13,7 @@ import java.util.List;
 
 import io.quorumkv.storage.CorruptedStorageException;
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.lsm.io.FileIo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,7 +27,7 @@ class WalRecordTest {
 
 	private Path write(List<Entry> entries) throws IOException {
 		Path file = this.dir.resolve("wal-000001.log");
-		try (WalWriter writer = WalWriter.create(file, 1)) {
+		try (WalWriter writer = WalWriter.create(FileIo.real(), file, 1)) {
 			for (Entry e : entries) {
 				writer.append(e);
 			}
@@ -39,7 +40,7 @@ class WalRecordTest {
 	void recordsRoundTrip() throws IOException {
 		Path file = write(this.entries);
 		List<Entry> replayed = new ArrayList<>();
-		WalReader.Replay replay = WalReader.replay(file, replayed::add);
+		WalReader.Replay replay = WalReader.replay(FileIo.real(), file, replayed::add);
 		assertThat(replayed).containsExactlyElementsOf(this.entries);
 		assertThat(replay.tornTail()).isFalse();
 		assertThat(replay.validLength()).isEqualTo(Files.size(file));
@@ -54,10 +55,36 @@ class WalRecordTest {
 		for (int cut = lastStart + 1; cut < full.length; cut++) {
 			Files.write(file, java.util.Arrays.copyOf(full, cut));
 			List<Entry> replayed = new ArrayList<>();
-			WalReader.Replay replay = WalReader.replay(file, replayed::add);
+			WalReader.Replay replay = WalReader.replay(FileIo.real(), file, replayed::add);
 			assertThat(replayed).as("cut at %d", cut).containsExactlyElementsOf(this.entries.subList(0, 3));
 			assertThat(replay.tornTail()).isTrue();
 			assertThat(Files.size(file)).isEqualTo(lastStart);
+		}
+	}
+
+	/**
+	 * After a crash a file system may keep a file's new length but not all of its data:
+	 * the torn record is then followed by zeros. Nothing valid follows it, so it is a
+	 * torn tail, not damage.
+	 */
+	@Test
+	void theLastRecordTornAtEveryOffsetAndFollowedByZerosIsDroppedAndCut() throws IOException {
+		// A last record whose bytes do not end in zeros: zeros cannot complete it.
+		List<Entry> written = List.of(this.entries.get(0), this.entries.get(2),
+				Entry.value(bytes("last"), bytes("its value"), 77));
+		Path file = write(written);
+		byte[] full = Files.readAllBytes(file);
+		int lastStart = full.length - WalRecord.encode(written.getLast()).length;
+		for (int cut = lastStart; cut < full.length; cut++) {
+			for (int zeros : new int[] { 1, 7, 100, 5000 }) {
+				Files.write(file, java.util.Arrays.copyOf(java.util.Arrays.copyOf(full, cut), cut + zeros));
+				List<Entry> replayed = new ArrayList<>();
+				WalReader.Replay replay = WalReader.replay(FileIo.real(), file, replayed::add);
+				assertThat(replayed).as("cut at %d, %d zeros", cut, zeros)
+					.containsExactlyElementsOf(written.subList(0, 2));
+				assertThat(replay.tornTail()).isTrue();
+				assertThat(Files.size(file)).isEqualTo(lastStart);
+			}
 		}
 	}
 
@@ -67,7 +94,7 @@ class WalRecordTest {
 		long size = Files.size(file);
 		Files.write(file, new byte[100], java.nio.file.StandardOpenOption.APPEND);
 		List<Entry> replayed = new ArrayList<>();
-		assertThat(WalReader.replay(file, replayed::add).tornTail()).isTrue();
+		assertThat(WalReader.replay(FileIo.real(), file, replayed::add).tornTail()).isTrue();
 		assertThat(replayed).containsExactlyElementsOf(this.entries);
 		assertThat(Files.size(file)).isEqualTo(size);
 	}
@@ -82,7 +109,7 @@ class WalRecordTest {
 			damaged[offset] ^= 0x10;
 			Files.write(file, damaged);
 			int recordStart = (offset < secondStart) ? 0 : secondStart;
-			assertThatThrownBy(() -> WalReader.replay(file, (e) -> {
+			assertThatThrownBy(() -> WalReader.replay(FileIo.real(), file, (e) -> {
 			})).isInstanceOfSatisfying(CorruptedStorageException.class, (ex) -> {
 				assertThat(ex.file()).isEqualTo(file);
 				assertThat(ex.offset()).isEqualTo(recordStart);

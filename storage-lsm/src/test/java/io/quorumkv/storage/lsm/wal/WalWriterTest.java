@@ -18,6 +18,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.lsm.io.FileIo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,7 +33,7 @@ class WalWriterTest {
 		Entry small = Entry.value(bytes("k"), bytes("v"), 1);
 		Entry tombstone = Entry.tombstone(allByteValues(), -5);
 		Entry large = Entry.value(bytes("large"), new byte[WalWriter.KEPT_BUFFER_LIMIT + 1], 7);
-		try (WalWriter writer = WalWriter.create(file, 1)) {
+		try (WalWriter writer = WalWriter.create(FileIo.real(), file, 1)) {
 			long end = writer.append(small);
 			assertThat(end).isEqualTo(WalRecord.encodedSize(small));
 			end = writer.append(tombstone);
@@ -54,7 +55,7 @@ class WalWriterTest {
 		int perThread = 3_000;
 		List<Entry> replayed = new ArrayList<>();
 		Set<Long> ends = new HashSet<>();
-		try (WalWriter writer = WalWriter.create(file, 2)) {
+		try (WalWriter writer = WalWriter.create(FileIo.real(), file, 2)) {
 			ExecutorService pool = Executors.newFixedThreadPool(threads);
 			try {
 				List<Future<List<Long>>> futures = new ArrayList<>();
@@ -80,7 +81,7 @@ class WalWriterTest {
 			}
 			assertThat(ends).hasSize(threads * perThread).contains(writer.writtenPosition());
 		}
-		WalReader.Replay replay = WalReader.replay(file, replayed::add);
+		WalReader.Replay replay = WalReader.replay(FileIo.real(), file, replayed::add);
 		assertThat(replay.tornTail()).isFalse();
 		assertThat(replay.records()).isEqualTo(threads * perThread);
 		long position = 0;
@@ -101,7 +102,7 @@ class WalWriterTest {
 		Entry first = Entry.value(bytes("a"), bytes("1"), 1);
 		Entry second = Entry.tombstone(bytes("b"), 2);
 		Entry third = Entry.value(bytes("c"), new byte[300], 3);
-		try (WalWriter writer = WalWriter.create(file, 3)) {
+		try (WalWriter writer = WalWriter.create(FileIo.real(), file, 3)) {
 			assertThat(writer.appendAll(List.of())).isZero();
 			long end = writer.appendAll(List.of(first, second, third));
 			assertThat(end).isEqualTo(writer.writtenPosition())
@@ -118,7 +119,7 @@ class WalWriterTest {
 		int threads = 4;
 		int lists = 500;
 		int perList = 7;
-		try (WalWriter writer = WalWriter.create(file, 4)) {
+		try (WalWriter writer = WalWriter.create(FileIo.real(), file, 4)) {
 			ExecutorService pool = Executors.newFixedThreadPool(threads);
 			try {
 				List<Future<?>> futures = new ArrayList<>();
@@ -146,7 +147,7 @@ class WalWriterTest {
 			}
 		}
 		List<Entry> replayed = new ArrayList<>();
-		WalReader.Replay replay = WalReader.replay(file, replayed::add);
+		WalReader.Replay replay = WalReader.replay(FileIo.real(), file, replayed::add);
 		assertThat(replay.tornTail()).isFalse();
 		assertThat(replayed).hasSize(threads * lists * perList);
 		// Per thread, the records come in the order appended: list by list, entry by
@@ -163,7 +164,7 @@ class WalWriterTest {
 
 	@Test
 	void appendAllToAClosedSegmentFails() throws IOException {
-		WalWriter writer = WalWriter.create(this.dir.resolve("wal-000005.log"), 5);
+		WalWriter writer = WalWriter.create(FileIo.real(), this.dir.resolve("wal-000005.log"), 5);
 		writer.close();
 		assertThatThrownBy(() -> writer.appendAll(List.of(Entry.value(bytes("k"), bytes("v"), 1))))
 			.isInstanceOf(IOException.class)

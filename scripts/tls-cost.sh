@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Measures what TLS costs (docs/performance.md, "TLS"): closed-loop PUT throughput and latency of
+# a single node and of three nodes at 2/3, over plain HTTP and over TLS (mutual TLS between the
+# nodes, scripts/cluster.sh up --tls), alternated A/B in one run so that the pairs share the
+# machine's hour. With QKV_OLD_JAR=<another build's quorumkv.jar> it also alternates that build
+# with this one on a plain single node (was the request path changed?).
+#
+#   scripts/tls-cost.sh     QKV_ROUNDS=2 QKV_DURATION=20s QKV_WARMUP=15s QKV_THREE_WARMUP=30s
+#                           QKV_CONNS=32 QKV_BASE_PORT=18681 QKV_JAVA_OPTS (node JVM options)
+#
+# Clients keep their connections (wrk), so a handshake is paid once per connection: the figures
+# are the cost of encrypting and decrypting every request and answer, between client and node
+# and between nodes. Besides throughput and latency, each run reports the nodes' CPU time per
+# request (utime + stime of the node processes over the measured run, /proc/<pid>/stat), which a
+# busy shared machine disturbs less than throughput. Needs the build, wrk (it speaks TLS) and openssl. Output: run/tls-cost/<time>/.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CLUSTER="$ROOT/scripts/cluster.sh"
+# shellcheck source=scripts/lib/wrk-tool.sh
+. "$ROOT/scripts/lib/wrk-tool.sh"
+rounds="${QKV_ROUNDS:-2}"
+duration="${QKV_DURATION:-20s}"
+warmup="${QKV_WARMUP:-15s}"
+three_warmup="${QKV_THREE_WARMUP:-30s}"
+conns="${QKV_CONNS:-32}"
+port="${QKV_BASE_PORT:-18681}"
+old_jar="${QKV_OLD_JAR:-}"
+export QKV_KEYS="${QKV_KEYS:-100000}" QKV_VALUE_SIZE="${QKV_VALUE_SIZE:-100}"
+out="$ROOT/run/tls-cost/$(date -u +%Y%m%dT%H%M%SZ)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/quorumkv-tls-cost.XXXXXX")"
+mkdir -p "$out"
+command -v wrk >/dev/null || { echo "wrk is not installed" >&2; exit 1; }
+
+cleanup() {
+  for d in "$work"/c-*; do [ -d "$d" ] && "$CLUSTER" down --dir "$d" >/dev/null 2>&1; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
+
+# cpu_ticks DIR: utime + stime of the cluster's node processes, in clock ticks
+cpu_ticks() {
+  local f total=0
+  for f in "$1"/node*/node.pid; do
+    total=$((total + $(awk '{ print $14 + $15 }' "/proc/$(cat "$f")/stat")))
+  done
+  echo "$total"
+}
+"$ROOT/scripts/dev-certs.sh" ca "$work/certs" >/dev/null
+"$ROOT/scripts/dev-certs.sh" node "$work/certs" node >/dev/null
+
+# measure LABEL NODES MODE(plain|tls) REPLICAS WARMUP [JAR]: a fresh cluster, a warm-up, a run
+measure() {
+  local label="$1" nodes="$2" mode="$3" replicas="$4" warm="$5" jar="${6:-}" dir="$work/c-$1" scheme=http
+  local -a tls=()
+  if [ "$mode" = tls ]; then tls=(--tls "$work/certs"); scheme=https; fi
+  log "$label: $nodes node(s), $mode${jar:+, $jar}"
+  QKV_UP_TIMEOUT="${QKV_UP_TIMEOUT:-300}" QKV_JAR="$jar" "$CLUSTER" up --nodes "$nodes" --base-port "$port" \
+    --dir "$dir" --fresh "${tls[@]}" >/dev/null
+  QKV_REPLICAS="$replicas" wrk -t1 -c"$conns" -d"$warm" -s "$ROOT/scripts/wrk2/put.lua" "$scheme://127.0.0.1:$port" >/dev/null 2>&1
+  local before after
+  before="$(cpu_ticks "$dir")"
+  QKV_REPLICAS="$replicas" wrk -t1 -c"$conns" -d"$duration" --latency -s "$ROOT/scripts/wrk2/put.lua" \
+    "$scheme://127.0.0.1:$port" >"$out/$label.txt" 2>&1
+  after="$(cpu_ticks "$dir")"
+  echo "$((after - before))" >"$out/$label.ticks"
+  "$CLUSTER" down --dir "$dir" >/dev/null
+}
+
+speed_before="$(host_speed)"
+for ((r = 1; r <= rounds; r++)); do
+  measure "single-plain-$r" 1 plain "" "$warmup"
+  measure "single-tls-$r" 1 tls "" "$warmup"
+  if [ -n "$old_jar" ]; then
+    measure "single-old-$r" 1 plain "" "$warmup" "$old_jar"
+  fi
+  measure "three-plain-$r" 3 plain 2/3 "$three_warmup"
+  measure "three-tls-$r" 3 tls 2/3 "$three_warmup"
+done
+speed_after="$(host_speed)"
+
+# cpu_us LABEL: the nodes' CPU microseconds per request of a run
+cpu_us() {
+  awk -v ticks="$(cat "$out/$1.ticks")" -v hz="$(getconf CLK_TCK)" \
+    '/requests in/ { n = $1 } END { if (n > 0) printf "%.0f", ticks * 1000000 / hz / n; else printf "n/a" }' "$out/$1.txt"
+}
+
+row() { # row LABEL-PREFIX: rps, p50/p99 and CPU per request of each round
+  local r cells=""
+  for ((r = 1; r <= rounds; r++)); do
+    cells="$cells $(wrk_rps "$out/$1-$r.txt") rps, p50 $(wrk_pct "$out/$1-$r.txt" 50) / p99 $(wrk_pct "$out/$1-$r.txt" 99) ms, $(cpu_us "$1-$r") µs CPU/req |"
+  done
+  echo "| $1 |$cells"
+}
+{
+  echo "# TLS cost, $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo
+  echo "$(nproc) cores, load generator on the same cores; closed loop wrk -t1 -c$conns -d$duration after a" \
+    "warm-up of $warmup (single) / $three_warmup (three); $QKV_VALUE_SIZE-byte values; rounds alternated in the order" \
+    "of the rows. Host speed check before/after: $speed_before / $speed_after; load average at the end:" \
+    "$(cut -d' ' -f1-3 /proc/loadavg). Command: \`scripts/tls-cost.sh\`."
+  echo
+  header="| run |"; sep="|---|"
+  for ((r = 1; r <= rounds; r++)); do header="$header round $r |"; sep="$sep---|"; done
+  echo "$header"
+  echo "$sep"
+  row single-plain
+  row single-tls
+  [ -z "$old_jar" ] || row single-old
+  row three-plain
+  row three-tls
+} >"$out/summary.md"
+cat "$out/summary.md"

@@ -1,0 +1,285 @@
+package io.quorumkv.service.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Enumeration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+
+import io.quorumkv.service.cluster.Topology;
+import io.quorumkv.service.config.QuorumKvProperties;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+
+/**
+ * The Kubernetes manifests against the application: every manifest parses; every property
+ * the ConfigMap or an environment variable sets exists in the configuration metadata (the
+ * node's own, built from {@code QuorumKvProperties}, and Spring Boot's) and the node's
+ * settings bind; every port, probe path and mounted file is the one the application uses.
+ */
+class KubernetesManifestsTest {
+
+	static final Path MANIFESTS = Path.of("..", "deploy", "kubernetes").toAbsolutePath().normalize();
+
+	static final Path DOCKERFILE = Path.of("..", "Dockerfile").toAbsolutePath().normalize();
+
+	static Map<String, Map<String, Object>> byKindAndName = new LinkedHashMap<>();
+
+	static Set<String> properties = new HashSet<>();
+
+	static Set<String> mapProperties = new HashSet<>();
+
+	@BeforeAll
+	@SuppressWarnings("unchecked")
+	static void load() throws IOException {
+		try (Stream<Path> files = Files.list(MANIFESTS)) {
+			for (Path file : files.filter((f) -> f.toString().endsWith(".yaml")).sorted().toList()) {
+				for (Object document : new Yaml().loadAll(Files.readString(file))) {
+					Map<String, Object> manifest = (Map<String, Object>) document;
+					assertThat(manifest).as(file.toString()).containsKeys("apiVersion", "kind", "metadata");
+					String name = (String) map(manifest, "metadata").get("name");
+					byKindAndName.put(manifest.get("kind") + "/" + name, manifest);
+				}
+			}
+		}
+		Enumeration<URL> metadata = KubernetesManifestsTest.class.getClassLoader()
+			.getResources("META-INF/spring-configuration-metadata.json");
+		JsonMapper json = JsonMapper.builder().build();
+		while (metadata.hasMoreElements()) {
+			try (InputStream in = metadata.nextElement().openStream()) {
+				for (JsonNode property : json.readTree(in).path("properties").values()) {
+					String name = property.path("name").asString();
+					properties.add(name);
+					if (property.path("type").asString("").startsWith("java.util.Map<")) {
+						mapProperties.add(name);
+					}
+				}
+			}
+		}
+		assertThat(properties).contains("quorumkv.cluster.tls.bundle", "server.ssl.bundle", "spring.ssl.bundle.pem");
+	}
+
+	@Test
+	void theManifestsAreTheOnesDescribed() {
+		assertThat(byKindAndName).containsKeys("Namespace/quorumkv", "Service/quorumkv", "Service/quorumkv-api",
+				"ConfigMap/quorumkv-config", "PodDisruptionBudget/quorumkv", "StatefulSet/quorumkv");
+		byKindAndName.forEach((key, manifest) -> {
+			if (!key.startsWith("Namespace/")) {
+				assertThat(map(manifest, "metadata").get("namespace")).as(key).isEqualTo("quorumkv");
+			}
+		});
+		assertThat(map(manifest("Service/quorumkv"), "spec")).containsEntry("clusterIP", "None")
+			.containsEntry("publishNotReadyAddresses", true);
+		Map<String, Object> budget = map(manifest("PodDisruptionBudget/quorumkv"), "spec");
+		assertThat(budget.get("maxUnavailable")).isEqualTo(1);
+		assertThat(map(map(budget, "selector"), "matchLabels")).isEqualTo(podLabels());
+	}
+
+	@Test
+	void everyPropertySetExistsAndTheSettingsBind() {
+		Map<String, String> settings = settings();
+		for (String name : settings.keySet()) {
+			assertThat(exists(name)).as("%s is a property of the node or of Spring Boot", name).isTrue();
+		}
+		for (Map<String, Object> variable : list(container(), "env")) {
+			String name = (String) variable.get("name");
+			if (name.matches("(QUORUMKV|SPRING|SERVER|MANAGEMENT)_.*")) {
+				assertThat(properties.stream().anyMatch((property) -> envForm(property).equals(name)))
+					.as("environment variable %s names a property", name)
+					.isTrue();
+			}
+		}
+		Map<String, String> withEnvironment = new HashMap<>(settings);
+		withEnvironment.put("quorumkv.cluster.secret", "a-secret-from-the-secret");
+		QuorumKvProperties node = new Binder(new MapConfigurationPropertySource(withEnvironment))
+			.bind("quorumkv", QuorumKvProperties.class)
+			.get();
+		assertThat(node.security().publicApi()).isEqualTo(QuorumKvProperties.PublicApi.AUTHENTICATED);
+		assertThat(node.cluster().tls().mutual()).isTrue();
+		assertThat(node.storage().path()).isEqualTo(Path.of(volumeMount("data")));
+		// The node URLs are the pods' stable names under the headless service.
+		Map<String, Object> spec = map(manifest("StatefulSet/quorumkv"), "spec");
+		int replicas = (Integer) spec.get("replicas");
+		List<URI> expected = new ArrayList<>();
+		for (int i = 0; i < replicas; i++) {
+			expected.add(URI.create("https://quorumkv-" + i + "." + spec.get("serviceName")
+					+ ".quorumkv.svc.cluster.local:" + settings.get("server.port")));
+		}
+		assertThat(node.cluster().nodes()).isEqualTo(expected);
+		String self = env("QUORUMKV_CLUSTER_SELF");
+		for (URI url : expected) {
+			String pod = url.getHost().substring(0, url.getHost().indexOf('.'));
+			Topology.of(node.cluster().nodes(), URI.create(self.replace("$(POD_NAME)", pod)), null, 8080, true, true);
+		}
+	}
+
+	@Test
+	void portsProbesAndFilesAreTheApplications() throws IOException {
+		Map<String, String> settings = settings();
+		Map<String, Integer> ports = new HashMap<>();
+		for (Map<String, Object> port : list(container(), "ports")) {
+			ports.put((String) port.get("name"), (Integer) port.get("containerPort"));
+		}
+		assertThat(ports).containsEntry("api", Integer.valueOf(settings.get("server.port")))
+			.containsEntry("management", Integer.valueOf(settings.get("management.server.port")));
+		String dockerfile = Files.readString(DOCKERFILE);
+		assertThat(dockerfile).contains("EXPOSE " + ports.get("api") + " " + ports.get("management"))
+			.contains("VOLUME " + volumeMount("data"));
+		for (String service : List.of("Service/quorumkv", "Service/quorumkv-api")) {
+			for (Map<String, Object> port : list(map(manifest(service), "spec"), "ports")) {
+				assertThat(ports).as(service).containsKey((String) port.get("targetPort"));
+				assertThat(port.get("port")).isEqualTo(ports.get((String) port.get("targetPort")));
+			}
+		}
+		// The probes: Actuator's health groups (management.endpoint.health.probes.enabled
+		// in
+		// the node's application.yml), on the management port, over TLS like the server.
+		assertThat(Files.readString(Path.of("src", "main", "resources", "application.yml")))
+			.containsPattern("probes:\\s+enabled: true");
+		Map<String, String> probes = Map.of("startupProbe", "/actuator/health/liveness", "livenessProbe",
+				"/actuator/health/liveness", "readinessProbe", "/actuator/health/readiness");
+		probes.forEach((probe, path) -> {
+			Map<String, Object> get = map(map(container(), probe), "httpGet");
+			assertThat(get).as(probe)
+				.containsEntry("path", path)
+				.containsEntry("port", "management")
+				.containsEntry("scheme", (settings.get("server.ssl.bundle") != null) ? "HTTPS" : "HTTP");
+		});
+		// Every file the settings name is in a mounted volume.
+		String tls = volumeMount("tls");
+		assertThat(settings.get("spring.ssl.bundle.pem.quorumkv.keystore.certificate"))
+			.isEqualTo("file:" + tls + "/tls.crt");
+		assertThat(settings.get("spring.ssl.bundle.pem.quorumkv.keystore.private-key"))
+			.isEqualTo("file:" + tls + "/tls.key");
+		assertThat(settings.get("spring.ssl.bundle.pem.quorumkv.truststore.certificate"))
+			.isEqualTo("file:" + tls + "/ca.crt");
+		assertThat(settings.get("spring.config.import"))
+			.isEqualTo("optional:file:" + volumeMount("api-keys") + "/api-keys.yml");
+		assertThat(env("SPRING_CONFIG_IMPORT")).isEqualTo("file:" + volumeMount("config") + "/application.yml");
+		assertThat(settings.get("server.ssl.bundle")).isEqualTo(settings.get("quorumkv.cluster.tls.bundle"));
+	}
+
+	@Test
+	void resourcesMatchTheEventLoopsAndShutdownHasTime() {
+		Map<String, Object> resources = map(container(), "resources");
+		assertThat(map(resources, "requests")).isEqualTo(map(resources, "limits"));
+		// One event loop per core the container may use: whole cores.
+		assertThat((String) map(resources, "limits").get("cpu")).matches("[1-9][0-9]*");
+		Map<String, Object> pod = map(map(map(manifest("StatefulSet/quorumkv"), "spec"), "template"), "spec");
+		List<String> preStop = stringList(map(map(map(container(), "lifecycle"), "preStop"), "exec"), "command");
+		assertThat(preStop.get(0)).isEqualTo("sleep");
+		String drain = settings().get("spring.lifecycle.timeout-per-shutdown-phase");
+		int needed = Integer.parseInt(preStop.get(1)) + Integer.parseInt(drain.replace("s", ""));
+		assertThat((Integer) pod.get("terminationGracePeriodSeconds")).isGreaterThan(needed);
+		assertThat(map(pod, "securityContext")).containsEntry("runAsNonRoot", true).containsEntry("runAsUser", 10001);
+		List<Map<String, Object>> claims = list(map(manifest("StatefulSet/quorumkv"), "spec"), "volumeClaimTemplates");
+		assertThat(claims).extracting((claim) -> map(claim, "metadata").get("name")).containsExactly("data");
+	}
+
+	/** The node's settings in the ConfigMap, flattened to property names. */
+	@SuppressWarnings("unchecked")
+	static Map<String, String> settings() {
+		String yaml = (String) map(manifest("ConfigMap/quorumkv-config"), "data").get("application.yml");
+		Map<String, String> flat = new LinkedHashMap<>();
+		flatten("", new Yaml().load(yaml), flat);
+		return flat;
+	}
+
+	@SuppressWarnings("unchecked")
+	private static void flatten(String prefix, Object value, Map<String, String> flat) {
+		if (value instanceof Map<?, ?> map) {
+			map.forEach((key, child) -> flatten(prefix.isEmpty() ? key.toString() : prefix + "." + key, child, flat));
+		}
+		else if (value instanceof List<?> items) {
+			for (int i = 0; i < items.size(); i++) {
+				flat.put(prefix + "[" + i + "]", items.get(i).toString());
+			}
+		}
+		else {
+			flat.put(prefix, String.valueOf(value));
+		}
+	}
+
+	/**
+	 * A property exists when the metadata names it, or names a map it is an entry of (the
+	 * entries of {@code spring.ssl.bundle.pem} are the bundles).
+	 */
+	private static boolean exists(String name) {
+		String plain = name.replaceAll("\\[\\d+\\]$", "");
+		if (properties.contains(plain)) {
+			return true;
+		}
+		return mapProperties.stream().anyMatch((map) -> plain.startsWith(map + "."));
+	}
+
+	private static String envForm(String property) {
+		return property.replace("-", "").replace('.', '_').toUpperCase(Locale.ROOT);
+	}
+
+	private static Map<String, Object> manifest(String key) {
+		assertThat(byKindAndName).containsKey(key);
+		return byKindAndName.get(key);
+	}
+
+	private static Map<String, Object> podLabels() {
+		return map(map(map(map(manifest("StatefulSet/quorumkv"), "spec"), "template"), "metadata"), "labels");
+	}
+
+	private static Map<String, Object> container() {
+		Map<String, Object> pod = map(map(map(manifest("StatefulSet/quorumkv"), "spec"), "template"), "spec");
+		return list(pod, "containers").get(0);
+	}
+
+	private static String env(String name) {
+		return list(container(), "env").stream()
+			.filter((variable) -> name.equals(variable.get("name")))
+			.map((variable) -> (String) variable.get("value"))
+			.findFirst()
+			.orElseThrow();
+	}
+
+	private static String volumeMount(String volume) {
+		return list(container(), "volumeMounts").stream()
+			.filter((mount) -> volume.equals(mount.get("name")))
+			.map((mount) -> (String) mount.get("mountPath"))
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("no volume mount " + volume));
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, Object> map(Map<String, Object> parent, String key) {
+		assertThat(parent).containsKey(key);
+		return (Map<String, Object>) parent.get(key);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static List<Map<String, Object>> list(Map<String, Object> parent, String key) {
+		assertThat(parent).containsKey(key);
+		return (List<Map<String, Object>>) parent.get(key);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static List<String> stringList(Map<String, Object> parent, String key) {
+		return (List<String>) parent.get(key);
+	}
+
+}

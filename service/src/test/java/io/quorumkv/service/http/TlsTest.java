@@ -1,0 +1,176 @@
+package io.quorumkv.service.http;
+
+import static io.quorumkv.service.support.Eventually.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.math.BigInteger;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.Map;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLSocket;
+
+import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.support.TestCertificates.Authority;
+import io.quorumkv.service.support.TestCertificates.Issued;
+import io.quorumkv.service.support.TestClients;
+import io.quorumkv.service.support.TestCluster;
+import io.quorumkv.service.support.TestTls;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/**
+ * TLS with certificates made for the test: who is refused (a client that does not trust
+ * the cluster's CA, a caller with another CA's certificate, a certificate of the right CA
+ * issued to something else than a node), and certificates reloaded without a restart, on
+ * the server side and on the side of the calls to peers.
+ */
+class TlsTest {
+
+	@TempDir
+	static Path root;
+
+	static TestTls tls;
+
+	static TestCluster cluster;
+
+	@BeforeAll
+	static void start() {
+		tls = TestTls.create(root.resolve("tls"), true);
+		cluster = new TestCluster(root, 2, Map.of(), tls).startAll();
+	}
+
+	@AfterAll
+	static void stop() {
+		if (cluster != null) {
+			cluster.close();
+		}
+	}
+
+	@Test
+	void aClientThatDoesNotTrustTheClusterCaIsRefused() throws Exception {
+		// The JDK's default trust store does not know the test CA.
+		WebTestClient untrusting = TestClients.forUrl(cluster.url(0),
+				io.netty.handler.ssl.SslContextBuilder.forClient().build());
+		assertThatThrownBy(() -> untrusting.get().uri("/v0/status").exchange())
+			.hasMessageContaining("PKIX path building failed");
+		// Plain HTTP on the TLS port is not answered as HTTP either.
+		WebTestClient plain = TestClients.forPort(cluster.port(0));
+		assertThatThrownBy(() -> plain.get().uri("/v0/status").exchange().expectStatus().isOk())
+			.isInstanceOf(Throwable.class);
+		cluster.client(0).get().uri("/v0/status").exchange().expectStatus().isOk();
+	}
+
+	@Test
+	void aPeerWithAnotherCasCertificateIsRefused() {
+		Authority stranger = Authority.create("another CA");
+		Issued impostor = stranger.issue("quorumkv-node", "127.0.0.1");
+		// It trusts the cluster's CA, but presents a certificate of another.
+		WebTestClient client = TestClients.forUrl(cluster.url(0), withKey(impostor));
+		assertThatThrownBy(() -> client.get()
+			.uri(cluster.uri(0, InternalApi.ENTRY_PATH + "?id=k"))
+			.exchange()
+			.expectStatus()
+			.isOk()).isInstanceOf(Throwable.class);
+	}
+
+	@Test
+	void aCertificateOfTheClusterCaIssuedToAnotherNameIsNoNode() {
+		Issued application = tls.authority().issue("billing-app", "billing.example.com");
+		WebTestClient client = TestClients.forUrl(cluster.url(0), withKey(application));
+		client.get()
+			.uri(cluster.uri(0, InternalApi.ENTRY_PATH + "?id=k"))
+			.exchange()
+			.expectStatus()
+			.isUnauthorized()
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).contains("node certificate"));
+		// The public API does not care who the client is (client authentication is off).
+		client.get().uri("/v0/status").exchange().expectStatus().isOk();
+		cluster.internalClient(0)
+			.get()
+			.uri(cluster.uri(0, InternalApi.ENTRY_PATH + "?id=never-written"))
+			.exchange()
+			.expectStatus()
+			.isNotFound();
+	}
+
+	@Test
+	void newCertificatesAreUsedWithoutARestart() {
+		put(0, "before", "2/2");
+		BigInteger first = serverSerial(cluster.port(0), tls.authority());
+		assertThat(first).isEqualTo(tls.node().serial());
+
+		// A new CA and a new node certificate replace the old ones in the bundle's files.
+		Authority rotated = Authority.create("QuorumKV rotated CA");
+		Issued renewed = rotated.issue("quorumkv-node", "127.0.0.1", "localhost");
+		renewed.writePem(tls.folder(), "node");
+		rotated.writePem(tls.folder(), "ca");
+		eventually(Duration.ofSeconds(20),
+				() -> assertThat(serverSerial(cluster.port(0), rotated)).isEqualTo(renewed.serial()));
+
+		// Node 1 starts anew with the new files. Node 0 was not restarted: its calls to
+		// node 1 now need its reloaded trust (node 1 presents the new CA's certificate)
+		// and its reloaded key (node 1 trusts only the new CA).
+		cluster.stop(1);
+		cluster.start(1);
+		TestTls renewedTls = new TestTls(tls.folder(), rotated, renewed, true);
+		WebTestClient client = TestClients.forUrl(cluster.url(0), renewedTls.anonymousClient());
+		eventually(Duration.ofSeconds(20),
+				() -> client.put()
+					.uri(cluster.uri(0, "/v0/entity?id=after&replicas=2/2"))
+					.bodyValue("v".getBytes(StandardCharsets.UTF_8))
+					.exchange()
+					.expectStatus()
+					.isCreated());
+		tls = renewedTls;
+	}
+
+	private static void put(int node, String key, String replicas) {
+		cluster.client(node)
+			.put()
+			.uri(cluster.uri(node, "/v0/entity?id=" + key + "&replicas=" + replicas))
+			.bodyValue("v".getBytes(StandardCharsets.UTF_8))
+			.exchange()
+			.expectStatus()
+			.isCreated();
+	}
+
+	private static io.netty.handler.ssl.SslContext withKey(Issued certificate) {
+		return tls.authority().clientContext(certificate);
+	}
+
+	/** The serial number of the certificate a node presents in a new handshake. */
+	private static BigInteger serverSerial(int port, Authority trusted) {
+		try (SSLSocket socket = (SSLSocket) context(trusted).getSocketFactory().createSocket()) {
+			socket.connect(new InetSocketAddress("127.0.0.1", port), 2000);
+			socket.setSoTimeout(2000);
+			socket.startHandshake();
+			return ((X509Certificate) socket.getSession().getPeerCertificates()[0]).getSerialNumber();
+		}
+		catch (SSLHandshakeException ex) {
+			// Still the old certificate, which the new CA does not trust.
+			return BigInteger.ZERO;
+		}
+		catch (java.io.IOException | java.security.GeneralSecurityException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static SSLContext context(Authority trusted) throws java.security.GeneralSecurityException {
+		SSLContext context = SSLContext.getInstance("TLS");
+		context.init(null, trusted.trustManagers().getTrustManagers(), null);
+		return context;
+	}
+
+}

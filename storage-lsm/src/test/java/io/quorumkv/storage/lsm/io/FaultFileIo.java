@@ -1,0 +1,469 @@
+package io.quorumkv.storage.lsm.io;
+
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A fault-injecting file layer for one data folder, as RocksDB's
+ * {@code FaultInjectionTestFS}: real files, plus a model of what the disk would keep if
+ * the power went now.
+ *
+ * <ul>
+ * <li><b>Data</b>: each file's synced length is what {@link AppendFile#sync()} (or a
+ * {@link #truncate}, which forces) covered; bytes past it are in the "page cache"
+ * only.</li>
+ * <li><b>Names</b>: creations, renames and deletions since the last
+ * {@link #syncDirectory} are a log; the folder's durable names are those of that sync,
+ * and a power loss keeps a random prefix of the log (a journaling file system commits
+ * metadata in order). Files deleted or replaced since are kept aside (in a {@code .trash}
+ * folder the engine ignores) until then, so that an image can bring them back.</li>
+ * <li><b>Power loss</b> ({@link #powerLoss}, or a {@link Fault} that fires): the layer
+ * goes dead (every later operation fails), and a crash image of the folder is written to
+ * another folder: the durable names, each file cut to its synced length plus, per
+ * {@link Tear}, a torn part of the unsynced rest. Recovery is then tested on the
+ * image.</li>
+ * <li><b>Faults</b> ({@link #inject}): {@code write}, {@code fsync}, {@code rename}, ...
+ * fail at the N-th call or with a probability, a write may land partly;
+ * {@link #flipReads} flips one bit of a read with a probability.</li>
+ * </ul>
+ *
+ * No {@code fsync} is really issued: durability is modelled, not obtained. Every
+ * operation runs under one lock, so an image is a consistent cut.
+ */
+public final class FaultFileIo implements FileIo {
+
+	/** The operations faults can target. */
+	public enum Op {
+
+		CREATE, WRITE, SYNC, RENAME, DELETE, SYNC_DIRECTORY, READ, TRUNCATE
+
+	}
+
+	/** What a power loss keeps of each file's unsynced bytes. */
+	public enum Tear {
+
+		/** Nothing: each file is cut at its synced length. */
+		DROP_UNSYNCED,
+		/** A random prefix of the unsynced bytes: the last write torn at any byte. */
+		TORN_PREFIX,
+		/** A random prefix, then zeros (blocks allocated, never written). */
+		TORN_PREFIX_THEN_ZEROS,
+		/**
+		 * Everything written, and every name: what a process crash leaves (the kernel
+		 * keeps its page cache).
+		 */
+		KEEP_WRITTEN
+
+	}
+
+	/**
+	 * What an image kept, for the test's report; taken at {@code atNanos}
+	 * ({@link System#nanoTime}).
+	 */
+	public record Image(Path folder, int files, long unsyncedBytesDropped, int nameChangesLost, long atNanos) {
+	}
+
+	/** A byte flipped in what a read returned. */
+	public record Flip(Path file, long offset) {
+	}
+
+	private final FaultDisk disk;
+
+	private final SplittableRandom random;
+
+	private final ReentrantLock lock = new ReentrantLock();
+
+	private final List<Fault> faults = new CopyOnWriteArrayList<>();
+
+	private final Map<Op, AtomicLong> calls = new EnumMap<>(Op.class);
+
+	private final AtomicLong injected = new AtomicLong();
+
+	private final List<Flip> flips = new CopyOnWriteArrayList<>();
+
+	private volatile double flipProbability;
+
+	private volatile BiConsumer<Op, Path> hook = (op, path) -> {
+	};
+
+	private volatile @Nullable Image image;
+
+	/**
+	 * Takes over {@code dir} (created if missing); files already there count as durable.
+	 */
+	public FaultFileIo(Path dir, long seed) {
+		this.random = new SplittableRandom(seed);
+		for (Op op : Op.values()) {
+			this.calls.put(op, new AtomicLong());
+		}
+		try {
+			this.disk = new FaultDisk(dir);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/** Adds a fault. */
+	public FaultFileIo inject(Fault fault) {
+		this.faults.add(fault);
+		return this;
+	}
+
+	/** Flips one bit of each read (a file read whole or mapped) with this probability. */
+	public FaultFileIo flipReads(double probability) {
+		this.flipProbability = probability;
+		return this;
+	}
+
+	/**
+	 * Runs before every operation, outside the layer's lock: a test can count, or hold an
+	 * operation up (bounded waits only).
+	 */
+	public FaultFileIo onEachOperation(BiConsumer<Op, Path> hook) {
+		this.hook = hook;
+		return this;
+	}
+
+	/** The folder this layer tracks. */
+	public Path dir() {
+		return this.disk.dir;
+	}
+
+	public long calls(Op op) {
+		return this.calls.get(op).get();
+	}
+
+	/** Faults that fired, power losses included. */
+	public long injected() {
+		return this.injected.get();
+	}
+
+	public List<Flip> flips() {
+		return List.copyOf(this.flips);
+	}
+
+	/** The image a power loss left, or null while the power is on. */
+	public @Nullable Image image() {
+		return this.image;
+	}
+
+	public boolean isDead() {
+		return this.image != null;
+	}
+
+	/**
+	 * Cuts the power now: writes the crash image to {@code target} (a new folder) and
+	 * fails every later operation.
+	 */
+	public Image powerLoss(Tear tear, Path target) {
+		this.lock.lock();
+		try {
+			checkAlive();
+			return cut(tear, target);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	// ---- FileIo
+
+	@Override
+	public AppendFile createNew(Path path) throws IOException {
+		return create(path, true);
+	}
+
+	@Override
+	public AppendFile createOrTruncate(Path path) throws IOException {
+		return create(path, false);
+	}
+
+	private AppendFile create(Path path, boolean mustBeNew) throws IOException {
+		String name = begin(Op.CREATE, path);
+		try {
+			if (mustBeNew && Files.exists(path)) {
+				throw new FileAlreadyExistsException(path.toString());
+			}
+			FaultDisk.Node node = this.disk.create(name, path);
+			return new FaultFile(node, new FileOutputStream(path.toFile(), true));
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
+	public byte[] readAll(Path path) throws IOException {
+		begin(Op.READ, path);
+		try {
+			byte[] bytes = Files.readAllBytes(path);
+			maybeFlip(path, bytes.length, (offset) -> bytes[(int) (offset >>> 3)] ^= (byte) (1 << (offset & 7)));
+			return bytes;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
+	public MemorySegment map(Path path, Arena arena) throws IOException {
+		begin(Op.READ, path);
+		try {
+			if (this.flipProbability == 0) {
+				return FileIo.real().map(path, arena);
+			}
+			byte[] bytes = Files.readAllBytes(path);
+			MemorySegment copy = arena.allocate(Math.max(1, bytes.length)).asSlice(0, bytes.length);
+			MemorySegment.copy(bytes, 0, copy, ValueLayout.JAVA_BYTE, 0, bytes.length);
+			maybeFlip(path, bytes.length, (offset) -> {
+				long at = offset >>> 3;
+				copy.set(ValueLayout.JAVA_BYTE, at, (byte) (copy.get(ValueLayout.JAVA_BYTE, at) ^ (1 << (offset & 7))));
+			});
+			return copy.asReadOnly();
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
+	public void truncate(Path path, long length) throws IOException {
+		String name = begin(Op.TRUNCATE, path);
+		try {
+			try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
+				channel.truncate(length);
+			}
+			FaultDisk.Node node = (name != null) ? this.disk.node(name) : null;
+			if (node != null) {
+				node.length = length;
+				node.synced = length;
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
+	public void rename(Path from, Path to) throws IOException {
+		String name = begin(Op.RENAME, to);
+		try {
+			String source = this.disk.tracked(from);
+			if (source == null || name == null || this.disk.node(source) == null) {
+				throw new IOException("rename outside the tracked folder or of an unknown file: " + from + " -> " + to);
+			}
+			this.disk.rename(source, name, from, to);
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
+	public boolean deleteIfExists(Path path) throws IOException {
+		String name = begin(Op.DELETE, path);
+		try {
+			if (name == null) {
+				return Files.deleteIfExists(path);
+			}
+			return this.disk.delete(name);
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
+	public void syncDirectory(Path folder) throws IOException {
+		begin(Op.SYNC_DIRECTORY, folder);
+		try {
+			if (folder.toAbsolutePath().normalize().equals(this.disk.dir)) {
+				this.disk.syncFolder();
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
+	public List<Path> list(Path folder) throws IOException {
+		begin(null, folder);
+		try {
+			return FileIo.real().list(folder);
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
+	public boolean exists(Path path) {
+		return Files.exists(path);
+	}
+
+	// ---- the model
+
+	/**
+	 * Runs the hook, takes the lock, fails if dead, counts the call and applies the
+	 * faults that fire (a power loss for an operation other than a write happens here,
+	 * before it). Returns the file's name in the tracked folder, or null outside it. The
+	 * caller unlocks.
+	 */
+	private @Nullable String begin(@Nullable Op op, Path path) throws IOException {
+		if (op != null) {
+			this.hook.accept(op, path);
+		}
+		this.lock.lock();
+		try {
+			checkAlive();
+			if (op != null) {
+				this.calls.get(op).incrementAndGet();
+				Fault fault = firing(op, path);
+				if (fault != null && op != Op.WRITE) {
+					act(fault, path);
+				}
+			}
+			return this.disk.tracked(path);
+		}
+		catch (IOException | RuntimeException ex) {
+			this.lock.unlock();
+			throw ex;
+		}
+	}
+
+	private @Nullable Fault firing(Op op, Path path) {
+		String name = path.getFileName().toString();
+		Fault fired = null;
+		for (Fault fault : this.faults) {
+			// Every fault counts its matches, also when an earlier one fires.
+			if (fault.fires(op, name, this.random) && fired == null) {
+				fired = fault;
+			}
+		}
+		if (fired != null) {
+			this.injected.incrementAndGet();
+		}
+		return fired;
+	}
+
+	/** Carries out a fault that fired (not a write's: see {@link FaultFile#write}). */
+	private void act(Fault fault, Path path) throws IOException {
+		if (fault.action == Fault.Action.POWER_LOSS) {
+			cut(fault.tear, fault.image);
+			throw new IOException("power lost (injected) at " + fault.op + " of " + path);
+		}
+		throw new IOException("injected " + fault.op + " failure on " + path);
+	}
+
+	private void checkAlive() throws IOException {
+		if (this.image != null) {
+			throw new IOException("power lost (injected): the disk is gone");
+		}
+	}
+
+	private void maybeFlip(Path path, long length, java.util.function.LongConsumer flip) {
+		if (length > 0 && this.flipProbability > 0 && this.random.nextDouble() < this.flipProbability) {
+			long bit = (long) (this.random.nextDouble() * length * 8);
+			flip.accept(bit);
+			this.injected.incrementAndGet();
+			this.flips.add(new Flip(path, bit >>> 3));
+		}
+	}
+
+	/** Goes dead and writes the crash image; under the lock. */
+	private Image cut(Tear tear, Path target) throws IOException {
+		Image result = this.disk.cut(tear, target, this.random);
+		this.image = result;
+		return result;
+	}
+
+	/** A file being written; every call goes through the layer's lock and faults. */
+	private final class FaultFile implements AppendFile {
+
+		private final FaultDisk.Node node;
+
+		private final FileOutputStream out;
+
+		FaultFile(FaultDisk.Node node, FileOutputStream out) {
+			this.node = node;
+			this.out = out;
+		}
+
+		@Override
+		public void write(byte[] bytes, int offset, int length) throws IOException {
+			FaultFileIo io = FaultFileIo.this;
+			io.hook.accept(Op.WRITE, this.node.location);
+			io.lock.lock();
+			try {
+				io.checkAlive();
+				io.calls.get(Op.WRITE).incrementAndGet();
+				Fault fault = io.firing(Op.WRITE, this.node.location);
+				if (fault != null && fault.action == Fault.Action.FAIL) {
+					throw new IOException("injected write failure on " + this.node.location);
+				}
+				if (fault != null && fault.action == Fault.Action.FAIL_PARTIALLY) {
+					int part = io.random.nextInt(length + 1);
+					append(bytes, offset, part);
+					throw new IOException("injected write failure on " + this.node.location + " after " + part + " of "
+							+ length + " bytes");
+				}
+				append(bytes, offset, length);
+				if (fault != null) {
+					io.cut(fault.tear, fault.image);
+					throw new IOException("power lost (injected) at a write of " + this.node.location);
+				}
+			}
+			finally {
+				io.lock.unlock();
+			}
+		}
+
+		private void append(byte[] bytes, int offset, int length) throws IOException {
+			this.out.write(bytes, offset, length);
+			this.node.length += length;
+		}
+
+		@Override
+		public void sync() throws IOException {
+			FaultFileIo io = FaultFileIo.this;
+			io.begin(Op.SYNC, this.node.location);
+			try {
+				this.node.synced = this.node.length;
+			}
+			finally {
+				io.lock.unlock();
+			}
+		}
+
+		@Override
+		public void close() throws IOException {
+			this.out.close();
+		}
+
+	}
+
+}

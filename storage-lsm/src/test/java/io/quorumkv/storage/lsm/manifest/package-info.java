@@ -1,0 +1,4 @@
+@NullMarked
+package io.quorumkv.storage.lsm.manifest;
+
+import org.jspecify.annotations.NullMarked;
