@@ -38,7 +38,8 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * Anti-entropy repair (see docs/reliability.md): replicas of each token range compare
 	 * Merkle trees and stream only the entries that differ, on a schedule and on demand.
 	 *
-	 * @param scheduled whether this node repairs its primary ranges every interval
+	 * @param scheduled whether this node repairs its primary keys (those it is the first
+	 * owner of) every interval
 	 * @param interval time between scheduled repairs; keep it well under the tombstone
 	 * grace period
 	 * @param jitter each wait is drawn within this fraction of the interval around it

@@ -2,6 +2,7 @@ package io.quorumkv.service.http;
 
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.repair.RepairService;
 import io.quorumkv.service.repair.RepairSessions;
 import reactor.core.publisher.Mono;
 
@@ -16,8 +17,8 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 /**
  * The replica side of anti-entropy repair on the internal API
  * ({@code /internal/v0/repair/...}): bodies read whole within the body budget and handed
- * to {@link RepairSessions}; a malformed body is a 400, an unknown session a 404, too
- * many sessions a 503.
+ * to {@link RepairSessions}; a malformed body is a 400, an unknown session a 404, a
+ * repair while a membership change is under way a 409, too many sessions a 503.
  */
 @Component
 class RepairHandler {
@@ -35,9 +36,37 @@ class RepairHandler {
 				(int) properties.http().maxBodySize().toBytes());
 	}
 
+	/**
+	 * {@code ?scope=primary|all} (default all); the repairing node is the caller named by
+	 * {@code X-QuorumKV-From}.
+	 */
 	Mono<ServerResponse> trees(ServerRequest request) {
-		return answered(this.bodies.read(request, this.maxBody,
-				(body) -> this.sessions.trees(body).<ServerResponse>map(Reply::binary)));
+		return answered(Mono.defer(() -> {
+			String repairer = repairer(request);
+			RepairService.Scope parsed = scope(request);
+			return this.bodies.read(request, this.maxBody,
+					(body) -> this.sessions.trees(body, repairer, parsed).<ServerResponse>map(Reply::binary));
+		}));
+	}
+
+	/** {@code ?scope=primary|all}, all by default. */
+	private static RepairService.Scope scope(ServerRequest request) {
+		String scope = QueryParameters.parse(request.uri().getRawQuery()).text("scope");
+		if (scope == null || scope.equals("all")) {
+			return RepairService.Scope.ALL;
+		}
+		if (scope.equals("primary")) {
+			return RepairService.Scope.PRIMARY;
+		}
+		throw ApiException.badRequest("scope must be primary or all");
+	}
+
+	private static String repairer(ServerRequest request) {
+		String from = request.headers().firstHeader(InternalApi.FROM);
+		if (from == null || from.isBlank()) {
+			throw ApiException.badRequest("a repair call names its node in " + InternalApi.FROM);
+		}
+		return from;
 	}
 
 	Mono<ServerResponse> nodes(ServerRequest request) {
@@ -54,8 +83,9 @@ class RepairHandler {
 	}
 
 	Mono<ServerResponse> done(ServerRequest request) {
-		return answered(this.bodies.read(request, this.maxBody,
-				(body) -> this.sessions.done(body).then(Mono.fromSupplier(() -> Reply.empty(HttpStatus.NO_CONTENT)))));
+		return answered(Mono.defer(() -> this.bodies.read(request, this.maxBody,
+				(body) -> this.sessions.done(body, repairer(request), scope(request))
+					.then(Mono.fromSupplier(() -> Reply.empty(HttpStatus.NO_CONTENT))))));
 	}
 
 	Mono<ServerResponse> end(ServerRequest request) {
@@ -74,6 +104,8 @@ class RepairHandler {
 			.onErrorMap(IllegalArgumentException.class, (ex) -> ApiException.badRequest(ex.getMessage()))
 			.onErrorMap(RepairSessions.UnknownSessionException.class,
 					(ex) -> new ApiException(HttpStatus.NOT_FOUND, ex.getMessage()))
+			.onErrorMap(RepairService.RepairRefusedException.class,
+					(ex) -> new ApiException(HttpStatus.CONFLICT, ex.getMessage()))
 			.onErrorResume(ErrorResponses::toResponse);
 	}
 

@@ -46,11 +46,11 @@ import org.springframework.stereotype.Component;
  * <li>{@code POST /actuator/quorumkv/flush}, {@code POST /actuator/quorumkv/compact}:
  * flushes or compacts the storage (and then drops the tombstones the node allows) and
  * answers once done;</li>
- * <li>{@code POST /actuator/quorumkv/repair}: repairs every range this node holds with
- * all its replicas and answers the report once done ({@code repair-primary}: only the
- * ranges this node is the primary of); 409 while a repair of the node runs or while a
- * membership change is under way. {@code GET /actuator/quorumkv/repair}: each range's
- * last successful repair;</li>
+ * <li>{@code POST /actuator/quorumkv/repair}: repairs every key this node owns with all
+ * its replicas and answers the report once done ({@code repair-primary}: only the keys
+ * this node is the primary of); 409 while a repair of the node runs or while a membership
+ * change is under way. {@code GET /actuator/quorumkv/repair}: each range's last
+ * successful repair;</li>
  * <li>{@code POST /actuator/quorumkv/{join|decommission|remove}} with the JSON body
  * {@code {"url": …[, "epoch": n]}}, {@code POST /actuator/quorumkv/replace} with
  * {@code {"url": dead, "replacement": new[, "epoch": n]}}: has the change agreed (200),
@@ -189,7 +189,7 @@ public class QuorumKvEndpoint {
 			done.put("action", (scope == RepairService.Scope.ALL) ? "repair" : "repair-primary");
 			done.putAll(RepairView.report(report));
 			return new WebEndpointResponse<>(done, 200);
-		}).onErrorResume(RepairService.RepairRunningException.class, (refused) -> {
+		}).onErrorResume(RepairService.RepairRefusedException.class, (refused) -> {
 			Map<String, @Nullable Object> body = new LinkedHashMap<>();
 			body.put("node", self());
 			body.put("error", refused.getMessage());

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -25,8 +26,10 @@ import reactor.core.publisher.Mono;
  * versions a peer holds that may win over this node's are pulled (each distinct version
  * from one peer) and kept by this node's storage under the last-write-wins order; then
  * the winner is pushed to every replica whose version may lose to it, the replicas that
- * did not differ in that leaf included (they held this node's version). A replica that
- * fails a call is left out from then on, and its ranges fail.
+ * did not differ in that leaf included (they held this node's version). Only owners of a
+ * key take part in it: a peer's digests cover the keys it shares with this node, this
+ * node's own side the keys its repair covers, and a winner goes only to peers that own
+ * its key. A replica that fails a call is left out from then on, and its ranges fail.
  */
 final class ChunkReconciler {
 
@@ -39,7 +42,11 @@ final class ChunkReconciler {
 
 	private final SessionId session;
 
-	private final RangeTrees local;
+	/**
+	 * The shape of the trees (the same ranges and depth for every peer): which leaf a
+	 * token falls in. Null when no peer's trees were built.
+	 */
+	private final @Nullable RangeTrees local;
 
 	private final List<PeerSession> peers;
 
@@ -47,37 +54,50 @@ final class ChunkReconciler {
 
 	private final AtomicLong entriesOut;
 
-	ChunkReconciler(RepairContext context, SessionId session, RangeTrees local, List<PeerSession> peers,
-			AtomicLong entriesIn, AtomicLong entriesOut) {
+	private final RangeReplicas owners;
+
+	private final RepairService.Scope scope;
+
+	ChunkReconciler(RepairContext context, SessionId session, List<PeerSession> peers, AtomicLong entriesIn,
+			AtomicLong entriesOut, RangeReplicas owners, RepairService.Scope scope) {
 		this.context = context;
 		this.session = session;
-		this.local = local;
+		this.local = peers.stream().map((peer) -> peer.local).filter(Objects::nonNull).findFirst().orElse(null);
 		this.peers = peers;
 		this.entriesIn = entriesIn;
 		this.entriesOut = entriesOut;
+		this.owners = owners;
+		this.scope = scope;
 	}
 
 	Mono<Void> run() {
-		return Flux.fromIterable(chunks()).concatMap(this::reconcile).then();
+		return (this.local != null) ? Flux.fromIterable(chunks()).concatMap(this::reconcile).then() : Mono.empty();
+	}
+
+	private boolean owns(PeerSession peer, List<String> owners) {
+		return owners.contains(peer.node.id());
 	}
 
 	/**
 	 * The differing leaves of all peers, cut where the estimated entries pass the cap.
 	 */
 	private List<LeafSet> chunks() {
+		RangeTrees shape = Objects.requireNonNull(this.local);
 		List<LeafSet> chunks = new ArrayList<>();
-		LeafSet chunk = new LeafSet(this.local);
+		LeafSet chunk = new LeafSet(shape);
 		long inChunk = 0;
-		for (int tree = 0; tree < this.local.trees().size(); tree++) {
-			MerkleTree mine = this.local.tree(tree);
-			for (int leaf = 0; leaf < 1 << mine.depth(); leaf++) {
+		for (int tree = 0; tree < shape.trees().size(); tree++) {
+			int depth = shape.tree(tree).depth();
+			for (int leaf = 0; leaf < 1 << depth; leaf++) {
 				boolean differs = false;
-				long estimate = Math.max(1, mine.node(mine.depth(), leaf).count());
+				long estimate = 1;
 				for (PeerSession peer : this.peers) {
 					LeafSet leaves = peer.differingLeaves();
-					if (!peer.failed() && leaves != null && leaves.containsLeaf(tree, leaf)) {
+					RangeTrees mine = peer.local;
+					if (!peer.failed() && leaves != null && mine != null && leaves.containsLeaf(tree, leaf)) {
 						differs = true;
-						estimate = Math.max(estimate, peer.estimate(tree, leaf));
+						estimate = Math.max(estimate,
+								Math.max(mine.tree(tree).node(depth, leaf).count(), peer.estimate(tree, leaf)));
 					}
 				}
 				if (!differs) {
@@ -85,7 +105,7 @@ final class ChunkReconciler {
 				}
 				if (inChunk > 0 && inChunk + estimate > this.context.settings().maxDigests()) {
 					chunks.add(chunk);
-					chunk = new LeafSet(this.local);
+					chunk = new LeafSet(shape);
 					inChunk = 0;
 				}
 				chunk.addLeaf(tree, leaf);
@@ -99,16 +119,19 @@ final class ChunkReconciler {
 	}
 
 	private Mono<Void> reconcile(LeafSet chunk) {
+		RangeTrees shape = Objects.requireNonNull(this.local);
+		String self = this.context.self().id();
 		Mono<Map<ByteBuffer, EntryDigest>> mine = digestsOf(this.context.pacer()
 			.paced(this.context.storage().scan(new byte[0], null))
-			.filter((entry) -> chunk.matches(TokenRange.token(entry.key())))
+			.filter((entry) -> chunk.matches(TokenRange.token(entry.key()))
+					&& RangeReplicas.covers(this.owners.owners(entry.key()), self, this.scope))
 			.map(EntryDigest::of)
 			.subscribeOn(this.context.scheduler()));
 		Map<PeerSession, LeafSet> asked = new LinkedHashMap<>();
 		for (PeerSession peer : this.peers) {
 			LeafSet leaves = peer.differingLeaves();
 			if (!peer.failed() && leaves != null) {
-				LeafSet both = new LeafSet(this.local);
+				LeafSet both = new LeafSet(shape);
 				for (NodeRef leaf : chunk.asLeaves()) {
 					if (leaves.containsLeaf(leaf.tree(), leaf.index())) {
 						both.addLeaf(leaf.tree(), leaf.index());
@@ -154,10 +177,12 @@ final class ChunkReconciler {
 		theirs.values().forEach((digests) -> keys.addAll(digests.keySet()));
 		for (ByteBuffer key : keys) {
 			EntryDigest own = mine.get(key);
+			List<String> owners = this.owners.owners(key.array());
 			List<EntryDigest> pulled = new ArrayList<>();
 			boolean differs = false;
 			for (Map.Entry<PeerSession, LeafSet> ask : asked.entrySet()) {
-				if (ask.getKey().failed() || !ask.getValue().matches(TokenRange.token(key.array()))) {
+				if (ask.getKey().failed() || !ask.getValue().matches(TokenRange.token(key.array()))
+						|| !owns(ask.getKey(), owners)) {
 					continue;
 				}
 				EntryDigest their = theirs.getOrDefault(ask.getKey(), Map.of()).get(key);
@@ -202,9 +227,10 @@ final class ChunkReconciler {
 					ByteBuffer key = ByteBuffer.wrap(winner.key());
 					EntryDigest best = EntryDigest.of(winner);
 					long token = TokenRange.token(winner.key());
-					int tree = this.local.find(token);
+					int tree = Objects.requireNonNull(this.local).find(token);
+					List<String> owners = this.owners.owners(winner.key());
 					for (PeerSession peer : this.peers) {
-						if (peer.failed() || tree < 0 || !peer.holds(tree)) {
+						if (peer.failed() || tree < 0 || !peer.holds(tree) || !owns(peer, owners)) {
 							continue;
 						}
 						LeafSet leaves = asked.get(peer);

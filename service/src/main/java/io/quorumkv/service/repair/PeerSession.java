@@ -31,6 +31,9 @@ final class PeerSession {
 
 	volatile @Nullable List<NodeHash> roots;
 
+	/** This node's trees of the keys it shares with the peer, once built. */
+	volatile @Nullable RangeTrees local;
+
 	private volatile @Nullable String failure;
 
 	PeerSession(Node node, List<RepairRange> ranges) {

@@ -2,6 +2,7 @@ package io.quorumkv.service.repair;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 import com.dynatrace.hash4j.hashing.HashValue128;
 import io.quorumkv.storage.Entry;
@@ -30,13 +31,15 @@ final class RangeTrees {
 
 	/**
 	 * Scans {@code storage} at the pacer's rate on {@code scheduler} and builds the trees
-	 * of {@code ranges} (sorted, disjoint).
+	 * of {@code ranges} (sorted, disjoint) over the entries whose key {@code keep}
+	 * accepts.
 	 */
-	static Mono<RangeTrees> build(Storage storage, List<TokenRange> ranges, int depth, Pacer pacer,
-			Scheduler scheduler) {
+	static Mono<RangeTrees> build(Storage storage, List<TokenRange> ranges, int depth, Predicate<byte[]> keep,
+			Pacer pacer, Scheduler scheduler) {
 		return Mono.defer(() -> {
 			RangeTrees trees = new RangeTrees(ranges, depth);
 			return pacer.paced(storage.scan(new byte[0], null))
+				.filter((entry) -> keep.test(entry.key()))
 				.doOnNext(trees::add)
 				.then(Mono.fromSupplier(trees::seal));
 		}).subscribeOn(scheduler);

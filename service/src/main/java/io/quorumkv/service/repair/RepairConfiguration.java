@@ -1,11 +1,12 @@
 package io.quorumkv.service.repair;
 
 import java.io.IOException;
+import java.util.List;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClockGuard;
 import io.quorumkv.service.cluster.HybridLogicalClock;
-import io.quorumkv.service.cluster.Topology;
+import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.RepairProperties;
 import io.quorumkv.service.replication.PeerClient;
@@ -18,7 +19,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Repair's beans: the ranges and their replicas (today's placement), the history of
+ * Repair's beans: the ranges and their replicas (the ring's placement), the history of
  * repaired ranges, the served sessions, the repair service and its schedule, on threads
  * of their own (two, {@code quorumkv-repair-*}) paced by one rate limit.
  */
@@ -26,8 +27,8 @@ import org.springframework.context.annotation.Configuration;
 class RepairConfiguration {
 
 	@Bean
-	RangeReplicas rangeReplicas(Topology topology, QuorumKvProperties properties) {
-		return new StaticRangeReplicas(topology.nodes(), properties.repair().ranges());
+	RangeReplicas rangeReplicas(ClusterState cluster, QuorumKvProperties properties) {
+		return new RingRangeReplicas(cluster, properties.repair().ranges());
 	}
 
 	@Bean
@@ -52,19 +53,34 @@ class RepairConfiguration {
 
 	@Bean
 	RepairSessions repairSessions(Storage storage, RepairSettings settings, Pacer pacer, RepairThreads threads,
-			RepairHistory history, MeterRegistry meters) {
-		return new RepairSessions(storage, settings, pacer, threads.scheduler(), history, meters);
+			RepairHistory history, RangeReplicas ranges, ClusterState cluster, MeterRegistry meters) {
+		return new RepairSessions(storage, settings, pacer, threads.scheduler(), history, ranges, cluster.self().id(),
+				meters);
 	}
 
 	@Bean
-	RepairService repairService(Topology topology, Storage storage, PeerClient peers, HybridLogicalClock clock,
+	RepairService repairService(ClusterState cluster, Storage storage, PeerClient peers, HybridLogicalClock clock,
 			ClockGuard guard, RangeReplicas ranges, RepairSettings settings, Pacer pacer, RepairThreads threads,
 			RepairHistory history, QuorumKvProperties properties, MeterRegistry meters) {
 		int maxBatchBytes = (int) properties.cluster().batch().maxBytes().toBytes();
-		RepairContext context = new RepairContext(topology.self(), storage,
+		RepairContext context = new RepairContext(cluster.self(), storage,
 				new RepairPeers(peers, settings, maxBatchBytes), guard, settings, pacer, threads.scheduler());
 		return new RepairService(context, ranges, clock, history,
-				new RepairMetrics(meters, ranges.rangesOf(topology.self()), history));
+				new RepairMetrics(meters, new RepairMetrics.RangeSlices() {
+
+					@Override
+					public int size() {
+						return properties.repair().ranges();
+					}
+
+					@Override
+					public java.util.Optional<RepairRange> rangeOf(int index) {
+						List<RepairRange> all = ranges.ranges();
+						return (index < all.size()) ? java.util.Optional.of(all.get(index))
+								: java.util.Optional.empty();
+					}
+
+				}, history));
 	}
 
 	/**

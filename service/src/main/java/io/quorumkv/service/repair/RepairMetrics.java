@@ -1,6 +1,5 @@
 package io.quorumkv.service.repair;
 
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.Counter;
@@ -33,7 +32,7 @@ final class RepairMetrics {
 
 	private final Timer duration;
 
-	RepairMetrics(MeterRegistry meters, List<RepairRange> ranges, RepairHistory history) {
+	RepairMetrics(MeterRegistry meters, RangeSlices ranges, RepairHistory history) {
 		this.succeeded = runs(meters, "success");
 		this.partial = runs(meters, "partial");
 		this.failed = runs(meters, "error");
@@ -45,13 +44,17 @@ final class RepairMetrics {
 		this.duration = Timer.builder("quorumkv.repair.duration")
 			.description("Time of each repair this node ran")
 			.register(meters);
-		for (RepairRange range : ranges) {
-			Gauge.builder("quorumkv.repair.last.success", history, (h) -> {
-				long at = h.repairedAt(range.tokens());
-				return (at == Long.MIN_VALUE) ? Double.NaN : at / 1e6;
-			})
-				.description("When the range was last repaired with all its replicas (seconds since the epoch)")
-				.tag("range", Integer.toString(range.index()))
+		for (int i = 0; i < ranges.size(); i++) {
+			int index = i;
+			Gauge
+				.builder("quorumkv.repair.last.success", history,
+						(h) -> ranges.rangeOf(index)
+							.flatMap((range) -> RepairService.lastSuccess(h, range))
+							.map((at) -> at / 1e6)
+							.orElse(Double.NaN))
+				.description("When every key of the range was last covered by a repair that reached all its"
+						+ " replicas (seconds since the epoch)")
+				.tag("range", Integer.toString(index))
 				.baseUnit("seconds")
 				.register(meters);
 		}
@@ -86,6 +89,15 @@ final class RepairMetrics {
 		this.entriesIn.increment(report.entriesIn());
 		this.entriesOut.increment(report.entriesOut());
 		this.duration.record(report.duration().toNanos(), TimeUnit.NANOSECONDS);
+	}
+
+	/** The ranges of the ring of now, by index; the number of ranges never changes. */
+	interface RangeSlices {
+
+		int size();
+
+		java.util.Optional<RepairRange> rangeOf(int index);
+
 	}
 
 	void failed() {

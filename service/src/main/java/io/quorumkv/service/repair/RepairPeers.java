@@ -40,10 +40,10 @@ final class RepairPeers {
 		this.maxBatchBytes = maxBatchBytes;
 	}
 
-	Mono<List<NodeHash>> trees(Node peer, TreesRequest request) {
+	Mono<List<NodeHash>> trees(Node peer, TreesRequest request, RepairService.Scope scope) {
+		String path = InternalApi.REPAIR_TREES_PATH + "?scope=" + scope.name().toLowerCase(java.util.Locale.ROOT);
 		return this.client
-			.repair(peer, InternalApi.REPAIR_TREES_PATH, RepairCodec.trees(request), this.settings.callTimeout(),
-					MAX_HASHES_ANSWER)
+			.repair(peer, path, RepairCodec.trees(request), this.settings.callTimeout(), MAX_HASHES_ANSWER)
 			.map(RepairCodec::hashes);
 	}
 
@@ -74,10 +74,9 @@ final class RepairPeers {
 				this.settings.callTimeout());
 	}
 
-	Mono<Void> done(Node peer, RepairCodec.Done done) {
-		return this.client
-			.repair(peer, InternalApi.REPAIR_DONE_PATH, RepairCodec.done(done), this.settings.callTimeout(), 1024)
-			.then();
+	Mono<Void> done(Node peer, RepairCodec.Done done, RepairService.Scope scope) {
+		String path = InternalApi.REPAIR_DONE_PATH + "?scope=" + scope.name().toLowerCase(java.util.Locale.ROOT);
+		return this.client.repair(peer, path, RepairCodec.done(done), this.settings.callTimeout(), 1024).then();
 	}
 
 	/** The peer's entries of {@code keys} (absent ones left out), in batch calls. */

@@ -20,18 +20,21 @@ import reactor.core.publisher.Mono;
 /**
  * One repair of some ranges with all their replicas:
  * <ol>
- * <li>this node builds its trees of the ranges, and each peer its trees of the ranges it
- * holds (one paced scan each, at once);</li>
+ * <li>for each peer, this node builds its trees of the ranges over the keys both own
+ * ({@link RangeReplicas#shared}), and the peer its trees over the same keys (one paced
+ * scan each, at once);</li>
  * <li>per peer, the roots are compared and the repair descends, {@link #STEP} levels a
  * round, only into nodes that differ, until a differing node is a leaf or holds at most
  * {@code descend-below} entries on both sides;</li>
  * <li>the leaves under those nodes are compared entry by entry, in chunks of at most
  * {@code max-digests} entries ({@link ChunkReconciler}): versions a peer has that may win
- * are pulled, and the winner pushed to every replica that lacks it;</li>
+ * are pulled, and the winner pushed to every owner of the key that lacks it (a node that
+ * does not own a key never receives it);</li>
  * <li>the peers' sessions are ended.</li>
  * </ol>
  * A range succeeds when every one of its replicas took part to the end; a replica that
- * failed fails its ranges and not the others.
+ * failed fails its ranges and not the others. Every range fails when the ring changed
+ * while the repair ran.
  */
 final class RepairRun {
 
@@ -45,6 +48,10 @@ final class RepairRun {
 
 	private final List<RepairRange> ranges;
 
+	private final RangeReplicas owners;
+
+	private final RepairService.Scope scope;
+
 	private final SessionId session = SessionId.random();
 
 	private final AtomicLong entriesIn = new AtomicLong();
@@ -53,13 +60,17 @@ final class RepairRun {
 
 	private final Map<Node, PeerSession> peers = new LinkedHashMap<>();
 
-	RepairRun(RepairContext context, List<RepairRange> ranges) {
+	RepairRun(RepairContext context, List<RepairRange> ranges, RangeReplicas owners, RepairService.Scope scope) {
 		this.context = context;
 		this.ranges = List.copyOf(ranges);
+		this.owners = owners;
+		this.scope = scope;
 	}
 
-	Mono<RepairReport> run(RepairService.Scope scope) {
+	Mono<RepairReport> run() {
+		RepairService.Scope scope = this.scope;
 		long start = System.nanoTime();
+		long epoch = this.owners.ring().epoch();
 		List<TokenRange> tokens = this.ranges.stream().map(RepairRange::tokens).toList();
 		int depth = this.context.settings().depth();
 		for (RepairRange range : this.ranges) {
@@ -69,29 +80,41 @@ final class RepairRun {
 				}
 			}
 		}
-		// This node's trees and the peers' are built at once.
-		Mono<RangeTrees> local = RangeTrees
-			.build(this.context.storage(), tokens, depth, this.context.pacer(), this.context.scheduler())
-			.cache();
+		String self = this.context.self().id();
+		// Per peer, this node's trees of the keys both own and the peer's are built at
+		// once.
 		return Flux.fromIterable(this.peers.values())
-			.flatMap((peer) -> compare(peer, local, tokens, depth))
-			.then(local)
-			.flatMap((trees) -> new ChunkReconciler(this.context, this.session, trees, List.copyOf(this.peers.values()),
-					this.entriesIn, this.entriesOut)
-				.run())
+			.flatMap((peer) -> compare(peer, RangeTrees.build(this.context.storage(), tokens, depth,
+					this.owners.shared(self, peer.node.id(), scope), this.context.pacer(), this.context.scheduler()),
+					tokens, depth))
+			.then(Mono.defer(() -> new ChunkReconciler(this.context, this.session, List.copyOf(this.peers.values()),
+					this.entriesIn, this.entriesOut, this.owners, scope)
+				.run()))
 			.then(Mono.defer(this::endSessions))
 			.onErrorResume((error) -> endSessions().then(Mono.error(error)))
-			.then(Mono.fromSupplier(() -> new RepairReport(scope, outcomes(), this.entriesIn.get(),
-					this.entriesOut.get(), Duration.ofNanos(System.nanoTime() - start))));
+			.then(Mono.fromSupplier(() -> {
+				RangeReplicas.RingState now = this.owners.ring();
+				if (now.epoch() != epoch || now.changing()) {
+					// What was compared may not be what the ring now places: record
+					// nothing.
+					this.peers.values()
+						.forEach((peer) -> peer
+							.fail("the ring changed during the repair (epoch " + epoch + " -> " + now.epoch() + ")"));
+				}
+				return new RepairReport(scope, outcomes(), this.entriesIn.get(), this.entriesOut.get(),
+						Duration.ofNanos(System.nanoTime() - start));
+			}));
 	}
 
 	/** The peer's trees, then the descent into what differs; failures mark the peer. */
 	private Mono<Void> compare(PeerSession peer, Mono<RangeTrees> trees, List<TokenRange> tokens, int depth) {
 		List<TokenRange> held = peer.localTrees.stream().map(tokens::get).toList();
-		return Mono.zip(trees, this.context.peers().trees(peer.node, new TreesRequest(this.session, depth, held)))
+		return Mono
+			.zip(trees, this.context.peers().trees(peer.node, new TreesRequest(this.session, depth, held), this.scope))
 			.publishOn(this.context.scheduler())
 			.flatMap((both) -> {
 				RangeTrees local = both.getT1();
+				peer.local = local;
 				List<NodeHash> roots = both.getT2();
 				peer.differing(local);
 				if (roots.size() != held.size()) {

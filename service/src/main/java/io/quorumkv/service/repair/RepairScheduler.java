@@ -10,7 +10,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * Repairs this node's primary ranges every {@code quorumkv.repair.interval}, each wait
+ * Repairs this node's primary keys every {@code quorumkv.repair.interval}, each wait
  * drawn within {@code ±jitter} of it (the first one between a quarter of it and all of
  * it), so that the nodes of a cluster started together do not repair together, and a node
  * that restarts does not repair at once. A repair still running when the next one is due
@@ -52,7 +52,7 @@ final class RepairScheduler implements AutoCloseable {
 		this.next = Mono.delay(delay, this.timer)
 			.then(this.service.repair(RepairService.Scope.PRIMARY))
 			.onErrorResume((error) -> {
-				if (error instanceof RepairService.RepairRunningException) {
+				if (error instanceof RepairService.RepairRefusedException) {
 					logger.info("Scheduled repair skipped: " + error.getMessage());
 				}
 				return Mono.empty();

@@ -18,9 +18,11 @@ import reactor.core.publisher.Mono;
  * Runs this node's repairs, at most one at a time ({@link RepairRun} does the work): on
  * demand ({@code POST /actuator/quorumkv/repair}, {@code scripts/qkv repair}) and on
  * schedule ({@link RepairScheduler}). A repair starts by taking a stamp of the node's
- * clock; every range it reaches with all its replicas is recorded as repaired at that
- * stamp, here and on those replicas ({@link RepairHistory}), which is what lets
- * tombstones of the range written before it be purged once past the grace period.
+ * clock; every range it reaches with all its replicas is recorded as repaired by this
+ * node at that stamp, here and on those replicas ({@link RepairHistory}), which is what
+ * lets tombstones of the keys this node is the primary of, written before it, be purged
+ * once past the grace period. A repair is refused while a membership change is under way
+ * (and records nothing when the ring changed while it ran).
  */
 public final class RepairService {
 
@@ -29,11 +31,11 @@ public final class RepairService {
 	/** Which ranges a repair covers. */
 	public enum Scope {
 
-		/** Every range this node holds a replica of. */
+		/** Every key this node owns, compared with each of its other owners. */
 		ALL,
 		/**
-		 * The ranges this node is the primary of: one node per range, so that every node
-		 * running its primary ranges covers each range once.
+		 * The keys this node is the primary of (the first of their owners): every key has
+		 * one primary, so every node running its primary keys covers each key once.
 		 */
 		PRIMARY
 
@@ -64,22 +66,24 @@ public final class RepairService {
 
 	/**
 	 * Repairs the ranges of {@code scope} with all their replicas.
-	 * @return the report; fails at once with {@link RepairRunningException} while another
-	 * repair of this node runs
+	 * @return the report; fails at once with {@link RepairRefusedException} while another
+	 * repair of this node runs, while a membership change is under way, or before this
+	 * node has a ring
 	 */
 	public Mono<RepairReport> repair(Scope scope) {
 		return Mono.defer(() -> {
+			String refusal = this.ranges.ring().refusal();
+			if (refusal != null) {
+				return Mono.error(new RepairRefusedException("no repair of " + this.context.self() + ": " + refusal));
+			}
 			if (!this.running.compareAndSet(false, true)) {
-				return Mono.error(new RepairRunningException("a repair of " + this.context.self() + " is running"));
+				return Mono.error(new RepairRefusedException("a repair of " + this.context.self() + " is running"));
 			}
 			long startedAt = this.clock.now();
 			Node self = this.context.self();
-			List<RepairRange> covered = this.ranges.rangesOf(self)
-				.stream()
-				.filter((range) -> scope == Scope.ALL || range.primary().equals(self))
-				.toList();
+			List<RepairRange> covered = this.ranges.rangesOf(self);
 			logger.info("Repair of " + covered.size() + " ranges (" + scope.name().toLowerCase() + ") started");
-			return new RepairRun(this.context, covered).run(scope)
+			return new RepairRun(this.context, covered, this.ranges, scope).run()
 				.flatMap((report) -> recordSuccesses(report, covered, startedAt).thenReturn(report))
 				.doOnSuccess((report) -> {
 					this.last = report;
@@ -118,7 +122,8 @@ public final class RepairService {
 			return Mono.empty();
 		}
 		Mono<Void> here = Mono
-			.fromRunnable(() -> this.history.record(repaired.stream().map(RepairRange::tokens).toList(), startedAt))
+			.fromRunnable(() -> this.history.record(repaired.stream().map(RepairRange::tokens).toList(),
+					this.context.self().id(), report.scope(), startedAt))
 			.subscribeOn(this.context.scheduler())
 			.then();
 		List<Node> replicas = repaired.stream()
@@ -131,10 +136,12 @@ public final class RepairService {
 				.filter((range) -> range.replicas().contains(peer))
 				.map(RepairRange::tokens)
 				.toList();
-			return this.context.peers().done(peer, new RepairCodec.Done(startedAt, held)).onErrorResume((error) -> {
-				logger.warn("Could not tell " + peer + " that its ranges were repaired: " + error);
-				return Mono.empty();
-			});
+			return this.context.peers()
+				.done(peer, new RepairCodec.Done(startedAt, held), report.scope())
+				.onErrorResume((error) -> {
+					logger.warn("Could not tell " + peer + " that its ranges were repaired: " + error);
+					return Mono.empty();
+				});
 		}).then());
 	}
 
@@ -153,18 +160,30 @@ public final class RepairService {
 	}
 
 	/**
-	 * When a range was last repaired successfully (a stamp of the clock of the node that
-	 * ran it), or empty.
+	 * When every key of a range was last covered by a successful repair: the oldest, over
+	 * the range's replicas, of the last successful repair each ran (each covers the keys
+	 * it is the primary of); a stamp of the clock of the node that ran it, or empty when
+	 * one of them never did.
 	 */
 	public Optional<Long> lastSuccess(RepairRange range) {
-		long at = this.history.repairedAt(range.tokens());
-		return (at == Long.MIN_VALUE) ? Optional.empty() : Optional.of(at);
+		return lastSuccess(this.history, range);
 	}
 
-	/** Another repair of this node is running; answered 409. */
-	public static final class RepairRunningException extends RuntimeException {
+	static Optional<Long> lastSuccess(RepairHistory history, RepairRange range) {
+		long oldest = Long.MAX_VALUE;
+		for (Node replica : range.replicas()) {
+			oldest = Math.min(oldest, history.repairedAt(range.tokens(), replica.id(), Scope.PRIMARY));
+		}
+		return (oldest == Long.MIN_VALUE || range.replicas().isEmpty()) ? Optional.empty() : Optional.of(oldest);
+	}
 
-		RepairRunningException(String message) {
+	/**
+	 * Another repair of this node is running, a membership change is under way, or the
+	 * node has no ring yet; answered 409.
+	 */
+	public static final class RepairRefusedException extends RuntimeException {
+
+		RepairRefusedException(String message) {
 			super(message, null, false, false);
 		}
 

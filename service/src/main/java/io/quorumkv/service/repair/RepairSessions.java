@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
+import java.util.function.Predicate;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -39,13 +40,19 @@ public final class RepairSessions {
 
 	private final RepairHistory history;
 
+	private final RangeReplicas ranges;
+
+	private final String self;
+
 	private final Map<SessionId, Session> sessions = new ConcurrentHashMap<>();
 
 	private final Semaphore slots;
 
 	RepairSessions(Storage storage, RepairSettings settings, Pacer pacer, Scheduler scheduler, RepairHistory history,
-			MeterRegistry meters) {
+			RangeReplicas ranges, String self, MeterRegistry meters) {
 		this.storage = storage;
+		this.ranges = ranges;
+		this.self = self;
 		this.settings = settings;
 		this.pacer = pacer;
 		this.scheduler = scheduler;
@@ -56,10 +63,20 @@ public final class RepairSessions {
 			.register(meters);
 	}
 
-	/** Builds the session's trees and answers their roots ({@code POST .../trees}). */
-	public Mono<byte[]> trees(byte[] body) {
+	/**
+	 * Builds the session's trees and answers their roots ({@code POST .../trees}): over
+	 * the keys this node and the repairing node ({@code repairer}, its id) both own, in
+	 * scope {@code PRIMARY} only those the repairer is the primary of; refused while a
+	 * membership change is under way.
+	 */
+	public Mono<byte[]> trees(byte[] body, String repairer, RepairService.Scope scope) {
 		return Mono.defer(() -> {
 			TreesRequest request = RepairCodec.trees(body);
+			String refusal = this.ranges.ring().refusal();
+			if (refusal != null) {
+				return Mono.error(new RepairService.RepairRefusedException(refusal));
+			}
+			Predicate<byte[]> keep = this.ranges.shared(repairer, this.self, scope);
 			expireIdle();
 			if (request.depth() > this.settings.depth()) {
 				// Memory: a node builds no deeper trees than its own settings say.
@@ -71,9 +88,9 @@ public final class RepairSessions {
 				return Mono.error(new StorageOverloadedException(
 						"repair sessions: " + this.settings.maxServedSessions() + " served already"));
 			}
-			return RangeTrees.build(this.storage, request.ranges(), request.depth(), this.pacer, this.scheduler)
+			return RangeTrees.build(this.storage, request.ranges(), request.depth(), keep, this.pacer, this.scheduler)
 				.map((trees) -> {
-					Session replaced = this.sessions.put(request.session(), new Session(trees));
+					Session replaced = this.sessions.put(request.session(), new Session(trees, keep));
 					if (replaced != null) {
 						this.slots.release();
 					}
@@ -89,7 +106,7 @@ public final class RepairSessions {
 	/** The hashes of the nodes asked for ({@code POST .../nodes}). */
 	public byte[] nodes(byte[] body) {
 		NodesRequest request = RepairCodec.nodes(body);
-		RangeTrees trees = session(request.session());
+		RangeTrees trees = session(request.session()).trees();
 		List<NodeHash> hashes = new ArrayList<>(request.nodes().size());
 		for (NodeRef ref : request.nodes()) {
 			if (ref.tree() < 0 || ref.tree() >= trees.trees().size()) {
@@ -112,10 +129,10 @@ public final class RepairSessions {
 	public Flux<byte[]> digests(byte[] body) {
 		return Flux.defer(() -> {
 			NodesRequest request = RepairCodec.nodes(body);
-			RangeTrees trees = session(request.session());
-			LeafSet leaves = LeafSet.of(trees, request.nodes());
+			Session session = session(request.session());
+			LeafSet leaves = LeafSet.of(session.trees(), request.nodes());
 			return this.pacer.paced(this.storage.scan(new byte[0], null))
-				.filter((entry) -> leaves.matches(TokenRange.token(entry.key())))
+				.filter((entry) -> leaves.matches(TokenRange.token(entry.key())) && session.keep().test(entry.key()))
 				.map((entry) -> RepairCodec.digest(EntryDigest.of(entry)))
 				.subscribeOn(this.scheduler);
 		});
@@ -130,23 +147,24 @@ public final class RepairSessions {
 	}
 
 	/**
-	 * Records that a repair reaching every replica of the ranges succeeded
-	 * ({@code POST .../done}); written to disk off the caller's thread.
+	 * Records that a repair by {@code repairer} (its id) in {@code scope} reaching every
+	 * replica of the ranges succeeded ({@code POST .../done}); written to disk off the
+	 * caller's thread.
 	 */
-	public Mono<Void> done(byte[] body) {
+	public Mono<Void> done(byte[] body, String repairer, RepairService.Scope scope) {
 		return Mono.fromRunnable(() -> {
 			RepairCodec.Done done = RepairCodec.done(body);
-			this.history.record(done.ranges(), done.repairedAt());
+			this.history.record(done.ranges(), repairer, scope, done.repairedAt());
 		}).subscribeOn(this.scheduler).then();
 	}
 
-	private RangeTrees session(SessionId id) {
+	private Session session(SessionId id) {
 		Session session = this.sessions.get(id);
 		if (session == null) {
 			throw new UnknownSessionException("no repair session " + id.hex() + " here (expired, or never built)");
 		}
 		session.touch();
-		return session.trees();
+		return session;
 	}
 
 	private void expireIdle() {
@@ -171,14 +189,21 @@ public final class RepairSessions {
 
 		private final RangeTrees trees;
 
+		private final Predicate<byte[]> keep;
+
 		private volatile long lastUsed = System.nanoTime();
 
-		Session(RangeTrees trees) {
+		Session(RangeTrees trees, Predicate<byte[]> keep) {
 			this.trees = trees;
+			this.keep = keep;
 		}
 
 		RangeTrees trees() {
 			return this.trees;
+		}
+
+		Predicate<byte[]> keep() {
+			return this.keep;
 		}
 
 		long lastUsed() {

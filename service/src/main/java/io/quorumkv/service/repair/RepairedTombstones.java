@@ -1,6 +1,7 @@
 package io.quorumkv.service.repair;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -13,8 +14,11 @@ import io.quorumkv.storage.PurgePolicy;
  * <ol>
  * <li>it is past the grace period: {@code t < wall clock - tombstone-grace-period},
  * and</li>
- * <li>its range was repaired with all its replicas by a repair that started after it was
- * written: {@code t < repairedAt - margin}, where {@code margin} is
+ * <li>its key was covered by a repair of its range that reached all the range's replicas
+ * (one run by the key's primary owner, the first of its owners on the ring, in either
+ * scope, or one of scope {@code all} run by any of its owners: such a repair compared the
+ * key between all its owners), and that repair started after it was written:
+ * {@code t < repairedAt - margin}, where {@code margin} is
  * {@code max-clock-skew + replica-timeout}: a write stamped that long before a repair
  * started was on every replica that acknowledged it before the repair's scans (the
  * coordinator's clock at most the skew behind the repairing node's), so the repair saw it
@@ -56,14 +60,30 @@ final class RepairedTombstones implements PurgePolicy {
 		if (wall - this.graceMicros <= timestamp || wall - this.graceMicros > wall) {
 			return false;
 		}
-		long repairedAt = this.ranges.rangeOf(TokenRange.token(key))
-			.map((range) -> this.history.repairedAt(range.tokens()))
-			.orElse(Long.MIN_VALUE);
+		long repairedAt = repairedAt(key);
 		if (repairedAt == Long.MIN_VALUE || timestamp >= repairedAt - this.marginMicros) {
 			this.heldBack.increment();
 			return false;
 		}
 		return true;
+	}
+
+	/**
+	 * The start of the last repair that covered the key: one of its primary owner (either
+	 * scope), or one of scope {@code all} of any of its owners.
+	 */
+	private long repairedAt(byte[] key) {
+		List<String> owners = this.ranges.owners(key);
+		TokenRange range = owners.isEmpty() ? null
+				: this.ranges.rangeOf(TokenRange.token(key)).map(RepairRange::tokens).orElse(null);
+		if (range == null) {
+			return Long.MIN_VALUE;
+		}
+		long at = this.history.repairedAt(range, owners.get(0), RepairService.Scope.PRIMARY);
+		for (String owner : owners) {
+			at = Math.max(at, this.history.repairedAt(range, owner, RepairService.Scope.ALL));
+		}
+		return at;
 	}
 
 	private static long saturatedMicros(Duration duration) {
