@@ -161,7 +161,7 @@ class AgreementTest {
 	}
 
 	private static String answer(int node, String action, String json) {
-		var result = cluster.client(node)
+		var result = cluster.adminClient(node)
 			.post()
 			.uri("/actuator/quorumkv/" + action)
 			.contentType(MediaType.APPLICATION_JSON)

@@ -141,7 +141,7 @@ class MembershipChangeTest {
 	}
 
 	private static String admin(int node, String action, String json, int status) {
-		return cluster.client(node)
+		return cluster.adminClient(node)
 			.post()
 			.uri("/actuator/quorumkv/" + action)
 			.contentType(MediaType.APPLICATION_JSON)

@@ -61,10 +61,11 @@ public final class KvClient {
 		return new Local(answer.status, (answer.status == 200) ? answer.body : null, answer.tombstone);
 	}
 
-	/** A POST of a JSON body to any path on a node; the body as text. */
-	public Answer postJson(String baseUrl, String path, String json) {
+	/** A POST of a JSON body to an admin path on a node, with the test admin key. */
+	public Answer postAdmin(String baseUrl, String path, String json) {
 		return send(HttpRequest.newBuilder(URI.create(baseUrl + path))
 			.header("Content-Type", "application/json")
+			.header("Authorization", TestKeys.bearer(TestKeys.ADMIN))
 			.POST(HttpRequest.BodyPublishers.ofString(json)));
 	}
 

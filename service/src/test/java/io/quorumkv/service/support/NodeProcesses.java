@@ -176,6 +176,8 @@ public final class NodeProcesses implements AutoCloseable {
 		properties.put("quorumkv.cluster.hints.max-backoff", "1s");
 		properties.put("quorumkv.cluster.breaker.wait-in-open", "1s");
 		properties.put("spring.lifecycle.timeout-per-shutdown-phase", "5s");
+		// The test API keys: membership and repair operations need the admin one.
+		properties.putAll(TestKeys.properties());
 		properties.putAll(this.extra);
 		properties.putAll(this.overrides.getOrDefault(node, Map.of()));
 		List<String> command = new ArrayList<>();

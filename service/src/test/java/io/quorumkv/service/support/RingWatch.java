@@ -35,7 +35,7 @@ public final class RingWatch {
 
 	/** Asks {@code coordinator} for a membership change; its answer. */
 	public KvClient.Answer change(String coordinator, String action, String json) {
-		return this.client.postJson(coordinator, "/actuator/quorumkv/" + action, json);
+		return this.client.postAdmin(coordinator, "/actuator/quorumkv/" + action, json);
 	}
 
 	/**

@@ -23,6 +23,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
+import org.springframework.http.HttpHeaders;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
@@ -119,6 +120,8 @@ public final class TestCluster implements AutoCloseable {
 		properties.put("quorumkv.cluster.breaker.wait-in-open", "1s");
 		properties.put("quorumkv.storage.path", this.root.resolve("node" + node).toString());
 		properties.put("spring.lifecycle.timeout-per-shutdown-phase", "5s");
+		// The test API keys: membership and repair operations need the admin one.
+		properties.putAll(TestKeys.properties());
 		properties.putAll(this.extra);
 		properties.putAll(this.nodeExtra.getOrDefault(node, Map.of()));
 		properties.putAll(overrides);
@@ -190,6 +193,11 @@ public final class TestCluster implements AutoCloseable {
 			this.clients[node] = TestClients.forUrl(url(node), (this.tls != null) ? this.tls.anonymousClient() : null);
 		}
 		return this.clients[node];
+	}
+
+	/** A client of one node's admin operations, with the test admin key. */
+	public WebTestClient adminClient(int node) {
+		return client(node).mutate().defaultHeader(HttpHeaders.AUTHORIZATION, TestKeys.bearer(TestKeys.ADMIN)).build();
 	}
 
 	/**
