@@ -113,7 +113,7 @@ class ClockSkewClusterTest {
 				.orElseThrow();
 			assertThat(Math.abs(correct.offsetMicros())).isLessThan(2_000_000);
 		});
-		this.cluster.client(0)
+		this.cluster.adminClient(0)
 			.get()
 			.uri(this.cluster.uri(0, "/actuator/health"))
 			.exchange()
