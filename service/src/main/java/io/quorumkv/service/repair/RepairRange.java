@@ -10,9 +10,10 @@ import io.quorumkv.service.cluster.Node;
  *
  * @param index the range's number, stable while the ranges are (metrics, history)
  * @param tokens the range
- * @param replicas every replica of the range, this node's included, in placement order
- * @param primary the replica that repairs the range on its schedule (one per range, so
- * that scheduled repairs cover each range once)
+ * @param replicas every node owning some key of the range, this node's included, in id
+ * order
+ * @param primary the replica shown to operators as the range's primary; scheduled repairs
+ * go by each key's primary owner instead (the first of its owners on the ring)
  */
 public record RepairRange(int index, TokenRange tokens, List<Node> replicas, Node primary) {
 
