@@ -11,6 +11,7 @@ import java.util.Random;
 import java.util.Set;
 
 import io.quorumkv.service.support.FaultFolders;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,7 +36,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClockIT {
 
-	private static Path root = Path.of("");
+	/**
+	 * Null until made: a skipped or failed start must delete nothing (never the working
+	 * folder).
+	 */
+	private static @Nullable Path root;
 
 	private static NemesisNodes nodes;
 
@@ -63,7 +68,9 @@ class ClockIT {
 		if (nodes != null) {
 			nodes.close();
 		}
-		FaultFolders.deleteUnlessFailed(root);
+		if (root != null) {
+			FaultFolders.deleteUnlessFailed(root);
+		}
 	}
 
 	@Test

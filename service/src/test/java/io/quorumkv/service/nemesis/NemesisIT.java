@@ -10,6 +10,7 @@ import java.util.Random;
 import java.util.Set;
 
 import io.quorumkv.service.support.FaultFolders;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -33,7 +34,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NemesisIT {
 
-	private static Path root = Path.of("");
+	/**
+	 * Null until made: a skipped or failed start must delete nothing (never the working
+	 * folder).
+	 */
+	private static @Nullable Path root;
 
 	private static NemesisNodes nodes;
 
@@ -59,7 +64,9 @@ class NemesisIT {
 		if (nodes != null) {
 			nodes.close();
 		}
-		FaultFolders.deleteUnlessFailed(root);
+		if (root != null) {
+			FaultFolders.deleteUnlessFailed(root);
+		}
 	}
 
 	@Test
