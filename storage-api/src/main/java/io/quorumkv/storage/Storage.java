@@ -1,6 +1,7 @@
 package io.quorumkv.storage;
 
 import java.util.List;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -79,6 +80,26 @@ public interface Storage extends AutoCloseable {
 	 */
 	default Mono<Void> compact() {
 		return Mono.empty();
+	}
+
+	/**
+	 * Removes every kept entry whose key {@code keep} rejects, leaving no tombstone, and
+	 * completes with how many were removed: how a node drops the keys it no longer owns
+	 * once a membership change has moved them to other nodes. It is meant for keys nobody
+	 * writes here any more; an entry written for such a key while this runs may or may
+	 * not be removed, and one written after it completes is kept.
+	 *
+	 * <p>
+	 * Every backend of the project implements it (the contract kit checks it); the
+	 * default is for stores that cannot remove an entry without a tombstone, and fails.
+	 *
+	 * <pre>{@code
+	 * storage.retain((key) -> placement.owns(self, key))
+	 * }</pre>
+	 */
+	default Mono<Long> retain(Predicate<byte[]> keep) {
+		return Mono.error(new UnsupportedOperationException(
+				getClass().getSimpleName() + " cannot remove entries without a tombstone"));
 	}
 
 	/**

@@ -227,8 +227,9 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	/**
 	 * Cluster settings.
 	 *
-	 * @param nodes base URLs of every node of the cluster, this one included; empty for a
-	 * single node
+	 * @param nodes base URLs of the nodes a cluster starts with (its seeds), this one
+	 * included unless it is a newcomer to be joined; empty for a single node. Read on a
+	 * node's first start only: then the ring in its data folder counts
 	 * @param self this node's base URL as listed in {@code nodes}; defaults to
 	 * {@code http://127.0.0.1:<server.port>}
 	 * @param secret shared secret that nodes present to each other on the internal API;
@@ -249,6 +250,13 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * {@code consistent-hash}
 	 * @param virtualNodes virtual nodes per node for {@code consistent-hash}
 	 * @param batch batching of the replica operations sent to each peer
+	 * @param replicationFactor how many nodes hold each key (the first of its placement
+	 * order), 1 up to the number of nodes; by default every node; the default and the
+	 * largest {@code from} of a request. Like {@code nodes}, it seeds the ring of a
+	 * cluster's first start only
+	 * @param id the cluster's id, which a node of another cluster does not share; by
+	 * default derived from {@code nodes}
+	 * @param membership membership changes: agreement, streaming, clean-up
 	 * @param tls TLS of the calls to the peers
 	 */
 	public record ClusterProperties(@DefaultValue List<URI> nodes, @Nullable URI self, @Nullable String secret,
@@ -257,10 +265,14 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("512") int maxConcurrentCallsPerPeer, @DefaultValue BreakerProperties breaker,
 			@DefaultValue HintProperties hints, @DefaultValue("256") int maxConcurrentRepairs,
 			@DefaultValue("rendezvous") PlacementStrategy placement, @DefaultValue("128") int virtualNodes,
-			@DefaultValue BatchProperties batch, @DefaultValue TlsProperties tls) {
+			@DefaultValue BatchProperties batch, @Nullable Integer replicationFactor, @Nullable String id,
+			@DefaultValue MembershipProperties membership, @DefaultValue TlsProperties tls) {
 
 		public ClusterProperties {
 			nodes = List.copyOf(nodes);
+			if (replicationFactor != null && replicationFactor < 1) {
+				throw new IllegalArgumentException("quorumkv.cluster.replication-factor must be at least 1");
+			}
 			positive(replicaTimeout, "replica-timeout");
 			positive(connectTimeout, "connect-timeout");
 			atLeastOne(maxConnectionsPerPeer, "max-connections-per-peer");
@@ -274,7 +286,8 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 		public String toString() {
 			// Never print the secret.
 			return "ClusterProperties[nodes=" + this.nodes + ", self=" + this.self + ", secret="
-					+ ((this.secret != null) ? "(set)" : "(none)") + ", replicaTimeout=" + this.replicaTimeout + "]";
+					+ ((this.secret != null) ? "(set)" : "(none)") + ", replicaTimeout=" + this.replicaTimeout
+					+ ", replicationFactor=" + this.replicationFactor + "]";
 		}
 
 	}
@@ -335,6 +348,49 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			atLeastOne(maxOps, "batch.max-ops");
 			if (maxBytes.toBytes() < 1024 || maxBytes.toBytes() > Integer.MAX_VALUE / 2) {
 				throw new IllegalArgumentException("quorumkv.cluster.batch.max-bytes must be 1KB..1GB");
+			}
+		}
+
+	}
+
+	/**
+	 * Membership changes (docs/membership.md): how nodes agree on a new ring and how keys
+	 * stream to their new owners.
+	 *
+	 * @param callTimeout how long a node waits for a peer's answer to a message of the
+	 * agreement
+	 * @param lease how long a prepared ring change may wait for its coordinator's
+	 * decision before its participants ask the coordinator how it ended (they keep
+	 * refusing other changes until they know)
+	 * @param streamRate bytes per second a node receiving keys takes from all its sources
+	 * together
+	 * @param streamBatch entries of a transfer written to storage together, at most this
+	 * many bytes
+	 * @param checkpointInterval how often a node receiving keys makes them durable and
+	 * records how far each transfer has come (where it resumes after a restart)
+	 * @param pollInterval how often the coordinator of a change checks its transfers
+	 * @param autoCleanup whether a node removes the keys it no longer owns once a change
+	 * has finished (otherwise {@code scripts/qkv cleanup} does)
+	 * @param cleanupDelay how long after a change has finished a node waits before its
+	 * automatic clean-up, so that the last replica writes of the previous ring (those
+	 * still under way when it was replaced) have landed and are removed too
+	 */
+	public record MembershipProperties(@DefaultValue("5s") Duration callTimeout, @DefaultValue("10s") Duration lease,
+			@DefaultValue("64MB") DataSize streamRate, @DefaultValue("1MB") DataSize streamBatch,
+			@DefaultValue("1s") Duration checkpointInterval, @DefaultValue("500ms") Duration pollInterval,
+			@DefaultValue("true") boolean autoCleanup, @DefaultValue("5s") Duration cleanupDelay) {
+
+		public MembershipProperties {
+			positive(callTimeout, "membership.call-timeout");
+			positive(lease, "membership.lease");
+			positive(checkpointInterval, "membership.checkpoint-interval");
+			positive(pollInterval, "membership.poll-interval");
+			positive(cleanupDelay, "membership.cleanup-delay");
+			if (streamRate.toBytes() < 1024) {
+				throw new IllegalArgumentException("quorumkv.cluster.membership.stream-rate must be at least 1KB");
+			}
+			if (streamBatch.toBytes() < 1024 || streamBatch.toBytes() > 64 * 1024 * 1024) {
+				throw new IllegalArgumentException("quorumkv.cluster.membership.stream-batch must be 1KB..64MB");
 			}
 		}
 

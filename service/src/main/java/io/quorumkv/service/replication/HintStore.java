@@ -45,27 +45,60 @@ public final class HintStore implements AutoCloseable {
 
 	private final Counter dropped;
 
+	private final MeterRegistry meters;
+
+	/**
+	 * Counts the stored hints of every peer (one scan at start) and keeps a gauge for
+	 * each peer that has or gets hints; {@code peers} get a gauge from the start.
+	 */
 	public HintStore(Storage storage, List<Node> peers, long maxPendingPerPeer, MeterRegistry meters) {
 		this.storage = storage;
 		this.maxPendingPerPeer = maxPendingPerPeer;
+		this.meters = meters;
 		this.stored = Counter.builder("quorumkv.hints.stored").description("Hints stored").register(meters);
 		this.dropped = Counter.builder("quorumkv.hints.dropped")
 			.description("Hints not kept or not delivered: over the limit or too old")
 			.register(meters);
-		for (Node peer : peers) {
-			AtomicLong count = new AtomicLong(hints(peer).count().blockOptional(Duration.ofMinutes(5)).orElse(0L));
-			this.pending.put(peer.id(), count);
+		Map<String, Long> counts = storage.scan(new byte[0], null)
+			.filter((hint) -> !hint.isTombstone())
+			.map((hint) -> peerOf(hint.key()))
+			.collectList()
+			.blockOptional(Duration.ofMinutes(5))
+			.orElse(List.of())
+			.stream()
+			.collect(java.util.stream.Collectors.groupingBy((id) -> id, java.util.stream.Collectors.counting()));
+		peers.forEach((peer) -> counter(peer.id()));
+		counts.forEach((id, count) -> counter(id).set(count));
+	}
+
+	private static String peerOf(byte[] hintKey) {
+		int separator = 0;
+		while (separator < hintKey.length && hintKey[separator] != 0) {
+			separator++;
+		}
+		return new String(hintKey, 0, separator, StandardCharsets.UTF_8);
+	}
+
+	private AtomicLong counter(String peer) {
+		return this.pending.computeIfAbsent(peer, (id) -> {
+			AtomicLong count = new AtomicLong();
 			Gauge.builder("quorumkv.hints.pending", count, AtomicLong::get)
 				.description("Hints waiting for delivery")
-				.tag("peer", peer.id())
-				.register(meters);
-		}
+				.tag("peer", id)
+				.register(this.meters);
+			return count;
+		});
+	}
+
+	/** The ids of the peers that have hints waiting. */
+	public List<String> peersWithHints() {
+		return this.pending.entrySet().stream().filter((e) -> e.getValue().get() > 0).map(Map.Entry::getKey).toList();
 	}
 
 	/** Keeps a write that {@code peer} missed; drops it when the peer has too many. */
 	public Mono<Void> add(Node peer, Entry entry) {
 		return Mono.defer(() -> {
-			AtomicLong count = this.pending.computeIfAbsent(peer.id(), (id) -> new AtomicLong());
+			AtomicLong count = counter(peer.id());
 			if (count.get() >= this.maxPendingPerPeer) {
 				this.dropped.increment();
 				return Mono.empty();
@@ -80,6 +113,11 @@ public final class HintStore implements AutoCloseable {
 
 	/** The hints of a peer in key order, as the entries to deliver. */
 	public Flux<Entry> hints(Node peer) {
+		return hints(peer.id());
+	}
+
+	/** The hints of the peer with this id in key order, as the entries to deliver. */
+	public Flux<Entry> hints(String peer) {
 		byte[] prefix = prefix(peer, (byte) 0);
 		return this.storage.scan(prefix, prefix(peer, (byte) 1))
 			.filter((hint) -> !hint.isTombstone())
@@ -87,10 +125,9 @@ public final class HintStore implements AutoCloseable {
 	}
 
 	/** Marks a hint delivered (or given up); a newer hint of the same key stays. */
-	public Mono<Void> remove(Node peer, Entry entry) {
+	public Mono<Void> remove(String peer, Entry entry) {
 		return this.storage.upsert(Entry.tombstone(hintKey(peer, entry.key()), entry.timestamp()))
-			.doOnSuccess((ignored) -> this.pending.computeIfAbsent(peer.id(), (id) -> new AtomicLong())
-				.updateAndGet((n) -> Math.max(0, n - 1)));
+			.doOnSuccess((ignored) -> counter(peer).updateAndGet((n) -> Math.max(0, n - 1)));
 	}
 
 	void dropped() {
@@ -106,18 +143,22 @@ public final class HintStore implements AutoCloseable {
 	}
 
 	/** Re-counts a peer's hints after a full delivery pass. */
-	void recount(Node peer, long remaining) {
-		this.pending.computeIfAbsent(peer.id(), (id) -> new AtomicLong()).set(remaining);
+	void recount(String peer, long remaining) {
+		counter(peer).set(remaining);
 	}
 
-	private static byte[] prefix(Node peer, byte separator) {
-		byte[] id = peer.id().getBytes(StandardCharsets.UTF_8);
+	private static byte[] prefix(String peer, byte separator) {
+		byte[] id = peer.getBytes(StandardCharsets.UTF_8);
 		byte[] prefix = Arrays.copyOf(id, id.length + 1);
 		prefix[id.length] = separator;
 		return prefix;
 	}
 
 	private static byte[] hintKey(Node peer, byte[] key) {
+		return hintKey(peer.id(), key);
+	}
+
+	private static byte[] hintKey(String peer, byte[] key) {
 		byte[] prefix = prefix(peer, (byte) 0);
 		byte[] hintKey = Arrays.copyOf(prefix, prefix.length + key.length);
 		System.arraycopy(key, 0, hintKey, prefix.length, key.length);

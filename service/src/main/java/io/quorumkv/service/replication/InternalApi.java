@@ -28,6 +28,33 @@ public final class InternalApi {
 
 	public static final String BATCH_PATH = "/internal/v0/batch";
 
+	/** {@code GET}: the ring this node serves under, as JSON ({@code RingJson}). */
+	public static final String RING_PATH = "/internal/v0/ring";
+
+	/** {@code POST}, body = a proposal: 200 prepared, 409 refused with the reason. */
+	public static final String RING_PREPARE_PATH = "/internal/v0/ring/prepare";
+
+	/** {@code POST}, body = {@code {"id":…,"ring":…}}: 200 once adopted. */
+	public static final String RING_COMMIT_PATH = "/internal/v0/ring/commit";
+
+	/** {@code POST}, body = {@code {"id":…}}: 200. */
+	public static final String RING_ABORT_PATH = "/internal/v0/ring/abort";
+
+	/** {@code GET ?id=}: 200 {@code {"outcome":"committed|aborted|pending|unknown"}}. */
+	public static final String RING_OUTCOME_PATH = "/internal/v0/ring/outcome";
+
+	/**
+	 * {@code GET ?change=ID&start=K}: the entries this node owes the caller in the change
+	 * under way, as a stream of frames ({@code TransferCodec}).
+	 */
+	public static final String TRANSFER_PATH = "/internal/v0/transfer";
+
+	/** {@code GET}: this node's transfers in the change under way, as JSON. */
+	public static final String TRANSFERS_PATH = "/internal/v0/transfers";
+
+	/** {@code GET}: 200 {@code {"id":…,"url":…,"clusterId":…|null,"epoch":n}}. */
+	public static final String RING_IDENTITY_PATH = "/internal/v0/ring/identity";
+
 	public static final String SECRET = "X-QuorumKV-Secret";
 
 	public static final String TIMESTAMP = "X-QuorumKV-Timestamp";
@@ -35,6 +62,12 @@ public final class InternalApi {
 	public static final String TOMBSTONE = "X-QuorumKV-Tombstone";
 
 	public static final String ABSENT = "X-QuorumKV-Absent";
+
+	/**
+	 * The ring of the sender of a call or of an answer:
+	 * {@code <epoch> <cluster id> <node id> <node URL>} ({@code RingStamp}).
+	 */
+	public static final String RING = "X-QuorumKV-Ring";
 
 	private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 

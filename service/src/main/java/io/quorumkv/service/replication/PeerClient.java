@@ -1,6 +1,7 @@
 package io.quorumkv.service.replication;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -9,8 +10,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
@@ -32,6 +36,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.netty.channel.ChannelOption;
 import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.cluster.RingStamp;
 import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
@@ -49,6 +54,7 @@ import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ReactiveHttpOutputMessage;
@@ -98,6 +104,15 @@ public final class PeerClient implements AutoCloseable {
 	/** Each peer's batch URI, built once rather than parsed per call. */
 	private final Map<String, URI> batchUris = new ConcurrentHashMap<>();
 
+	/** This node's ring stamp ({@link RingStamp}), sent with every call; null: none. */
+	private volatile Supplier<@Nullable String> stamp = () -> null;
+
+	/** Told when a peer answers from a newer epoch than this node's. */
+	private volatile BiConsumer<Node, RingStamp> newerRing = (peer, ring) -> {
+	};
+
+	private volatile LongSupplier epoch = () -> 0;
+
 	/**
 	 * @param peers the peers known at start: each gets the per-peer pool limits
 	 * @param loops the event loops to run on: the server's own, so that a call to a peer
@@ -132,6 +147,8 @@ public final class PeerClient implements AutoCloseable {
 			.minimumNumberOfCalls(cluster.breaker().minimumCalls())
 			.failureRateThreshold(cluster.breaker().failureRateThreshold())
 			.waitDurationInOpenState(cluster.breaker().waitInOpen())
+			// A refusal for an older ring says the peer is up; it is no reason to open.
+			.ignoreExceptions(StaleRingException.class)
 			.permittedNumberOfCallsInHalfOpenState(cluster.breaker().halfOpenCalls())
 			.automaticTransitionFromOpenToHalfOpenEnabled(true)
 			.build());
@@ -175,6 +192,39 @@ public final class PeerClient implements AutoCloseable {
 	}
 
 	/**
+	 * Stamps every call with this node's ring and reports answers from a newer one
+	 * ({@code X-QuorumKV-Ring}, {@link RingStamp}).
+	 * @param stamp this node's stamp, null while it has no ring
+	 * @param epoch this node's epoch
+	 * @param newerRing called with the peer and its stamp when it answers from a newer
+	 * epoch
+	 */
+	public void useRing(Supplier<@Nullable String> stamp, LongSupplier epoch, BiConsumer<Node, RingStamp> newerRing) {
+		this.stamp = stamp;
+		this.epoch = epoch;
+		this.newerRing = newerRing;
+	}
+
+	private <S extends WebClient.RequestHeadersSpec<?>> S stamped(S spec) {
+		String value = this.stamp.get();
+		if (value != null) {
+			spec.header(InternalApi.RING, value);
+		}
+		return spec;
+	}
+
+	/** Reports an answer from a newer ring; cheap when the epochs are equal. */
+	private void observe(Node peer, ClientResponse response) {
+		String header = response.headers().asHttpHeaders().getFirst(InternalApi.RING);
+		if (header != null && RingStamp.epochOf(header) > this.epoch.getAsLong()) {
+			RingStamp ring = RingStamp.parse(header);
+			if (ring != null) {
+				this.newerRing.accept(peer, ring);
+			}
+		}
+	}
+
+	/**
 	 * A half-open breaker closes at its first successful call: that call has just shown
 	 * the peer answers. Otherwise it would judge the peer by all of its trial calls, and
 	 * those started while the peer was still coming back (refused, timed out) would open
@@ -196,24 +246,28 @@ public final class PeerClient implements AutoCloseable {
 
 	/** The peer's kept entry of {@code key}; empty optional when it never saw the key. */
 	public Mono<Optional<Entry>> get(Node peer, byte[] key) {
-		Mono<Optional<Entry>> call = closedOnCancel((connection) -> this.client.get()
-			.uri(URI.create(peer.id() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key)))
-			.httpRequest(connection)
-			.exchangeToMono((response) -> readEntry(key, response)));
+		Mono<Optional<Entry>> call = closedOnCancel((connection) -> stamped(this.client.get()
+			.uri(URI.create(peer.base() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key)))
+			.httpRequest(connection)).exchangeToMono((response) -> {
+				observe(peer, response);
+				return readEntry(key, response);
+			}));
 		return guarded(peer, "get", call);
 	}
 
 	/** Sends an entry to the peer, which keeps the greater of it and its own. */
 	public Mono<Void> upsert(Node peer, Entry entry) {
 		byte[] value = entry.value();
-		Mono<Void> call = closedOnCancel((connection) -> this.client.put()
-			.uri(URI.create(peer.id() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(entry.key())))
+		Mono<Void> call = closedOnCancel((connection) -> stamped(this.client.put()
+			.uri(URI.create(peer.base() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(entry.key())))
 			.httpRequest(connection)
 			.header(InternalApi.TIMESTAMP, Long.toString(entry.timestamp()))
 			.header(InternalApi.TOMBSTONE, Boolean.toString(value == null))
-			.contentType(MediaType.APPLICATION_OCTET_STREAM)
-			.body(bytes((value != null) ? value : NO_BYTES))
-			.exchangeToMono((response) -> expect(response, HttpStatus.CREATED)));
+			.contentType(MediaType.APPLICATION_OCTET_STREAM)).body(bytes((value != null) ? value : NO_BYTES))
+			.exchangeToMono((response) -> {
+				observe(peer, response);
+				return expect(response, HttpStatus.CREATED);
+			}));
 		return guarded(peer, "upsert", call);
 	}
 
@@ -223,14 +277,15 @@ public final class PeerClient implements AutoCloseable {
 	 * instead of being held.
 	 */
 	public Mono<byte[]> batch(Node peer, byte[] body) {
-		URI uri = this.batchUris.computeIfAbsent(peer.id(), (id) -> URI.create(id + InternalApi.BATCH_PATH));
-		Mono<byte[]> call = closedOnCancel((connection) -> this.client.post()
-			.uri(uri)
-			.httpRequest(connection)
-			.contentType(MediaType.APPLICATION_OCTET_STREAM)
+		URI uri = this.batchUris.computeIfAbsent(peer.base(), (base) -> URI.create(base + InternalApi.BATCH_PATH));
+		Mono<byte[]> call = closedOnCancel((connection) -> stamped(
+				this.client.post().uri(uri).httpRequest(connection).contentType(MediaType.APPLICATION_OCTET_STREAM))
 			.body(bytes(body))
-			.exchangeToMono((response) -> (response.statusCode().value() == HttpStatus.OK.value())
-					? joined(response, this.maxFrameSize) : failure(response)));
+			.exchangeToMono((response) -> {
+				observe(peer, response);
+				return (response.statusCode().value() == HttpStatus.OK.value()) ? joined(response, this.maxFrameSize)
+						: failure(response);
+			}));
 		return guarded(peer, "batch", call);
 	}
 
@@ -244,19 +299,67 @@ public final class PeerClient implements AutoCloseable {
 				+ ((toExclusive != null) ? "&end=" + InternalApi.encodeKey(toExclusive) : "");
 		return Flux.defer(() -> {
 			FrameDecoder decoder = new FrameDecoder(this.maxFrameSize);
-			return this.client.get()
-				.uri(URI.create(peer.id() + InternalApi.ENTRIES_PATH + query))
-				.httpRequest(
-						(request) -> request.<HttpClientRequest>getNativeRequest().responseTimeout(this.replicaTimeout))
-				.exchangeToFlux(
-						(response) -> response.statusCode().is2xxSuccessful() ? response.bodyToFlux(byte[].class)
-							.concatMapIterable(decoder::decode)
-							.concatWith(Mono.fromRunnable(() -> {
-								if (!decoder.isComplete()) {
-									throw new PeerException("replica scan of " + peer + " ended inside a frame");
-								}
-							})) : response.createError().flux().cast(Entry.class));
+			return stream(peer, InternalApi.ENTRIES_PATH + query, this.replicaTimeout)
+				.concatMapIterable(decoder::decode)
+				.concatWith(Mono.fromRunnable(() -> {
+					if (!decoder.isComplete()) {
+						throw new PeerException("replica scan of " + peer + " ended inside a frame");
+					}
+				}));
 		});
+	}
+
+	/**
+	 * A streamed answer of the peer, as its body's chunks, with backpressure down to the
+	 * socket; fails when the peer sends nothing for {@code idle}. Not guarded by the
+	 * breaker: a stream is long.
+	 */
+	public Flux<byte[]> stream(Node peer, String pathAndQuery, Duration idle) {
+		return Flux.defer(() -> stamped(this.client.get()
+			.uri(URI.create(peer.base() + pathAndQuery))
+			.httpRequest((request) -> request.<HttpClientRequest>getNativeRequest().responseTimeout(idle)))
+			.exchangeToFlux((response) -> {
+				observe(peer, response);
+				return response.statusCode().is2xxSuccessful() ? response.bodyToFlux(byte[].class)
+						: failure(response).flux().cast(byte[].class);
+			}));
+	}
+
+	/**
+	 * A call of the ring protocol ({@code /internal/v0/ring...}): the answer's status and
+	 * text whatever the status, so that a refusal can be read; a transport failure or
+	 * silence for {@code timeout} fails it. Not guarded by the breaker: an agreement must
+	 * reach a peer the data path has given up on for a while.
+	 */
+	public Mono<RingReply> ringCall(Node peer, HttpMethod method, String pathAndQuery, @Nullable String json,
+			Duration timeout) {
+		return Mono.defer(() -> {
+			WebClient.RequestBodySpec spec = stamped(
+					this.client.method(method).uri(URI.create(peer.base() + pathAndQuery)));
+			WebClient.RequestHeadersSpec<?> request = (json != null)
+					? spec.contentType(MediaType.APPLICATION_JSON).body(bytes(json.getBytes(StandardCharsets.UTF_8)))
+					: spec;
+			return request.exchangeToMono((response) -> {
+				observe(peer, response);
+				return response.bodyToMono(String.class)
+					.defaultIfEmpty("")
+					.map((body) -> new RingReply(response.statusCode().value(), body));
+			});
+		}).timeout(timeout, this.deadlines);
+	}
+
+	/**
+	 * An answer of the ring protocol.
+	 *
+	 * @param status the HTTP status
+	 * @param body the answer's text (JSON on success, a reason on refusal)
+	 */
+	public record RingReply(int status, String body) {
+
+		public boolean ok() {
+			return this.status / 100 == 2;
+		}
+
 	}
 
 	/** The peer's circuit breaker. */
@@ -408,10 +511,13 @@ public final class PeerClient implements AutoCloseable {
 	}
 
 	private static <T> Mono<T> failure(ClientResponse response) {
-		return response.bodyToMono(String.class)
-			.defaultIfEmpty("")
-			.flatMap((body) -> Mono
-				.error(new PeerException("replica answered " + response.statusCode().value() + ": " + body.strip())));
+		int status = response.statusCode().value();
+		boolean stale = status == HttpStatus.CONFLICT.value()
+				&& response.headers().asHttpHeaders().getFirst(InternalApi.RING) != null;
+		return response.bodyToMono(String.class).defaultIfEmpty("").flatMap((body) -> {
+			String message = "replica answered " + status + ": " + body.strip();
+			return Mono.error(stale ? new StaleRingException(message) : new PeerException(message));
+		});
 	}
 
 	/** Closes the pooled connections; a second call finds none left. */

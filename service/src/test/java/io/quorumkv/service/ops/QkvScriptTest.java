@@ -70,7 +70,9 @@ class QkvScriptTest {
 		Files.writeString(dir.resolve("admin-key"), TestKeys.ADMIN);
 		Result ring = qkvWithKey(null, "--cluster-dir", dir.toString(), "ring");
 		assertThat(ring.exit()).isZero();
-		assertThat(ring.output()).containsPattern("NODE +FROM=1 +FROM=2").containsPattern(cluster.url(1) + " +\\d");
+		assertThat(ring.output()).containsPattern("NODE +URL +STATE +FROM=1 +FROM=2")
+			.containsPattern(cluster.url(1) + " +" + cluster.url(1) + " +normal +\\d")
+			.contains("epoch 1, replication factor 2");
 		assertThat(qkv("--nodes", nodes(), "hints").output()).contains("hints pending 0").contains("PEER");
 		assertThat(qkv("--nodes", nodes(), "storage").output()).contains("backend lsm, healthy")
 			.containsPattern("upserts +\\d");

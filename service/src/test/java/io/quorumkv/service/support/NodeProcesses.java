@@ -58,6 +58,14 @@ public final class NodeProcesses implements AutoCloseable {
 
 	private final Thread cleanup = new Thread(this::killAll, "node-processes-cleanup");
 
+	/** Settings of single nodes, on top of the others; kept for their restarts. */
+	private final Map<Integer, Map<String, String>> overrides = new java.util.concurrent.ConcurrentHashMap<>();
+
+	/**
+	 * How many of the nodes, the first ones, seed the cluster; the others are newcomers.
+	 */
+	private volatile int seeds;
+
 	/**
 	 * @param root folder for the nodes' data and logs
 	 * @param size number of nodes
@@ -71,6 +79,7 @@ public final class NodeProcesses implements AutoCloseable {
 		this.processes = new Process[size];
 		this.extra = Map.copyOf(extra);
 		this.jvmOptions = List.copyOf(jvmOptions);
+		this.seeds = size;
 		if (proxied) {
 			this.proxies = new FaultProxy[size];
 			for (int i = 0; i < size; i++) {
@@ -104,10 +113,51 @@ public final class NodeProcesses implements AutoCloseable {
 		return this;
 	}
 
+	/**
+	 * Makes only the first {@code count} nodes the cluster's seeds
+	 * ({@code quorumkv.cluster.nodes}); the others start as newcomers that wait to be
+	 * joined.
+	 */
+	public NodeProcesses seeds(int count) {
+		this.seeds = count;
+		return this;
+	}
+
+	/** Starts the first {@code count} nodes and waits until all serve. */
+	public NodeProcesses startFirst(int count) {
+		for (int i = 0; i < count; i++) {
+			launch(i);
+		}
+		for (int i = 0; i < count; i++) {
+			awaitReady(i, Duration.ofSeconds(90));
+		}
+		return this;
+	}
+
 	/** Starts one node and waits until it serves. */
 	public void start(int node) {
 		launch(node);
 		awaitReady(node, Duration.ofSeconds(90));
+	}
+
+	/** Starts one node with some settings of its own, and waits until it serves. */
+	public void start(int node, Map<String, String> overrides) {
+		this.overrides.put(node, Map.copyOf(overrides));
+		start(node);
+	}
+
+	/** Deletes a stopped node's data folder: the node is gone for good. */
+	public void deleteData(int node) {
+		if (this.processes[node] != null) {
+			throw new IllegalStateException("node " + node + " is running");
+		}
+		FaultFolders.delete(dataFolder(node));
+	}
+
+	/** Whether the node's process runs. */
+	public boolean running(int node) {
+		Process process = this.processes[node];
+		return process != null && process.isAlive();
 	}
 
 	private void launch(int node) {
@@ -126,7 +176,10 @@ public final class NodeProcesses implements AutoCloseable {
 		properties.put("quorumkv.cluster.hints.max-backoff", "1s");
 		properties.put("quorumkv.cluster.breaker.wait-in-open", "1s");
 		properties.put("spring.lifecycle.timeout-per-shutdown-phase", "5s");
+		// The test API keys: membership and repair operations need the admin one.
+		properties.putAll(TestKeys.properties());
 		properties.putAll(this.extra);
+		properties.putAll(this.overrides.getOrDefault(node, Map.of()));
 		List<String> command = new ArrayList<>();
 		command.add(ProcessHandle.current().info().command().orElse("java"));
 		command.add("-XX:TieredStopAtLevel=1");
@@ -293,7 +346,7 @@ public final class NodeProcesses implements AutoCloseable {
 
 	private String nodesProperty() {
 		List<String> ids = new ArrayList<>();
-		for (int i = 0; i < size(); i++) {
+		for (int i = 0; i < this.seeds; i++) {
 			ids.add(id(i));
 		}
 		return ids.stream().collect(Collectors.joining(","));

@@ -22,6 +22,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
+import org.springframework.http.HttpHeaders;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
@@ -73,6 +74,11 @@ public final class TestCluster implements AutoCloseable {
 	}
 
 	public void start(int node) {
+		start(node, Map.of());
+	}
+
+	/** Starts a node with some settings of its own on top of the cluster's. */
+	public void start(int node, Map<String, String> overrides) {
 		if (this.nodes[node] != null) {
 			throw new IllegalStateException("node " + node + " is running");
 		}
@@ -93,7 +99,10 @@ public final class TestCluster implements AutoCloseable {
 		properties.put("quorumkv.cluster.breaker.wait-in-open", "1s");
 		properties.put("quorumkv.storage.path", this.root.resolve("node" + node).toString());
 		properties.put("spring.lifecycle.timeout-per-shutdown-phase", "5s");
+		// The test API keys: membership and repair operations need the admin one.
+		properties.putAll(TestKeys.properties());
 		properties.putAll(this.extra);
+		properties.putAll(overrides);
 		// As command-line arguments: they take precedence over application.yml.
 		String[] args = properties.entrySet()
 			.stream()
@@ -158,6 +167,11 @@ public final class TestCluster implements AutoCloseable {
 			this.clients[node] = TestClients.forUrl(url(node), (this.tls != null) ? this.tls.anonymousClient() : null);
 		}
 		return this.clients[node];
+	}
+
+	/** A client of one node's admin operations, with the test admin key. */
+	public WebTestClient adminClient(int node) {
+		return client(node).mutate().defaultHeader(HttpHeaders.AUTHORIZATION, TestKeys.bearer(TestKeys.ADMIN)).build();
 	}
 
 	/**

@@ -63,6 +63,20 @@ public final class ModelStorage implements Storage {
 		this.data.merge(entry.key(), entry, (kept, next) -> (EntryOrder.supersedes(next, kept)) ? next : kept);
 	}
 
+	@Override
+	public Mono<Long> retain(java.util.function.Predicate<byte[]> keep) {
+		return Mono.fromCallable(() -> {
+			checkOpen();
+			long removed = 0;
+			for (byte[] key : this.data.keySet()) {
+				if (!keep.test(key) && this.data.remove(key) != null) {
+					removed++;
+				}
+			}
+			return removed;
+		});
+	}
+
 	public @Nullable Entry find(byte[] key) {
 		return this.data.get(key);
 	}

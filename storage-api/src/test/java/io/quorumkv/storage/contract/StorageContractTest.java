@@ -3,6 +3,7 @@ package io.quorumkv.storage.contract;
 import static io.quorumkv.storage.contract.Entries.allByteValues;
 import static io.quorumkv.storage.contract.Entries.bytes;
 import static io.quorumkv.storage.contract.Entries.delete;
+import static io.quorumkv.storage.contract.Entries.keyNumber;
 import static io.quorumkv.storage.contract.Entries.numberedKey;
 import static io.quorumkv.storage.contract.Entries.put;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -439,6 +440,52 @@ public abstract class StorageContractTest {
 			// The store still serves reads and writes after abandoned scans.
 			upsert(put("after", "v", 1));
 			assertThat(get("after")).isEqualTo(put("after", "v", 1));
+		}
+
+	}
+
+	@Nested
+	class Retain {
+
+		@Test
+		void removesTheRejectedKeysWithoutATraceAndKeepsTheOthers() {
+			// Recent timestamps: a backend may purge a tombstone older than its grace
+			// period whenever it compacts, which is not what this test is about.
+			long now = System.currentTimeMillis() * 1000;
+			for (int i = 0; i < 2_000; i++) {
+				upsert((i % 7 == 0) ? Entry.tombstone(numberedKey(i), now)
+						: Entry.value(numberedKey(i), bytes("v" + i), now));
+			}
+			StepVerifier.create(StorageContractTest.this.storage.flush()).expectComplete().verify(TIMEOUT);
+			for (int i = 1_000; i < 1_500; i++) {
+				upsert(Entry.value(numberedKey(i), bytes("newer" + i), now + 1));
+			}
+			Long removed = StorageContractTest.this.storage.retain((key) -> keyNumber(key) % 3 != 0).block(TIMEOUT);
+			int rejected = (int) java.util.stream.IntStream.range(0, 2_000).filter((i) -> i % 3 == 0).count();
+			assertThat(removed).isEqualTo(rejected);
+			for (int i = 0; i < 2_000; i++) {
+				Entry kept = get(numberedKey(i));
+				if (i % 3 == 0) {
+					assertThat(kept).as("key %d", i).isNull();
+				}
+				else {
+					assertThat(kept).as("key %d", i).isNotNull();
+				}
+			}
+			assertThat(scan(numberedKey(0), null)).hasSize(2_000 - rejected);
+			reopen();
+			assertThat(get(numberedKey(3))).as("gone for good").isNull();
+			assertThat(get(numberedKey(1_001))).isEqualTo(Entry.value(numberedKey(1_001), bytes("newer1001"), now + 1));
+			upsert(Entry.value(numberedKey(3), bytes("again"), 1));
+			assertThat(get(numberedKey(3))).as("a key removed can be written again, even older")
+				.isEqualTo(Entry.value(numberedKey(3), bytes("again"), 1));
+		}
+
+		@Test
+		void retainingEverythingRemovesNothing() {
+			upsert(put("a", "1", 1));
+			assertThat(StorageContractTest.this.storage.retain((key) -> true).block(TIMEOUT)).isZero();
+			assertThat(get("a")).isEqualTo(put("a", "1", 1));
 		}
 
 	}

@@ -133,6 +133,18 @@ public final class DerbyStorage implements Storage {
 		}
 	}
 
+	/**
+	 * Scans every row and deletes the rejected ones that still hold the version scanned,
+	 * a page at a time on the JDBC executor (each page one transaction).
+	 */
+	@Override
+	public Mono<Long> retain(java.util.function.Predicate<byte[]> keep) {
+		return scan(new byte[0], null).filter((entry) -> !keep.test(entry.key()))
+			.buffer(256)
+			.concatMap((page) -> this.<Long>work((connection) -> EntryTable.deleteSeen(connection, page)))
+			.reduce(0L, Long::sum);
+	}
+
 	@Override
 	public Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive) {
 		Objects.requireNonNull(fromInclusive, "fromInclusive");

@@ -51,6 +51,12 @@ final class H2Schema {
 
 	static final String SCAN_NEXT_PAGE_BOUNDED = "SELECT k, v, ts FROM kv WHERE k > $1 AND k < $3 ORDER BY k LIMIT $2";
 
+	/**
+	 * Removes a row only while it still holds the version a scan saw: a newer write of
+	 * the key, which changes its timestamp, is kept.
+	 */
+	static final String DELETE_SEEN = "DELETE FROM kv WHERE k = $1 AND ts = $2";
+
 	static final String CHECKPOINT_SYNC = "CHECKPOINT SYNC";
 
 	/** What {@code close()} runs, in order, on a connection of its own. */

@@ -202,6 +202,23 @@ public final class H2Storage implements Storage {
 		});
 	}
 
+	/**
+	 * Scans every row and deletes each rejected one that still holds the version scanned,
+	 * a few at a time; a checkpoint then makes the deletions durable.
+	 */
+	@Override
+	public Mono<Long> retain(java.util.function.Predicate<byte[]> keep) {
+		return scan(new byte[0], null).filter((entry) -> !keep.test(entry.key()))
+			.flatMap((entry) -> this.client.sql(H2Schema.DELETE_SEEN)
+				.bind(0, entry.key())
+				.bind(1, entry.timestamp())
+				.fetch()
+				.rowsUpdated(), 4)
+			.reduce(0L, Long::sum)
+			.flatMap((removed) -> checkpointSync().thenReturn(removed))
+			.onErrorMap((ex) -> H2Errors.translate("retain", ex, this.closed.get()));
+	}
+
 	@Override
 	public Mono<Void> flush() {
 		return guard("flush", this.metrics.flushes, this.metrics.flushFailures, checkpointSync());

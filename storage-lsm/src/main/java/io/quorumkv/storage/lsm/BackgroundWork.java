@@ -150,6 +150,23 @@ final class BackgroundWork {
 		this.compactionExecutor.execute(task);
 	}
 
+	/**
+	 * Compacts every table into the deepest level, leaving out every entry whose key
+	 * {@code drop} accepts; completes with how many were left out.
+	 */
+	CompletableFuture<Long> forceFullCompaction(java.util.function.Predicate<byte[]> drop) {
+		return CompletableFuture.supplyAsync(() -> {
+			try {
+				Optional<CompactionTask> task = this.planner.planFull(this.engine.state.get().levels());
+				return task.isPresent() ? this.compactions.run(task.get(), drop) : 0L;
+			}
+			catch (IOException ex) {
+				this.engine.fail(ex);
+				throw new java.io.UncheckedIOException(ex);
+			}
+		}, this.compactionExecutor);
+	}
+
 	/** Compacts every table into the deepest level, purging what may be purged. */
 	CompletableFuture<Void> forceFullCompaction() {
 		return CompletableFuture.runAsync(() -> {

@@ -12,6 +12,7 @@ import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.lsm.compaction.CompactionTask;
 import io.quorumkv.storage.lsm.compaction.Compactor;
 import io.quorumkv.storage.lsm.sstable.SsTable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs one compaction task on the compaction thread: merges (or, for a trivial move, only
@@ -40,7 +41,16 @@ final class CompactionRunner {
 	}
 
 	void run(CompactionTask task) throws IOException {
-		if (task.isTrivialMove()) {
+		run(task, null);
+	}
+
+	/**
+	 * Runs {@code task}, leaving out every entry whose key {@code drop} accepts (then
+	 * even a trivial move is merged, so that the filter sees every entry).
+	 * @return the entries dropped
+	 */
+	long run(CompactionTask task, java.util.function.@Nullable Predicate<byte[]> drop) throws IOException {
+		if (task.isTrivialMove() && drop == null) {
 			this.engine.manifestLock.lock();
 			try {
 				this.manifest.publish((s) -> s.withLevels(s.levels().apply(task, task.inputs())));
@@ -50,7 +60,7 @@ final class CompactionRunner {
 			}
 			this.engine.stats.compactions.increment();
 			this.engine.signalFlushed();
-			return;
+			return 0;
 		}
 		LsmState s = this.engine.state.get();
 		Set<SsTable> inside = new HashSet<>(task.all());
@@ -59,7 +69,7 @@ final class CompactionRunner {
 		long graceMicros = saturatedMicros(this.engine.options.tombstoneGracePeriod());
 		long purgeBefore = (nowMicros - graceMicros > nowMicros) ? Long.MIN_VALUE : nowMicros - graceMicros;
 		Compactor.Result result = this.compactor.run(task, this.engine.nextFileNumber::getAndIncrement, purgeBefore,
-				probe, this.cancelled);
+				probe, this.cancelled, drop);
 		// A write older than a purged tombstone may have arrived since the probe: such
 		// writes hold the late-write gate's read side, so under its write side the
 		// purged tombstones are checked again against the state of now, and the result
@@ -70,8 +80,9 @@ final class CompactionRunner {
 		}
 		try {
 			if (gate != null && shadowsALateWrite(result.purged(), inside)) {
+				// Nothing published: the filtered keys stay until the next retain.
 				discard(result.outputs());
-				return;
+				return 0;
 			}
 			this.engine.manifestLock.lock();
 			try {
@@ -100,6 +111,7 @@ final class CompactionRunner {
 		stats.compactionBytesWritten.add(result.bytesWritten());
 		stats.tombstonesPurged.add(result.tombstonesPurged());
 		this.engine.signalFlushed();
+		return result.dropped();
 	}
 
 	/**

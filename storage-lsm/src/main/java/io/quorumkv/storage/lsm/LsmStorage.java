@@ -132,6 +132,20 @@ public final class LsmStorage implements Storage {
 		return Mono.fromFuture(this::forceCompaction, true);
 	}
 
+	/**
+	 * Freezes and flushes the memtables, then compacts every table into the deepest level
+	 * leaving out the rejected keys: they are gone from every table at once, without a
+	 * tombstone.
+	 */
+	@Override
+	public Mono<Long> retain(java.util.function.Predicate<byte[]> keep) {
+		return Mono.fromFuture(() -> {
+			this.engine.checkOpen();
+			return this.engine.background.forceFlush()
+				.thenCompose((flushed) -> this.engine.background.forceFullCompaction((key) -> !keep.test(key)));
+		}, true);
+	}
+
 	/** Test hook: compacts every table into the deepest level. */
 	CompletableFuture<Void> forceCompaction() {
 		this.engine.checkOpen();

@@ -61,9 +61,10 @@ public final class Compactor {
 
 	/**
 	 * The new tables (each with one reference, owned by the caller), the I/O done, and
-	 * the tombstones purged (for the caller's re-check before it publishes).
+	 * the tombstones purged (for the caller's re-check before it publishes), and the
+	 * number of entries dropped by a key filter.
 	 */
-	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, List<Entry> purged) {
+	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, List<Entry> purged, long dropped) {
 
 		public long tombstonesPurged() {
 			return this.purged.size();
@@ -79,6 +80,19 @@ public final class Compactor {
 	 */
 	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long purgeBefore,
 			OlderVersionProbe probe, BooleanSupplier cancelled) throws IOException {
+		return run(task, numbers, purgeBefore, probe, cancelled, null);
+	}
+
+	/**
+	 * As
+	 * {@link #run(CompactionTask, java.util.function.LongSupplier, long, OlderVersionProbe, BooleanSupplier)},
+	 * and drops every entry whose key {@code drop} accepts (a full compaction that
+	 * removes keys: nothing of them is written).
+	 * @param drop keys to leave out, or null
+	 */
+	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long purgeBefore,
+			OlderVersionProbe probe, BooleanSupplier cancelled,
+			java.util.function.@org.jspecify.annotations.Nullable Predicate<byte[]> drop) throws IOException {
 		List<EntryIterator> sources = new ArrayList<>();
 		for (SsTable t : task.inputs()) {
 			sources.add(t.iterator(FIRST_KEY));
@@ -90,10 +104,15 @@ public final class Compactor {
 		SsTableBuilder builder = null;
 		long written = 0;
 		List<Entry> purged = new ArrayList<>();
+		long dropped = 0;
 		try (MergingIterator merged = new MergingIterator(sources)) {
 			for (Entry e = merged.current(); e != null; merged.next(), e = merged.current()) {
 				if (cancelled.getAsBoolean()) {
 					throw new CancellationException("compaction cancelled");
+				}
+				if (drop != null && drop.test(e.key())) {
+					dropped++;
+					continue;
 				}
 				if (e.isTombstone() && e.timestamp() < purgeBefore && !probe.mayHoldOlder(e.key(), e.timestamp())) {
 					purged.add(e);
@@ -114,7 +133,7 @@ public final class Compactor {
 				written += finish(builder, outputs);
 				builder = null;
 			}
-			return new Result(outputs, task.inputBytes(), written, purged);
+			return new Result(outputs, task.inputBytes(), written, purged, dropped);
 		}
 		catch (IOException | RuntimeException ex) {
 			if (builder != null) {
