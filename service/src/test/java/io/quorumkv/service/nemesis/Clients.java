@@ -132,13 +132,14 @@ final class Clients {
 					String value = this.prefix + "-t" + thread + "-v" + counter++;
 					History.Invocation call = this.history.invoke(thread, Op.Kind.PUT, key, value, ack, this.mix.from(),
 							node);
-					status = this.history.complete(call, send(put(node, key, ack, value)).status(), null).status();
+					Answer answer = send(put(node, key, ack, value));
+					status = this.history.complete(call, answer.status(), answer.body()).status();
 				}
 				else {
 					History.Invocation call = this.history.invoke(thread, Op.Kind.DELETE, key, null, ack,
 							this.mix.from(), node);
-					status = this.history.complete(call, send(request(node, key, ack).DELETE()).status(), null)
-						.status();
+					Answer answer = send(request(node, key, ack).DELETE());
+					status = this.history.complete(call, answer.status(), answer.body()).status();
 				}
 			}
 			else {

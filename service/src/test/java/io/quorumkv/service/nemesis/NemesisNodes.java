@@ -1,7 +1,6 @@
 package io.quorumkv.service.nemesis;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,9 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
-import io.quorumkv.service.support.FaultFolders;
 import io.quorumkv.service.support.FreePorts;
 import io.quorumkv.service.support.NodeProcesses;
 import org.jspecify.annotations.Nullable;
@@ -69,7 +66,7 @@ final class NemesisNodes implements AutoCloseable {
 
 	private final boolean fakeClock;
 
-	private final boolean[] mounted;
+	private final NodeFolders folders;
 
 	private final Thread cleanup = new Thread(this::killAll, "nemesis-nodes-cleanup");
 
@@ -77,8 +74,6 @@ final class NemesisNodes implements AutoCloseable {
 		this.root = root;
 		this.options = options;
 		this.processes = new Process[options.size()];
-		this.mounted = new boolean[options.size()];
-		Runtime.getRuntime().addShutdownHook(this.cleanup);
 		Network chosen = null;
 		int[] ports = new int[options.size()];
 		// -Dquorumkv.nemesis.network=proxy runs the fallback where namespaces would work.
@@ -97,25 +92,18 @@ final class NemesisNodes implements AutoCloseable {
 		System.out.println("Nemesis network: " + this.network.describe());
 		System.out.println("Nemesis clocks: " + (this.fakeClock
 				? "libfaketime preloaded (" + FAKETIME + "), CLOCK_REALTIME offset per node, monotonic clock not faked"
-				: "no libfaketime (apt-get install faketime): clock faults disabled"));
+				: "no libfaketime (apt-get install libfaketime): clock faults disabled"));
 		try {
 			Files.createDirectories(root);
-			for (int node = 0; node < options.size(); node++) {
-				setClockOffset(node, 0);
-				if (options.tmpfs()) {
-					Path mount = Files.createDirectories(root.resolve("tmpfs" + node));
-					this.mounted[node] = Sh.run("mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", mount.toString())
-						.ok();
-				}
-			}
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
-		if (options.tmpfs()) {
-			System.out.println("Nemesis disks: " + (canFillDisks() ? "a 96 MiB tmpfs per node"
-					: "cannot mount a tmpfs here (needs root): full-disk faults disabled"));
+		for (int node = 0; node < options.size(); node++) {
+			setClockOffset(node, 0);
 		}
+		this.folders = new NodeFolders(root, options.size(), options.tmpfs());
+		Runtime.getRuntime().addShutdownHook(this.cleanup);
 	}
 
 	Options options() {
@@ -135,12 +123,7 @@ final class NemesisNodes implements AutoCloseable {
 	}
 
 	boolean canFillDisks() {
-		for (boolean m : this.mounted) {
-			if (!m) {
-				return false;
-			}
-		}
-		return this.mounted.length > 0;
+		return this.folders.canFill();
 	}
 
 	String url(int node) {
@@ -218,52 +201,26 @@ final class NemesisNodes implements AutoCloseable {
 	/** Copies a stopped node's data folder aside. */
 	void snapshot(int node) {
 		requireStopped(node);
-		Path copy = snapshotFolder(node);
-		FaultFolders.delete(copy);
-		copyTree(dataFolder(node), copy);
+		this.folders.snapshot(node);
 	}
 
 	boolean hasSnapshot(int node) {
-		return Files.isDirectory(snapshotFolder(node));
+		return this.folders.hasSnapshot(node);
 	}
 
 	/** Replaces a stopped node's data folder with its older copy. */
 	void restoreSnapshot(int node) {
 		requireStopped(node);
-		Path data = dataFolder(node);
-		try (Stream<Path> children = Files.list(data)) {
-			children.forEach(FaultFolders::delete);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-		copyTree(snapshotFolder(node), data);
+		this.folders.restoreSnapshot(node);
 	}
 
-	/** Fills the node's tmpfs with a balloon file until no space is left. */
+	/** Fills the node's disk until no space is left. */
 	long fillDisk(int node) {
-		Path balloon = balloon(node);
-		byte[] chunk = new byte[1 << 20];
-		long written = 0;
-		try (OutputStream out = Files.newOutputStream(balloon)) {
-			for (int i = 0; i < 256; i++) {
-				out.write(chunk);
-				written += chunk.length;
-			}
-		}
-		catch (IOException ex) {
-			// no space left: what we wanted
-		}
-		return written;
+		return this.folders.fill(node);
 	}
 
 	void freeDisk(int node) {
-		try {
-			Files.deleteIfExists(balloon(node));
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
+		this.folders.free(node);
 	}
 
 	String logText(int node) {
@@ -279,19 +236,6 @@ final class NemesisNodes implements AutoCloseable {
 		return this.root.resolve("node" + node + ".log");
 	}
 
-	private Path balloon(int node) {
-		return this.root.resolve("tmpfs" + node).resolve("balloon");
-	}
-
-	private Path dataFolder(int node) {
-		return this.mounted[node] ? this.root.resolve("tmpfs" + node).resolve("node")
-				: this.root.resolve("node" + node);
-	}
-
-	private Path snapshotFolder(int node) {
-		return this.root.resolve("snapshot" + node);
-	}
-
 	private Path clockFile(int node) {
 		return this.root.resolve("clock" + node);
 	}
@@ -299,23 +243,6 @@ final class NemesisNodes implements AutoCloseable {
 	private void requireStopped(int node) {
 		if (running(node)) {
 			throw new IllegalStateException("node " + node + " is running");
-		}
-	}
-
-	private static void copyTree(Path from, Path to) {
-		try (Stream<Path> paths = Files.walk(from)) {
-			for (Path path : (Iterable<Path>) paths::iterator) {
-				Path target = to.resolve(from.relativize(path).toString());
-				if (Files.isDirectory(path)) {
-					Files.createDirectories(target);
-				}
-				else {
-					Files.copy(path, target, StandardCopyOption.REPLACE_EXISTING);
-				}
-			}
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
 		}
 	}
 
@@ -333,7 +260,7 @@ final class NemesisNodes implements AutoCloseable {
 		properties.put("quorumkv.cluster.nodes", String.join(",", ids));
 		properties.put("quorumkv.cluster.self", ids.get(node));
 		properties.put("quorumkv.cluster.secret", NodeProcesses.SECRET);
-		properties.put("quorumkv.storage.path", dataFolder(node).toString());
+		properties.put("quorumkv.storage.path", this.folders.data(node).toString());
 		properties.put("quorumkv.cluster.replica-timeout", "1s");
 		properties.put("quorumkv.cluster.connect-timeout", "250ms");
 		properties.put("quorumkv.cluster.hints.delivery-interval", "200ms");
@@ -423,12 +350,7 @@ final class NemesisNodes implements AutoCloseable {
 				process.destroyForcibly();
 			}
 		}
-		for (int node = 0; node < this.mounted.length; node++) {
-			if (this.mounted[node]) {
-				Sh.run("umount", "-l", this.root.resolve("tmpfs" + node).toString());
-				this.mounted[node] = false;
-			}
-		}
+		this.folders.close();
 		this.network.close();
 	}
 

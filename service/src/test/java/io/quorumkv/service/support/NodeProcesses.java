@@ -29,6 +29,16 @@ public final class NodeProcesses implements AutoCloseable {
 
 	public static final String SECRET = "fault-suite-secret";
 
+	/**
+	 * LSM settings for fault tests that kill nodes: 4 KiB memtables (the least the engine
+	 * takes), level 0 compacted at two tables into 16 KiB levels of 4 KiB tables, so that
+	 * a few hundred small writes flush and compact, and a kill under load lands during a
+	 * flush or a compaction (the defaults, 64 MiB memtables, never flush in a test).
+	 */
+	public static final Map<String, String> SMALL_LSM = Map.of("quorumkv.storage.lsm.memtable-size", "4KB",
+			"quorumkv.storage.lsm.level0-compaction-trigger", "2", "quorumkv.storage.lsm.level-base-size", "16KB",
+			"quorumkv.storage.lsm.level-size-multiplier", "4", "quorumkv.storage.lsm.target-table-size", "4KB");
+
 	private static final HttpClient HTTP = HttpClient.newBuilder()
 		.version(HttpClient.Version.HTTP_1_1)
 		.connectTimeout(Duration.ofSeconds(2))
@@ -298,6 +308,16 @@ public final class NodeProcesses implements AutoCloseable {
 
 	public Path dataFolder(int node) {
 		return this.root.resolve("node" + node);
+	}
+
+	/** The SSTables in a node's LSM data folder now. */
+	public long tables(int node) {
+		try (var files = Files.list(dataFolder(node).resolve("data"))) {
+			return files.filter((file) -> file.getFileName().toString().endsWith(".sst")).count();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	public Path log(int node) {
