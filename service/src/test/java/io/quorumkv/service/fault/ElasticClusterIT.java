@@ -218,15 +218,18 @@ class ElasticClusterIT {
 	}
 
 	private void preload(Ledger preload, String prefix, int keys, int valueSize) {
+		// One client (one connection pool) for all writers: an HTTP client per key left
+		// thousands of idle connections and selector threads behind, enough to starve the
+		// test's own requests on a busy machine.
 		ExecutorService writers = Executors.newFixedThreadPool(4);
+		KvClient shared = new KvClient(Duration.ofSeconds(10));
 		String padding = "x".repeat(valueSize);
 		for (int i = 0; i < keys; i++) {
 			String key = prefix + "-" + i;
 			String node = live.get(i % live.size());
 			writers.execute(() -> {
-				KvClient own = new KvClient(Duration.ofSeconds(5));
 				String value = key + padding;
-				preload.record(key, value, own.put(node, key, value, "2/3") == 201);
+				preload.record(key, value, shared.put(node, key, value, "2/3") == 201);
 			});
 		}
 		writers.shutdown();
