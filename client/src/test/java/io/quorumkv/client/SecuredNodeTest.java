@@ -12,8 +12,9 @@ import java.util.Map;
 
 import javax.net.ssl.SSLContext;
 
-import io.quorumkv.client.TestCertificates.Authority;
-import io.quorumkv.client.TestCertificates.Issued;
+import io.quorumkv.service.support.TestCertificates;
+import io.quorumkv.service.support.TestCertificates.Authority;
+import io.quorumkv.service.support.TestCertificates.Issued;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
