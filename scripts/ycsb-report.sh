@@ -135,6 +135,22 @@ done
 
 # --- the report ---------------------------------------------------------------------------------
 
+# A report rebuilt from earlier outputs is dated by its newest run, not by today.
+if [ "$REPORT_ONLY" = 1 ]; then
+  newest="$(find "$RAW" -name run.txt -printf '%T@\n' | sort -n | tail -1)"
+  [ -n "$newest" ] || die "no run.txt under $RAW"
+  STAMP="$(date -u -d "@${newest%.*}" +%Y-%m-%dT%H:%MZ)"
+fi
+
+# The charts, from the same raw outputs (io.quorumkv.bench.report.YcsbCharts in jmh/target/benchmarks.jar).
+CHARTS=0
+if [ -f "$ROOT/jmh/target/benchmarks.jar" ]; then
+  "${JAVA_HOME:+$JAVA_HOME/bin/}java" -Djava.awt.headless=true -cp "$ROOT/jmh/target/benchmarks.jar" \
+    io.quorumkv.bench.report.YcsbCharts "$RAW" "$OUT" "$TARGETS" "$WORKLOADS" && CHARTS=1
+else
+  echo "ycsb-report.sh: jmh/target/benchmarks.jar is missing (./mvnw -DskipTests package): no charts" >&2
+fi
+
 value() { # FILE SERIES FIELD
   awk -F', ' -v s="[$2]" -v f="$3" '$1 == s && $2 == f { print $3; exit }' "$1"
 }
@@ -173,8 +189,16 @@ cpu_per_op() { # cpu.txt -> microseconds of server CPU per operation
     echo
   done
   echo
+  if [ "$CHARTS" = 1 ]; then
+    echo "![Closed-loop throughput per workload and target (log scale)](ycsb-throughput.svg)"
+    echo
+  fi
   echo "## At $RATE ops/s: intended latency (ms) and servers' CPU per operation"
   echo
+  if [ "$CHARTS" = 1 ]; then
+    echo "![Intended p99 latency per workload, operation and target at the fixed rate (log scale)](ycsb-p99.svg)"
+    echo
+  fi
   echo "| run | operation | p50 | p99 | p99.9 | achieved ops/s | server CPU per op (us) |"
   echo "|---|---|---|---|---|---|---|"
   for w in $WORKLOADS; do

@@ -9,6 +9,7 @@ import java.text.FieldPosition;
 import java.text.NumberFormat;
 import java.text.ParsePosition;
 import java.util.List;
+import java.util.Map;
 
 import io.quorumkv.bench.report.LoadRun.LatencyPoint;
 import org.jfree.chart.ChartFactory;
@@ -125,6 +126,78 @@ final class Charts {
 		plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
 		style(chart);
 		return chart;
+	}
+
+	/**
+	 * Grouped vertical bars: one group per category, one bar per series in it. With
+	 * {@code log} the values are drawn on a log10 scale with ticks at whole decades (a
+	 * value of 0 or less is left out there).
+	 * @param title the chart title
+	 * @param categoryLabel what the groups are
+	 * @param valueLabel what the bars measure
+	 * @param values category to series to value, in the order to draw
+	 * @param log whether the value axis is logarithmic
+	 * @return an SVG document
+	 */
+	static String groupedBars(String title, String categoryLabel, String valueLabel,
+			Map<String, Map<String, Double>> values, boolean log) {
+		DefaultCategoryDataset dataset = new DefaultCategoryDataset();
+		values.forEach((category, bars) -> bars.forEach((series, value) -> {
+			if (!log) {
+				dataset.addValue(value, series, category);
+			}
+			else if (value > 0) {
+				dataset.addValue(Math.log10(value), series, category);
+			}
+		}));
+		JFreeChart chart = ChartFactory.createBarChart(title, categoryLabel,
+				log ? valueLabel + " (log scale)" : valueLabel, dataset, PlotOrientation.VERTICAL, true, false, false);
+		CategoryPlot plot = chart.getCategoryPlot();
+		BarRenderer renderer = (BarRenderer) plot.getRenderer();
+		renderer.setBarPainter(new StandardBarPainter());
+		renderer.setShadowVisible(false);
+		for (int i = 0; i < dataset.getRowCount(); i++) {
+			renderer.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
+		}
+		if (log) {
+			// Bars start at the decade below the smallest value; ticks at whole decades
+			// in plain text (see latencyChart).
+			NumberAxis axis = (NumberAxis) plot.getRangeAxis();
+			axis.setTickUnit(new NumberTickUnit(1.0, new DecadeFormat(false)));
+			double lowest = dataset.getRowCount() == 0 ? 0 : Math.floor(lowestValue(dataset));
+			axis.setRange(lowest, decadeAbove(maximumValue(dataset), lowest + 1));
+			renderer.setBase(lowest);
+		}
+		plot.setBackgroundPaint(Color.WHITE);
+		plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+		style(chart);
+		return toSvg(chart);
+	}
+
+	private static double lowestValue(DefaultCategoryDataset dataset) {
+		double lowest = Double.MAX_VALUE;
+		for (int row = 0; row < dataset.getRowCount(); row++) {
+			for (int column = 0; column < dataset.getColumnCount(); column++) {
+				Number value = dataset.getValue(row, column);
+				if (value != null) {
+					lowest = Math.min(lowest, value.doubleValue());
+				}
+			}
+		}
+		return (lowest == Double.MAX_VALUE) ? 0 : lowest;
+	}
+
+	private static double maximumValue(DefaultCategoryDataset dataset) {
+		double highest = Double.NaN;
+		for (int row = 0; row < dataset.getRowCount(); row++) {
+			for (int column = 0; column < dataset.getColumnCount(); column++) {
+				Number value = dataset.getValue(row, column);
+				if (value != null) {
+					highest = Double.isNaN(highest) ? value.doubleValue() : Math.max(highest, value.doubleValue());
+				}
+			}
+		}
+		return highest;
 	}
 
 	/** The whole decade at or above a log10 value, at least {@code minimum}. */
