@@ -19,6 +19,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CLUSTER="$ROOT/scripts/cluster.sh"
 # shellcheck source=scripts/lib/wrk-tool.sh
 . "$ROOT/scripts/lib/wrk-tool.sh"
+# shellcheck source=scripts/lib/node-cpu.sh
+. "$ROOT/scripts/lib/node-cpu.sh"
 rounds="${QKV_ROUNDS:-2}"
 duration="${QKV_DURATION:-20s}"
 warmup="${QKV_WARMUP:-15s}"
@@ -40,14 +42,6 @@ trap cleanup EXIT
 
 log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 
-# cpu_ticks DIR: utime + stime of the cluster's node processes, in clock ticks
-cpu_ticks() {
-  local f total=0
-  for f in "$1"/node*/node.pid; do
-    total=$((total + $(awk '{ print $14 + $15 }' "/proc/$(cat "$f")/stat")))
-  done
-  echo "$total"
-}
 "$ROOT/scripts/dev-certs.sh" ca "$work/certs" >/dev/null
 "$ROOT/scripts/dev-certs.sh" node "$work/certs" node >/dev/null
 
@@ -61,10 +55,10 @@ measure() {
     --dir "$dir" --fresh "${tls[@]}" >/dev/null
   QKV_REPLICAS="$replicas" wrk -t1 -c"$conns" -d"$warm" -s "$ROOT/scripts/wrk2/put.lua" "$scheme://127.0.0.1:$port" >/dev/null 2>&1
   local before after
-  before="$(cpu_ticks "$dir")"
+  before="$(cluster_cpu_ticks "$dir")"
   QKV_REPLICAS="$replicas" wrk -t1 -c"$conns" -d"$duration" --latency -s "$ROOT/scripts/wrk2/put.lua" \
     "$scheme://127.0.0.1:$port" >"$out/$label.txt" 2>&1
-  after="$(cpu_ticks "$dir")"
+  after="$(cluster_cpu_ticks "$dir")"
   echo "$((after - before))" >"$out/$label.ticks"
   "$CLUSTER" down --dir "$dir" >/dev/null
 }
@@ -83,8 +77,7 @@ speed_after="$(host_speed)"
 
 # cpu_us LABEL: the nodes' CPU microseconds per request of a run
 cpu_us() {
-  awk -v ticks="$(cat "$out/$1.ticks")" -v hz="$(getconf CLK_TCK)" \
-    '/requests in/ { n = $1 } END { if (n > 0) printf "%.0f", ticks * 1000000 / hz / n; else printf "n/a" }' "$out/$1.txt"
+  cpu_us_per_request "$(cat "$out/$1.ticks")" "$(awk '/requests in/ { n = $1 } END { print n + 0 }' "$out/$1.txt")"
 }
 
 row() { # row LABEL-PREFIX: rps, p50/p99 and CPU per request of each round
