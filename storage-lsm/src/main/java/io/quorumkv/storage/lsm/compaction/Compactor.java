@@ -18,9 +18,10 @@ import io.quorumkv.storage.lsm.sstable.SsTableBuilder;
 
 /**
  * Runs one {@link CompactionTask}: merges its tables keeping the greatest version of each
- * key (shadowed versions are dropped), purges tombstones that are older than the grace
- * period and cannot shadow anything outside the compaction, and writes the result as
- * tables of about the target size.
+ * key (shadowed versions are dropped), turns an expired value into the tombstone of its
+ * timestamp ({@link Entry#asSeenAt}), purges tombstones (expired values included) that
+ * are older than the grace period and cannot shadow anything outside the compaction, and
+ * writes the result as tables of about the target size.
  */
 public final class Compactor {
 
@@ -60,10 +61,11 @@ public final class Compactor {
 	}
 
 	/**
-	 * The new tables (each with one reference, owned by the caller), the I/O done, and
-	 * the tombstones purged (for the caller's re-check before it publishes).
+	 * The new tables (each with one reference, owned by the caller), the I/O done, the
+	 * tombstones purged (for the caller's re-check before it publishes) and the expired
+	 * values turned into tombstones (purged or not).
 	 */
-	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, List<Entry> purged) {
+	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, List<Entry> purged, long expired) {
 
 		public long tombstonesPurged() {
 			return this.purged.size();
@@ -73,11 +75,12 @@ public final class Compactor {
 
 	/**
 	 * @param numbers fresh file numbers
+	 * @param nowMicros the instant expiry is judged at
 	 * @param purgeBefore tombstones with a timestamp below this may be purged
 	 * @param cancelled checked per entry; a cancelled run throws
 	 * {@link CancellationException} and leaves no file behind
 	 */
-	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long purgeBefore,
+	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long nowMicros, long purgeBefore,
 			OlderVersionProbe probe, BooleanSupplier cancelled) throws IOException {
 		List<EntryIterator> sources = new ArrayList<>();
 		for (SsTable t : task.inputs()) {
@@ -90,10 +93,15 @@ public final class Compactor {
 		SsTableBuilder builder = null;
 		long written = 0;
 		List<Entry> purged = new ArrayList<>();
+		long expired = 0;
 		try (MergingIterator merged = new MergingIterator(sources)) {
-			for (Entry e = merged.current(); e != null; merged.next(), e = merged.current()) {
+			for (Entry kept = merged.current(); kept != null; merged.next(), kept = merged.current()) {
 				if (cancelled.getAsBoolean()) {
 					throw new CancellationException("compaction cancelled");
+				}
+				Entry e = kept.asSeenAt(nowMicros);
+				if (e != kept) {
+					expired++;
 				}
 				if (e.isTombstone() && e.timestamp() < purgeBefore && !probe.mayHoldOlder(e.key(), e.timestamp())) {
 					purged.add(e);
@@ -114,7 +122,7 @@ public final class Compactor {
 				written += finish(builder, outputs);
 				builder = null;
 			}
-			return new Result(outputs, task.inputBytes(), written, purged);
+			return new Result(outputs, task.inputBytes(), written, purged, expired);
 		}
 		catch (IOException | RuntimeException ex) {
 			if (builder != null) {
