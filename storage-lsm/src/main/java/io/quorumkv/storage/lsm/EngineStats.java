@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.LongAdder;
 import io.quorumkv.storage.StorageStats;
 import io.quorumkv.storage.lsm.compaction.LeveledPlanner;
 import io.quorumkv.storage.lsm.compaction.Levels;
+import io.quorumkv.storage.lsm.sstable.BlockCodec;
 import io.quorumkv.storage.lsm.sstable.SsTable;
 import io.quorumkv.storage.lsm.sstable.TableFormat;
 import org.jspecify.annotations.Nullable;
@@ -74,6 +75,7 @@ final class EngineStats {
 		long tableBytes = 0;
 		long tables = 0;
 		long[] byFormat = new long[TableFormat.CURRENT + 1];
+		long[] byCodec = new long[BlockCodec.values().length];
 		long rawData = 0;
 		long storedData = 0;
 		for (int i = 0; i < levels.count(); i++) {
@@ -82,12 +84,16 @@ final class EngineStats {
 			tableBytes += levels.bytes(i);
 			for (SsTable table : levels.level(i)) {
 				byFormat[table.formatVersion()]++;
+				byCodec[table.properties().compression()]++;
 				rawData += table.properties().rawDataBytes();
 				storedData += table.properties().storedDataBytes();
 			}
 		}
 		for (int version = TableFormat.VERSION_1; version <= TableFormat.CURRENT; version++) {
 			gauges.put("tables.format." + version, byFormat[version]);
+		}
+		for (BlockCodec codec : BlockCodec.values()) {
+			gauges.put("tables.codec." + codec.name().toLowerCase(java.util.Locale.ROOT), byCodec[codec.id()]);
 		}
 		gauges.put("tables.data.raw.bytes", rawData);
 		gauges.put("tables.data.stored.bytes", storedData);

@@ -135,7 +135,7 @@ final class Recovery {
 	private static SsTable writeTable(LsmOptions options, FileIo io, Path path, long number, MemTable memtable)
 			throws IOException {
 		try (SsTableBuilder builder = SsTableBuilder.create(io, path, number, options.blockSize(),
-				options.bloomBitsPerKey())) {
+				options.bloomBitsPerKey(), options.compression().codec())) {
 			for (Iterator<Entry> it = memtable.iterator(); it.hasNext();) {
 				builder.add(it.next());
 			}

@@ -113,6 +113,10 @@ class FormatV1StoreTest {
 			}
 			storage.forceFlush().get(30, TimeUnit.SECONDS);
 			assertThat(tableVersions(storage)).containsExactly(4L, 2L);
+			assertThat(storage.stats().gauges())
+				.as("uncompressed version-1 tables beside LZ4 tables (the default setting)")
+				.containsEntry("tables.codec.none", 4L)
+				.containsEntry("tables.codec.lz4", 2L);
 		}
 		assertThat(ByteBuffer.wrap(Files.readAllBytes(this.dir.resolve("MANIFEST"))).getInt(4))
 			.as("the manifest is rewritten in version 2")

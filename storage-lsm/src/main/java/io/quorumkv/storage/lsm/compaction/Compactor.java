@@ -13,6 +13,7 @@ import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.iterator.ConcatIterator;
 import io.quorumkv.storage.lsm.iterator.EntryIterator;
 import io.quorumkv.storage.lsm.iterator.MergingIterator;
+import io.quorumkv.storage.lsm.sstable.BlockCodec;
 import io.quorumkv.storage.lsm.sstable.SsTable;
 import io.quorumkv.storage.lsm.sstable.SsTableBuilder;
 
@@ -33,18 +34,22 @@ public final class Compactor {
 
 	private final int bloomBitsPerKey;
 
+	private final BlockCodec codec;
+
 	private final long targetTableSize;
 
 	private final LongFunction<Path> tablePath;
 
 	/**
+	 * @param codec how the outputs' data blocks are compressed
 	 * @param tablePath the path of a new table file from a fresh file number
 	 */
-	public Compactor(FileIo io, int blockSize, int bloomBitsPerKey, long targetTableSize,
+	public Compactor(FileIo io, int blockSize, int bloomBitsPerKey, BlockCodec codec, long targetTableSize,
 			LongFunction<Path> tablePath) {
 		this.io = io;
 		this.blockSize = blockSize;
 		this.bloomBitsPerKey = bloomBitsPerKey;
+		this.codec = codec;
 		this.targetTableSize = targetTableSize;
 		this.tablePath = tablePath;
 	}
@@ -110,7 +115,7 @@ public final class Compactor {
 				if (builder == null) {
 					long number = numbers.getAsLong();
 					builder = SsTableBuilder.create(this.io, this.tablePath.apply(number), number, this.blockSize,
-							this.bloomBitsPerKey);
+							this.bloomBitsPerKey, this.codec);
 				}
 				builder.add(e);
 				if (builder.estimatedSize() >= this.targetTableSize) {

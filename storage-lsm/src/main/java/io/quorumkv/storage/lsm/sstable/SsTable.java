@@ -245,6 +245,11 @@ public final class SsTable {
 		return this.blocks.length;
 	}
 
+	/** Where data block {@code i} is stored; for tests that damage it. */
+	BlockHandle blockHandle(int i) {
+		return this.blocks[i];
+	}
+
 	Block readBlock(int i) {
 		BlockHandle handle = this.blocks[i];
 		Stored stored = readChecked(this.path, this.segment, handle, "SSTable data block", this.version);
