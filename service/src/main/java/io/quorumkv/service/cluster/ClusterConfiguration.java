@@ -1,9 +1,12 @@
 package io.quorumkv.service.cluster;
 
+import java.time.Clock;
+
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
 
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -26,9 +29,19 @@ class ClusterConfiguration {
 				: cluster.placement().create(topology.nodes());
 	}
 
+	/**
+	 * The node's wall clock: the hybrid logical clock's source, and what storage judges
+	 * expiry by. Tests give a clock they move (a {@code Clock} bean of their own).
+	 */
 	@Bean
-	HybridLogicalClock hybridLogicalClock() {
-		return new HybridLogicalClock();
+	@ConditionalOnMissingBean(Clock.class)
+	Clock clock() {
+		return Clock.systemUTC();
+	}
+
+	@Bean
+	HybridLogicalClock hybridLogicalClock(Clock clock) {
+		return new HybridLogicalClock(clock);
 	}
 
 }

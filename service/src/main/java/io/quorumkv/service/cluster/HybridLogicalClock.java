@@ -37,6 +37,15 @@ public final class HybridLogicalClock {
 		return this.last.updateAndGet((previous) -> Math.max(previous + 1, wall));
 	}
 
+	/**
+	 * The clock's time now, without issuing a timestamp: the wall clock, or the last
+	 * timestamp issued or observed when that is ahead. Expiries are judged by it, on the
+	 * scale they were stamped on.
+	 */
+	public long current() {
+		return Math.max(this.wallMicros.getAsLong(), this.last.get());
+	}
+
 	/** Moves the clock past a timestamp seen from elsewhere (a replica's answer). */
 	public void observe(long timestamp) {
 		this.last.accumulateAndGet(timestamp, Math::max);

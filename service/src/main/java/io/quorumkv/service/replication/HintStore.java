@@ -1,5 +1,6 @@
 package io.quorumkv.service.replication;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
@@ -25,15 +26,19 @@ import reactor.core.publisher.Mono;
  * Hints live in a storage of their own under the key {@code peer id, 0x00, key}, so the
  * store keeps per peer and key only the greatest missed version (by the same
  * {@code EntryOrder} as the data): a replica never needs an older one. The hint's value
- * is a flag byte (1 value, 0 data tombstone) and the value bytes. Delivery writes a
- * storage tombstone at the hint's own timestamp, which beats that hint and no newer one:
- * a hint stored during delivery survives.
+ * is a flag byte (1 value, 0 data tombstone, 2 expiring value followed by its {@code i64}
+ * expiry) and the value bytes. A hint of an expiring write is delivered even after its
+ * expiry: expired, it is the tombstone that shadows the replica's older versions.
+ * Delivery writes a storage tombstone at the hint's own timestamp, which beats that hint
+ * and no newer one: a hint stored during delivery survives.
  */
 public final class HintStore implements AutoCloseable {
 
 	private static final byte VALUE = 1;
 
 	private static final byte TOMBSTONE = 0;
+
+	private static final byte EXPIRING = 2;
 
 	private final Storage storage;
 
@@ -129,6 +134,13 @@ public final class HintStore implements AutoCloseable {
 		if (value == null) {
 			return new byte[] { TOMBSTONE };
 		}
+		if (entry.expires()) {
+			return ByteBuffer.allocate(1 + Long.BYTES + value.length)
+				.put(EXPIRING)
+				.putLong(entry.expiresAt())
+				.put(value)
+				.array();
+		}
 		byte[] encoded = new byte[value.length + 1];
 		encoded[0] = VALUE;
 		System.arraycopy(value, 0, encoded, 1, value.length);
@@ -139,6 +151,10 @@ public final class HintStore implements AutoCloseable {
 		byte[] stored = hint.value();
 		if (stored == null || stored.length == 0 || stored[0] == TOMBSTONE) {
 			return Entry.tombstone(key, hint.timestamp());
+		}
+		if (stored[0] == EXPIRING && stored.length >= 1 + Long.BYTES) {
+			return Entry.expiring(key, Arrays.copyOfRange(stored, 1 + Long.BYTES, stored.length), hint.timestamp(),
+					ByteBuffer.wrap(stored, 1, Long.BYTES).getLong());
 		}
 		return Entry.value(key, Arrays.copyOfRange(stored, 1, stored.length), hint.timestamp());
 	}

@@ -24,6 +24,7 @@ import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.Placement;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
+import io.quorumkv.storage.Expiry;
 import io.quorumkv.storage.Keys;
 import io.quorumkv.storage.StorageException;
 import org.jspecify.annotations.Nullable;
@@ -38,6 +39,13 @@ import reactor.core.publisher.MonoSink;
  * soon as {@code ack} can no longer be reached. It never waits for stragglers to answer
  * the client; their replies still arrive in the background, where reads repair stale
  * replicas (read repair) and failed writes leave hints ({@link HintStore}).
+ *
+ * <p>
+ * A write with a time to live carries an absolute expiry: its timestamp plus the time to
+ * live, stamped once here. Reads judge expiry by this node's clock
+ * ({@link HybridLogicalClock#current()}) as well as each replica's: an entry expired by
+ * either reads as the tombstone of its timestamp. Read repair pushes the winning entry as
+ * the replicas hold it, expiry included.
  */
 public class ReplicationService {
 
@@ -70,7 +78,8 @@ public class ReplicationService {
 	}
 
 	/**
-	 * The winning entry of the key (a tombstone included); empty when no replica has it.
+	 * The winning entry of the key (a tombstone included, an expired value as its
+	 * tombstone); empty when no replica has it.
 	 */
 	public Mono<Entry> get(byte[] key, Replicas replicas) {
 		List<Replica> targets = replicasOf(key, replicas);
@@ -81,6 +90,7 @@ public class ReplicationService {
 				Entry winner = r.winner();
 				if (winner != null) {
 					this.clock.observe(winner.timestamp());
+					winner = winner.asSeenAt(this.clock.current());
 				}
 				sink.success(winner);
 			}, (r) -> lost(sink, "get", replicas, r, start), (r) -> repair(targets, r));
@@ -95,10 +105,23 @@ public class ReplicationService {
 
 	/** Writes a value, or a tombstone when {@code value} is null, stamped once now. */
 	public Mono<Void> write(byte[] key, byte @Nullable [] value, Replicas replicas) {
+		return write(key, value, 0, replicas);
+	}
+
+	/**
+	 * Writes a value that expires {@code ttlSeconds} after its timestamp (never when 0),
+	 * or a tombstone when {@code value} is null; stamped once now.
+	 */
+	public Mono<Void> write(byte[] key, byte @Nullable [] value, long ttlSeconds, Replicas replicas) {
+		if (ttlSeconds < 0 || (value == null && ttlSeconds != 0)) {
+			throw new IllegalArgumentException("a time to live is positive, and for a value only");
+		}
 		List<Replica> targets = replicasOf(key, replicas);
 		return Mono.create((sink) -> {
 			long start = System.nanoTime();
-			Entry entry = new Entry(key, value, this.clock.now());
+			long stamp = this.clock.now();
+			Entry entry = new Entry(key, value, stamp,
+					(ttlSeconds > 0) ? Expiry.after(stamp, ttlSeconds) : Entry.NO_EXPIRY);
 			// A write a storage refused (disk full, failed storage) is reported as that
 			// failure (503), not as replicas that did not answer (504).
 			AtomicReference<@Nullable Throwable> storageFailure = new AtomicReference<>();
@@ -131,11 +154,12 @@ public class ReplicationService {
 
 	/**
 	 * The live entries of a key range, in key order: a lazy k-way merge of the replicas'
-	 * local scans, one entry per key (the greatest), tombstones dropped, at most
-	 * {@code limit}. A replica whose scan fails (at its start or midway) is left out as
-	 * long as no more than {@code from - ack} are: then every key still has {@code ack}
-	 * of its replicas in the merge, so the range reads every write acknowledged by a
-	 * quorum it overlaps, as a single key's read does. Past that the range fails with
+	 * local scans, one entry per key (the greatest), tombstones and expired values
+	 * dropped (expiry judged once, when the range starts), at most {@code limit}. A
+	 * replica whose scan fails (at its start or midway) is left out as long as no more
+	 * than {@code from - ack} are: then every key still has {@code ack} of its replicas
+	 * in the merge, so the range reads every write acknowledged by a quorum it overlaps,
+	 * as a single key's read does. Past that the range fails with
 	 * {@link ReplicaUnavailableException} (503). Every node holds every key today, so
 	 * every replica scans the whole range.
 	 * @param fromKey the first key; included when {@code inclusive}
@@ -156,9 +180,10 @@ public class ReplicationService {
 			}
 			@SuppressWarnings("unchecked")
 			Flux<Entry>[] array = scans.toArray(Flux[]::new);
+			long now = this.clock.current();
 			return Flux.mergeComparing(KEY_THEN_NEWEST, array)
 				.distinctUntilChanged((entry) -> ByteBuffer.wrap(entry.key()))
-				.filter((entry) -> !entry.isTombstone())
+				.filter((entry) -> !entry.isTombstone() && !entry.isExpiredAt(now))
 				.take(limit);
 		});
 	}

@@ -1,6 +1,7 @@
 package io.quorumkv.service.storage;
 
 import java.nio.file.Path;
+import java.time.Clock;
 
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.StorageProperties;
@@ -24,13 +25,14 @@ class StorageConfiguration {
 
 	private static final Log logger = LogFactory.getLog(StorageConfiguration.class);
 
+	/** Opens the backend; it judges expiry by the node's clock. */
 	@Bean
-	StorageFactory storageFactory(QuorumKvProperties properties) {
+	StorageFactory storageFactory(QuorumKvProperties properties, Clock clock) {
 		StorageProperties storage = properties.storage();
 		return switch (storage.backend()) {
-			case LSM -> (directory) -> LsmStorage.open(storage.lsm().toOptions(directory));
-			case H2 -> (directory) -> H2Storage.open(storage.h2().toOptions(directory));
-			case DERBY -> (directory) -> DerbyStorage.open(storage.derby().toOptions(directory));
+			case LSM -> (directory) -> LsmStorage.open(storage.lsm().toOptions(directory), clock);
+			case H2 -> (directory) -> H2Storage.open(storage.h2().toOptions(directory), clock);
+			case DERBY -> (directory) -> DerbyStorage.open(storage.derby().toOptions(directory), clock);
 		};
 	}
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -42,6 +43,9 @@ public final class TestCluster implements AutoCloseable {
 
 	private final @Nullable TestTls tls;
 
+	/** The clock of every node, or null for their own (the wall clock). */
+	private @Nullable Clock clock;
+
 	/** Built once per node: a TLS client's context and connections are not cheap. */
 	private final WebTestClient[] clients;
 
@@ -63,6 +67,15 @@ public final class TestCluster implements AutoCloseable {
 		this.tls = tls;
 		this.clients = new WebTestClient[size];
 		this.internalClients = new WebTestClient[size];
+	}
+
+	/**
+	 * Gives every node started from now on {@code clock} as its {@code Clock} bean (its
+	 * hybrid logical clock and its storage read it), so that a test can move time.
+	 */
+	public TestCluster withClock(Clock clock) {
+		this.clock = clock;
+		return this;
 	}
 
 	public TestCluster startAll() {
@@ -102,14 +115,18 @@ public final class TestCluster implements AutoCloseable {
 		// Each node gets event loops of its own: stopping one must not dispose the
 		// JVM-wide
 		// Reactor Netty resources the others serve on.
-		this.nodes[node] = new SpringApplicationBuilder(QuorumKvApplication.class).initializers(
-				(context) -> ((GenericApplicationContext) context).registerBean(ReactorResourceFactory.class, () -> {
-					ReactorResourceFactory factory = new ReactorResourceFactory();
-					factory.setUseGlobalResources(false);
-					factory.setShutdownQuietPeriod(Duration.ZERO);
-					return factory;
-				}))
-			.run(args);
+		Clock nodeClock = this.clock;
+		this.nodes[node] = new SpringApplicationBuilder(QuorumKvApplication.class).initializers((context) -> {
+			((GenericApplicationContext) context).registerBean(ReactorResourceFactory.class, () -> {
+				ReactorResourceFactory factory = new ReactorResourceFactory();
+				factory.setUseGlobalResources(false);
+				factory.setShutdownQuietPeriod(Duration.ZERO);
+				return factory;
+			});
+			if (nodeClock != null) {
+				((GenericApplicationContext) context).registerBean(Clock.class, () -> nodeClock);
+			}
+		}).run(args);
 	}
 
 	/**
@@ -196,6 +213,12 @@ public final class TestCluster implements AutoCloseable {
 		}
 		byte[] body = result.getResponseBody();
 		return new String((body != null) ? body : new byte[0]);
+	}
+
+	/** The expiry one node's own storage holds for a key, or null when it has none. */
+	public @Nullable Long localExpiry(int node, String key) {
+		String header = internalGet(node, key).getResponseHeaders().getFirst(InternalApi.EXPIRES_AT);
+		return (header != null) ? Long.valueOf(header) : null;
 	}
 
 	/** The timestamp one node's own storage holds for a key, or null. */
