@@ -38,7 +38,7 @@ import org.openjdk.jmh.infra.Blackhole;
 /**
  * The LSM with each block compression ({@code none}, {@code lz4}, {@code zstd}) on a
  * realistic value mix ({@link ValueMix}: JSON documents, text, incompressible bytes,
- * about 530 bytes a value) under keys of 16 bytes.
+ * about 590 bytes a value) under keys of 16 bytes.
  *
  * <ul>
  * <li>{@link #put}: an overwrite of a random existing key with another value of the mix
