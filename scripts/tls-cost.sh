@@ -10,7 +10,9 @@
 #
 # Clients keep their connections (wrk), so a handshake is paid once per connection: the figures
 # are the cost of encrypting and decrypting every request and answer, between client and node
-# and between nodes. Needs the build, wrk (it speaks TLS) and openssl. Output: run/tls-cost/<time>/.
+# and between nodes. Besides throughput and latency, each run reports the nodes' CPU time per
+# request (utime + stime of the node processes over the measured run, /proc/<pid>/stat), which a
+# busy shared machine disturbs less than throughput. Needs the build, wrk (it speaks TLS) and openssl. Output: run/tls-cost/<time>/.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -37,6 +39,15 @@ cleanup() {
 trap cleanup EXIT
 
 log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
+
+# cpu_ticks DIR: utime + stime of the cluster's node processes, in clock ticks
+cpu_ticks() {
+  local f total=0
+  for f in "$1"/node*/node.pid; do
+    total=$((total + $(awk '{ print $14 + $15 }' "/proc/$(cat "$f")/stat")))
+  done
+  echo "$total"
+}
 "$ROOT/scripts/dev-certs.sh" ca "$work/certs" >/dev/null
 "$ROOT/scripts/dev-certs.sh" node "$work/certs" node >/dev/null
 
@@ -46,10 +57,15 @@ measure() {
   local -a tls=()
   if [ "$mode" = tls ]; then tls=(--tls "$work/certs"); scheme=https; fi
   log "$label: $nodes node(s), $mode${jar:+, $jar}"
-  QKV_JAR="$jar" "$CLUSTER" up --nodes "$nodes" --base-port "$port" --dir "$dir" --fresh "${tls[@]}" >/dev/null
+  QKV_UP_TIMEOUT="${QKV_UP_TIMEOUT:-300}" QKV_JAR="$jar" "$CLUSTER" up --nodes "$nodes" --base-port "$port" \
+    --dir "$dir" --fresh "${tls[@]}" >/dev/null
   QKV_REPLICAS="$replicas" wrk -t1 -c"$conns" -d"$warm" -s "$ROOT/scripts/wrk2/put.lua" "$scheme://127.0.0.1:$port" >/dev/null 2>&1
+  local before after
+  before="$(cpu_ticks "$dir")"
   QKV_REPLICAS="$replicas" wrk -t1 -c"$conns" -d"$duration" --latency -s "$ROOT/scripts/wrk2/put.lua" \
     "$scheme://127.0.0.1:$port" >"$out/$label.txt" 2>&1
+  after="$(cpu_ticks "$dir")"
+  echo "$((after - before))" >"$out/$label.ticks"
   "$CLUSTER" down --dir "$dir" >/dev/null
 }
 
@@ -65,10 +81,16 @@ for ((r = 1; r <= rounds; r++)); do
 done
 speed_after="$(host_speed)"
 
-row() { # row LABEL-PREFIX: rps and p50/p99 of each round
+# cpu_us LABEL: the nodes' CPU microseconds per request of a run
+cpu_us() {
+  awk -v ticks="$(cat "$out/$1.ticks")" -v hz="$(getconf CLK_TCK)" \
+    '/requests in/ { n = $1 } END { if (n > 0) printf "%.0f", ticks * 1000000 / hz / n; else printf "n/a" }' "$out/$1.txt"
+}
+
+row() { # row LABEL-PREFIX: rps, p50/p99 and CPU per request of each round
   local r cells=""
   for ((r = 1; r <= rounds; r++)); do
-    cells="$cells $(wrk_rps "$out/$1-$r.txt") rps, p50 $(wrk_pct "$out/$1-$r.txt" 50) / p99 $(wrk_pct "$out/$1-$r.txt" 99) ms |"
+    cells="$cells $(wrk_rps "$out/$1-$r.txt") rps, p50 $(wrk_pct "$out/$1-$r.txt" 50) / p99 $(wrk_pct "$out/$1-$r.txt" 99) ms, $(cpu_us "$1-$r") µs CPU/req |"
   done
   echo "| $1 |$cells"
 }
@@ -77,7 +99,8 @@ row() { # row LABEL-PREFIX: rps and p50/p99 of each round
   echo
   echo "$(nproc) cores, load generator on the same cores; closed loop wrk -t1 -c$conns -d$duration after a" \
     "warm-up of $warmup (single) / $three_warmup (three); $QKV_VALUE_SIZE-byte values; rounds alternated in the order" \
-    "of the rows. Host speed check before/after: $speed_before / $speed_after. Command: \`scripts/tls-cost.sh\`."
+    "of the rows. Host speed check before/after: $speed_before / $speed_after; load average at the end:" \
+    "$(cut -d' ' -f1-3 /proc/loadavg). Command: \`scripts/tls-cost.sh\`."
   echo
   header="| run |"; sep="|---|"
   for ((r = 1; r <= rounds; r++)); do header="$header round $r |"; sep="$sep---|"; done

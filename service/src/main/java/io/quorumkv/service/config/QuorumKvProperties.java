@@ -195,7 +195,8 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param acquireTimeout longest wait for a connection before a 503
 	 * @param durability when an acknowledged write reaches the disk:
 	 * {@code sync-each-write}, {@code write-each-commit} or {@code periodic-sync}
-	 * @param syncInterval fsync period of {@code periodic-sync}
+	 * @param syncInterval fsync period of {@code write-each-commit} and
+	 * {@code periodic-sync}
 	 * @param scanPageSize rows per query of a range scan
 	 * @param lockTimeout how long a statement waits for a row lock
 	 * @param cacheSizeMb H2's page cache in MiB

@@ -25,9 +25,11 @@ import java.util.TreeMap;
  * <li>values <b>never written</b>: a read returned a value no client sent to that key, or
  * one whose write began after the read had completed.</li>
  * </ul>
- * Writes that failed or got no answer may or may not have been applied: the checker
- * accepts their values, and never requires them. It also counts, per fault window, the
- * answers that were a 5xx, a 504 or none at all.
+ * Writes that failed or got no answer may or may not have been applied, at any time after
+ * they began (a paused coordinator stamps a request when it resumes, after later writes
+ * perhaps): the checker accepts their states at any time after their invocation, and
+ * never requires them. It also counts, per fault window, the answers that were a 5xx, a
+ * 504 or none at all.
  */
 final class Checker {
 
@@ -112,10 +114,6 @@ final class Checker {
 		}
 
 		void checkRead(Op read, Map<String, String> keyOfValue, CheckReport.Builder report) {
-			int seen = resolve(read, keyOfValue, report);
-			if (seen == NOWHERE) {
-				return;
-			}
 			int required = INITIAL;
 			int allowedRequired = INITIAL;
 			for (int i = 0; i < this.writes.size(); i++) {
@@ -127,11 +125,15 @@ final class Checker {
 					}
 				}
 			}
-			if (seen < required) {
+			int seen = resolve(read, required, keyOfValue, report);
+			if (seen == NOWHERE) {
+				return;
+			}
+			if (!explains(seen, required)) {
 				report.stale(read + " returned " + describe(seen) + " though " + this.writes.get(required)
 						+ " completed before it began");
 			}
-			else if (seen < allowedRequired) {
+			else if (!explains(seen, allowedRequired)) {
 				report.staleAllowed();
 			}
 		}
@@ -142,17 +144,14 @@ final class Checker {
 				report.unreadable(read.toString());
 				return;
 			}
-			int seen = resolve(read, keyOfValue, report);
-			if (seen == NOWHERE) {
-				return;
-			}
 			int lastAcknowledged = INITIAL;
 			for (int i = 0; i < this.writes.size(); i++) {
 				if (this.writes.get(i).ok()) {
 					lastAcknowledged = i;
 				}
 			}
-			if (seen >= lastAcknowledged) {
+			int seen = resolve(read, lastAcknowledged, keyOfValue, report);
+			if (seen == NOWHERE || explains(seen, lastAcknowledged)) {
 				return;
 			}
 			Op last = this.writes.get(lastAcknowledged);
@@ -165,13 +164,27 @@ final class Checker {
 			}
 		}
 
-		/** The write a read's answer came from, {@link #INITIAL}, or {@link #NOWHERE}. */
-		private int resolve(Op read, Map<String, String> keyOfValue, CheckReport.Builder report) {
+		/**
+		 * Whether reading the state of write {@code seen} is allowed when write
+		 * {@code required} must be seen: a later write, or one whose outcome the client
+		 * never learnt (it may take effect at any time after it began, after later writes
+		 * too: its coordinator stamps it when it gets to it).
+		 */
+		private boolean explains(int seen, int required) {
+			return seen >= required || (seen >= 0 && !this.writes.get(seen).ok());
+		}
+
+		/**
+		 * The write a read's answer came from, {@link #INITIAL}, or {@link #NOWHERE}; for
+		 * a 404, the delete (begun before the read completed) that best explains it.
+		 */
+		private int resolve(Op read, int required, Map<String, String> keyOfValue, CheckReport.Builder report) {
 			if (read.status() == 404) {
 				int seen = INITIAL;
 				for (int i = 0; i < this.writes.size(); i++) {
 					Op write = this.writes.get(i);
-					if (write.kind() == Op.Kind.DELETE && write.invoked() < read.completed()) {
+					if (write.kind() == Op.Kind.DELETE && write.invoked() < read.completed()
+							&& (explains(i, required) || !explains(seen, required))) {
 						seen = i;
 					}
 				}

@@ -85,6 +85,34 @@ class CheckerTest {
 	}
 
 	@Test
+	void anUnansweredWriteMayTakeEffectAfterALaterAcknowledgedOne() {
+		put("k", "a", 2, 0, 10, 201);
+		put("k", "b", 2, 20, 30, -1);
+		put("k", "c", 2, 40, 50, 201);
+		get("k", "b", 2, 60, 70, 200);
+		put("j", "d", 2, 0, 10, 201);
+		delete("j", 2, 20, 30, 504);
+		put("j", "e", 2, 40, 50, 201);
+		get("j", null, 2, 60, 70, 404);
+		finalRead("k", "b");
+		finalRead("j", null);
+		CheckReport report = check();
+		assertThat(report.clean()).as(report.summary()).isTrue();
+	}
+
+	@Test
+	void anAcknowledgedWriteReadAfterALaterAcknowledgedOneIsStillStale() {
+		put("k", "a", 2, 0, 10, 201);
+		put("k", "b", 2, 20, 30, -1);
+		put("k", "c", 2, 40, 50, 201);
+		get("k", "a", 2, 60, 70, 200);
+		finalRead("k", "a");
+		CheckReport report = check();
+		assertThat(report.stale()).isEqualTo(1);
+		assertThat(report.lost()).containsEntry(2, 1L);
+	}
+
+	@Test
 	void aReadOlderThanAQuorumWriteCompletedBeforeItIsStale() {
 		put("k", "a", 2, 0, 10, 201);
 		put("k", "b", 2, 20, 30, 201);

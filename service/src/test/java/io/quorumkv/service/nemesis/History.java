@@ -61,9 +61,16 @@ final class History implements AutoCloseable {
 				invocation.ack(), invocation.from(), invocation.node(), invocation.invoked(), System.nanoTime(),
 				status);
 		add(op);
-		write("complete " + op.id() + " " + status + ((op.kind() == Op.Kind.GET && status == 200) ? " " + body : "")
-				+ " t" + op.completed());
+		String detail = (op.kind() == Op.Kind.GET && status == 200) ? " " + body
+				: (status >= 300 && body != null && !body.isBlank()) ? " \"" + oneLine(body) + "\"" : "";
+		write("complete " + op.id() + " " + status + detail + " t" + op.completed());
 		return op;
+	}
+
+	/** An error body on one line, cut short: why a request failed, for people. */
+	private static String oneLine(String body) {
+		String line = body.strip().replace('\n', ' ').replace('\r', ' ');
+		return (line.length() > 160) ? line.substring(0, 160) + "..." : line;
 	}
 
 	/** Adds a completed operation as it is (the checker's tests build histories so). */

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.quorumkv.storage.contract.Seeds;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,6 +40,17 @@ class LsmStressTest {
 	@TempDir
 	Path dir;
 
+	private final List<Process> children = new CopyOnWriteArrayList<>();
+
+	/** No child outlives its test, whatever failed. */
+	@AfterEach
+	void killChildren() throws InterruptedException {
+		for (Process child : this.children) {
+			child.destroyForcibly();
+			child.waitFor(30, TimeUnit.SECONDS);
+		}
+	}
+
 	@Test
 	void killedAgainAndAgainTheStoreKeepsEveryAcknowledgedWriteAndEveryReadIsRight(Seeds.Seed seed) throws Exception {
 		Duration total = LONG ? Duration.ofMinutes(Long.getLong("quorumkv.stress.minutes", 30))
@@ -53,7 +65,9 @@ class LsmStressTest {
 			FsyncPolicy policy = FsyncPolicy.values()[kills % FsyncPolicy.values().length];
 			Duration life = LONG ? Duration.ofSeconds(20 + random.nextInt(40))
 					: Duration.ofMillis(4_000 + random.nextInt(6_000));
-			Child child = start(keys, random.nextLong(), 3_600, policy, "none", kills);
+			// The child's own limit, should the kill not come: well past its life.
+			int limit = (int) life.toSeconds() + 120;
+			Child child = start(keys, random.nextLong(), limit, policy, "none", kills);
 			operations += child.killAfter(life, anomalies);
 			kills++;
 		}
@@ -69,7 +83,7 @@ class LsmStressTest {
 	@Test
 	void theCheckCatchesAnEngineThatBuffersItsWalInTheProcess(Seeds.Seed seed) throws Exception {
 		List<String> anomalies = new CopyOnWriteArrayList<>();
-		start(2_000, seed.value(), 3_600, FsyncPolicy.NEVER, "buffered-wal", 0).killAfter(Duration.ofSeconds(3),
+		start(2_000, seed.value(), 120, FsyncPolicy.NEVER, "buffered-wal", 0).killAfter(Duration.ofSeconds(3),
 				anomalies);
 		assertThat(anomalies).as("anomalies before the kill").isEmpty();
 		Child check = start(2_000, seed.value(), 0, FsyncPolicy.NEVER, "none", 1);
@@ -98,6 +112,7 @@ class LsmStressTest {
 				Long.toString(seed), Integer.toString(seconds), policy.name(), defect)
 			.redirectError(log.toFile())
 			.start();
+		this.children.add(process);
 		return new Child(process, log);
 	}
 

@@ -1,0 +1,38 @@
+package io.quorumkv.brokenbuild;
+
+import java.nio.file.Path;
+
+import io.quorumkv.storage.Storage;
+
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+/**
+ * Wraps the node's data storage (the bean named {@code storage}; hints are stored apart)
+ * in a {@link BrokenStorage} that misbehaves as the mode file says.
+ */
+@AutoConfiguration
+@ConditionalOnProperty("quorumkv.test.broken-mode-file")
+public class BrokenStorageAutoConfiguration {
+
+	@Bean
+	static BeanPostProcessor brokenStorage(Environment environment) {
+		Path modeFile = Path.of(environment.getRequiredProperty("quorumkv.test.broken-mode-file"));
+		return new BeanPostProcessor() {
+
+			@Override
+			public Object postProcessAfterInitialization(Object bean, String name) {
+				if (bean instanceof Storage storage && name.equals("storage")) {
+					System.out.println("BROKEN BUILD: the storage bean misbehaves as " + modeFile + " says");
+					return new BrokenStorage(storage, new BrokenMode(modeFile));
+				}
+				return bean;
+			}
+
+		};
+	}
+
+}

@@ -1,0 +1,268 @@
+package io.quorumkv.service.nemesis;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One fault the {@link Nemesis} injects: {@link #start} breaks something, {@link #stop}
+ * heals it. The first word of {@link #describe} names its kind (the checker counts
+ * answers per kind).
+ */
+sealed interface Fault {
+
+	String describe();
+
+	void start(NemesisNodes nodes);
+
+	void stop(NemesisNodes nodes);
+
+	/** How long the fault lasts, given the nemesis's default. */
+	default long holdMillis(long defaultMillis) {
+		return defaultMillis;
+	}
+
+	/**
+	 * SIGKILL, then a restart when healed. The killed node's data folder is copied aside
+	 * first: the older copy that {@link OldCopy} restores.
+	 */
+	record Kill(int node) implements Fault {
+
+		@Override
+		public String describe() {
+			return "kill n" + this.node;
+		}
+
+		@Override
+		public void start(NemesisNodes nodes) {
+			nodes.kill(this.node);
+			nodes.snapshot(this.node);
+		}
+
+		@Override
+		public void stop(NemesisNodes nodes) {
+			nodes.start(this.node);
+		}
+
+	}
+
+	/** SIGSTOP for a while, then SIGCONT. */
+	record Pause(int node, long millis) implements Fault {
+
+		@Override
+		public String describe() {
+			return "pause n" + this.node + " " + this.millis + " ms";
+		}
+
+		@Override
+		public void start(NemesisNodes nodes) {
+			nodes.pause(this.node);
+		}
+
+		@Override
+		public void stop(NemesisNodes nodes) {
+			nodes.resume(this.node);
+		}
+
+		@Override
+		public long holdMillis(long defaultMillis) {
+			return this.millis;
+		}
+
+	}
+
+	/**
+	 * Sides that cannot reach each other (majority and minority, a node cut off); a
+	 * bridge is two partitions that share a node ({@link Bridge}).
+	 */
+	record Partition(List<Set<Integer>> sides) implements Fault {
+
+		@Override
+		public String describe() {
+			return "partition " + this.sides;
+		}
+
+		@Override
+		public void start(NemesisNodes nodes) {
+			nodes.network().partition(this.sides);
+		}
+
+		@Override
+		public void stop(NemesisNodes nodes) {
+			nodes.network().heal();
+		}
+
+	}
+
+	/**
+	 * Two nodes that cannot reach each other, while a third (the bridge) reaches both.
+	 */
+	record Bridge(int left, int bridge, int right) implements Fault {
+
+		@Override
+		public String describe() {
+			return "bridge n" + this.left + " x n" + this.right + " via n" + this.bridge;
+		}
+
+		@Override
+		public void start(NemesisNodes nodes) {
+			nodes.network().partition(List.of(Set.of(this.left), Set.of(this.right)));
+		}
+
+		@Override
+		public void stop(NemesisNodes nodes) {
+			nodes.network().heal();
+		}
+
+	}
+
+	/**
+	 * {@code from}'s requests do not reach {@code to}; {@code to}'s reach {@code from}.
+	 */
+	record OneWay(int from, int to) implements Fault {
+
+		@Override
+		public String describe() {
+			return "one-way n" + this.from + " -/-> n" + this.to;
+		}
+
+		@Override
+		public void start(NemesisNodes nodes) {
+			nodes.network().cutOneWay(this.from, this.to);
+		}
+
+		@Override
+		public void stop(NemesisNodes nodes) {
+			nodes.network().heal();
+		}
+
+	}
+
+	/** The node's wall clock jumps by an offset, and back when healed (libfaketime). */
+	record ClockSkew(int node, long millis) implements Fault {
+
+		@Override
+		public String describe() {
+			return "clock n" + this.node + " " + ((this.millis >= 0) ? "+" : "") + this.millis + " ms";
+		}
+
+		@Override
+		public void start(NemesisNodes nodes) {
+			nodes.setClockOffset(this.node, this.millis);
+		}
+
+		@Override
+		public void stop(NemesisNodes nodes) {
+			nodes.setClockOffset(this.node, 0);
+		}
+
+	}
+
+	/** Faults at the same time: started in order, healed in reverse order. */
+	record Together(List<Fault> faults) implements Fault {
+
+		@Override
+		public String describe() {
+			StringBuilder kinds = new StringBuilder();
+			StringBuilder details = new StringBuilder();
+			for (Fault fault : this.faults) {
+				String[] parts = fault.describe().split(" ", 2);
+				kinds.append((kinds.length() > 0) ? "+" : "").append(parts[0]);
+				details.append((details.length() > 0) ? ", " : "").append(fault.describe());
+			}
+			return kinds + " (" + details + ")";
+		}
+
+		@Override
+		public void start(NemesisNodes nodes) {
+			this.faults.forEach((fault) -> fault.start(nodes));
+		}
+
+		@Override
+		public void stop(NemesisNodes nodes) {
+			for (int i = this.faults.size() - 1; i >= 0; i--) {
+				this.faults.get(i).stop(nodes);
+			}
+		}
+
+	}
+
+	/**
+	 * SIGKILL, and a restart with the node's wall clock set back (or forward) by an
+	 * offset; healed by putting the clock right while it runs.
+	 */
+	record ClockRestart(int node, long millis) implements Fault {
+
+		@Override
+		public String describe() {
+			return "clock-restart n" + this.node + " " + ((this.millis >= 0) ? "+" : "") + this.millis + " ms";
+		}
+
+		@Override
+		public void start(NemesisNodes nodes) {
+			nodes.kill(this.node);
+			nodes.setClockOffset(this.node, this.millis);
+			nodes.start(this.node);
+		}
+
+		@Override
+		public void stop(NemesisNodes nodes) {
+			nodes.setClockOffset(this.node, 0);
+		}
+
+	}
+
+	/**
+	 * The node's disk fills up; when healed, space returns and the node is restarted (the
+	 * LSM's write failure is sticky until a restart, docs/reliability.md).
+	 */
+	record DiskFull(int node) implements Fault {
+
+		@Override
+		public String describe() {
+			return "disk-full n" + this.node;
+		}
+
+		@Override
+		public void start(NemesisNodes nodes) {
+			nodes.fillDisk(this.node);
+		}
+
+		@Override
+		public void stop(NemesisNodes nodes) {
+			nodes.freeDisk(this.node);
+			nodes.kill(this.node);
+			nodes.start(this.node);
+		}
+
+	}
+
+	/**
+	 * SIGKILL and a restart from the older copy of the node's data folder that the last
+	 * {@link Kill} of it left (its copy is taken now when there is none yet).
+	 */
+	record OldCopy(int node) implements Fault {
+
+		@Override
+		public String describe() {
+			return "old-copy n" + this.node;
+		}
+
+		@Override
+		public void start(NemesisNodes nodes) {
+			nodes.kill(this.node);
+			if (nodes.hasSnapshot(this.node)) {
+				nodes.restoreSnapshot(this.node);
+			}
+			else {
+				nodes.snapshot(this.node);
+			}
+		}
+
+		@Override
+		public void stop(NemesisNodes nodes) {
+			nodes.start(this.node);
+		}
+
+	}
+
+}
