@@ -1,6 +1,7 @@
 package io.quorumkv.storage.lsm;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.contract.StorageContractTest;
@@ -17,6 +18,9 @@ class LsmStorageLz4ContractTest extends StorageContractTest {
 			.withMemtableSize(64 << 10)
 			.withCompaction(4, 256 << 10, 10, 128 << 10)
 			.withFsync(FsyncPolicy.NEVER)
+			// Unsynced writes outrun flushes and compactions on a loaded machine: a stall
+			// is expected here, a stall past the default 10 s is not a contract failure.
+			.withMaxStall(Duration.ofMinutes(1))
 			.withCompression(Compression.LZ4), this.clock);
 	}
 
