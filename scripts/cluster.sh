@@ -6,6 +6,8 @@
 #   scripts/cluster.sh down|status [--dir D]
 #   scripts/cluster.sh kill NODE [--dir D]      # SIGKILL of one node (fault runs)
 #   scripts/cluster.sh restart NODE [--dir D]   # start it again with the cluster's settings
+#   scripts/cluster.sh add [--dir D]            # start one more node, a newcomer that waits
+#                                               # to be joined: scripts/qkv join <its URL>
 #
 # Node i listens on port P+i-1 (default P=8081), serves Actuator on port P+i-1+1000 (9081...;
 # management.server.port), keeps its data in D/node<i>/data and logs to D/node<i>/node.log
@@ -19,6 +21,9 @@
 # files CERTS/ca.crt, CERTS/node.crt and CERTS/node.key (scripts/dev-certs.sh makes them): node
 # URLs are then https:// (Actuator's too: its port takes the server's TLS), and D/ca.crt is a copy
 # of the CA for scripts/qkv --cluster-dir D.
+# The nodes `up` starts seed the cluster (quorumkv.cluster.nodes); a node `add` starts is given
+# them as its seed list and serves nothing until `scripts/qkv join` adds it to the ring
+# (docs/membership.md).
 #
 # Environment: JAVA_HOME (its bin/java is used when set), QKV_JAVA_OPTS (JVM options, default
 # "-Xmx1g -XX:+UseG1GC"), QKV_NODE_ARGS (extra Spring arguments for every node), QKV_JAR (another
@@ -86,6 +91,7 @@ check_jar() {
 # --- settings -----------------------------------------------------------------------------
 
 NODES=3
+SEEDS=""
 BACKEND=lsm
 PLACEMENT=rendezvous
 BASE_PORT=8081
@@ -130,6 +136,7 @@ parse_options() {
 save_settings() {
   {
     printf 'NODES=%q\n' "$NODES"
+    printf 'SEEDS=%q\n' "${SEEDS:-$NODES}"
     printf 'BACKEND=%q\n' "$BACKEND"
     printf 'PLACEMENT=%q\n' "$PLACEMENT"
     printf 'BASE_PORT=%q\n' "$BASE_PORT"
@@ -143,6 +150,7 @@ load_settings() {
   [ -f "$DIR/cluster.env" ] || die "no cluster in $DIR (run: scripts/cluster.sh up --dir $DIR)"
   # shellcheck source=/dev/null
   . "$DIR/cluster.env"
+  SEEDS="${SEEDS:-$NODES}"
 }
 
 port_of() { echo $((BASE_PORT + $1 - 1)); }
@@ -152,9 +160,10 @@ management_url_of() {
 }
 pid_file() { echo "$DIR/node$1/node.pid"; }
 
+# The seed list: the nodes `up` started. A node reads it on its first start only.
 node_urls() {
   local i urls=""
-  for ((i = 1; i <= NODES; i++)); do
+  for ((i = 1; i <= ${SEEDS:-$NODES}; i++)); do
     urls="${urls:+$urls,}$(url_of "$i")"
   done
   echo "$urls"
@@ -300,6 +309,7 @@ cmd_up() {
       rm -rf "$DIR/node$i/data"
     done
   fi
+  SEEDS="$NODES"
   if [ ! -s "$DIR/secret" ]; then
     (umask 077 && od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >"$DIR/secret")
   fi
@@ -368,6 +378,20 @@ cmd_restart() {
   echo "node $i ready: $(url_of "$i")"
 }
 
+cmd_add() {
+  JAVA="$(java_bin)"
+  check_java
+  check_jar
+  NODES=$((NODES + 1))
+  if [ $((BASE_PORT + NODES - 1)) -gt 65535 ]; then
+    die "no port left for node $NODES"
+  fi
+  save_settings
+  start_node "$NODES"
+  wait_ready "$NODES" || die "node $NODES did not become ready"
+  echo "node $NODES ready at $(url_of "$NODES"), waiting to be joined: scripts/qkv --nodes $(node_urls) join $(url_of "$NODES")"
+}
+
 [ $# -ge 1 ] || usage
 command="$1"
 shift
@@ -376,7 +400,7 @@ case "$command" in
     parse_options "$@"
     cmd_up
     ;;
-  down | status)
+  down | status | add)
     parse_options "$@"
     load_settings
     "cmd_$command"
@@ -390,5 +414,5 @@ case "$command" in
     "cmd_$command" "$node"
     ;;
   -h | --help | help) usage 0 ;;
-  *) die "unknown command: $command (up, down, status, kill NODE, restart NODE)" ;;
+  *) die "unknown command: $command (up, down, status, add, kill NODE, restart NODE)" ;;
 esac

@@ -2,8 +2,8 @@ package io.quorumkv.brokenbuild;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
@@ -18,7 +18,9 @@ import reactor.core.publisher.Mono;
  * <li>{@code ack-before-write}: a write is confirmed at once and applied 3 s later (a
  * replica acknowledging before writing: quorum reads in between are stale);</li>
  * <li>{@code ack-without-write}: one write in three is confirmed and never applied
- * (acknowledged writes lost);</li>
+ * (acknowledged writes lost); which ones is decided by the write's key and timestamp, so
+ * every replica drops the same writes and a dropped write is gone from the cluster, not
+ * repaired from a replica that kept it;</li>
  * <li>{@code reversed-lww}: of two versions the older is kept (last write wins reversed:
  * later writes and deletes are lost);</li>
  * <li>{@code corrupt-reads}: a value read comes back with a byte more (values never
@@ -31,8 +33,6 @@ final class BrokenStorage implements Storage {
 	private final Storage delegate;
 
 	private final BrokenMode mode;
-
-	private final AtomicLong writes = new AtomicLong();
 
 	BrokenStorage(Storage delegate, BrokenMode mode) {
 		this.delegate = delegate;
@@ -59,14 +59,17 @@ final class BrokenStorage implements Storage {
 					() -> Mono.delay(Duration.ofSeconds(3)).then(this.delegate.upsert(entry)).subscribe((ignored) -> {
 					}, (error) -> {
 					}));
-			case "ack-without-write" ->
-				(this.writes.incrementAndGet() % 3 == 0) ? Mono.empty() : this.delegate.upsert(entry);
+			case "ack-without-write" -> dropped(entry) ? Mono.empty() : this.delegate.upsert(entry);
 			case "reversed-lww" -> this.delegate.get(entry.key())
 				.map((existing) -> existing.timestamp() < entry.timestamp())
 				.defaultIfEmpty(false)
 				.flatMap((keepOlder) -> keepOlder ? Mono.<Void>empty() : this.delegate.upsert(entry));
 			default -> this.delegate.upsert(entry);
 		};
+	}
+
+	private static boolean dropped(Entry entry) {
+		return Math.floorMod(31 * Arrays.hashCode(entry.key()) + Long.hashCode(entry.timestamp()), 3) == 0;
 	}
 
 	@Override

@@ -1,6 +1,7 @@
 package io.quorumkv.storage;
 
 import java.util.List;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -91,6 +92,52 @@ public interface Storage extends AutoCloseable {
 	 */
 	default Mono<Void> compact() {
 		return Mono.empty();
+	}
+
+	/**
+	 * Sets the rule this backend purges tombstones by, from now on. A backend drops a
+	 * tombstone only when the policy allows it, and also keeps its own conditions (the
+	 * LSM: its grace period, and no older version of the key left outside the
+	 * compaction). Until a policy is set, the LSM purges by its own grace period alone
+	 * and the others purge nothing. Backends that never purge ignore it.
+	 */
+	default void purgePolicy(PurgePolicy policy) {
+	}
+
+	/**
+	 * Drops now, in batches, the tombstones the {@link #purgePolicy purge policy} allows,
+	 * and completes with the number dropped. A tombstone replaced meanwhile by a newer
+	 * version is not touched (the newer version stays). Backends that purge during their
+	 * compactions (the LSM) complete at once with 0: every compaction applies the policy,
+	 * and {@link #compact()} runs one over everything.
+	 *
+	 * <pre>{@code
+	 * storage.purgePolicy(PurgePolicy.ANY);
+	 * long dropped = storage.purgeTombstones().block();
+	 * }</pre>
+	 */
+	default Mono<Long> purgeTombstones() {
+		return Mono.just(0L);
+	}
+
+	/**
+	 * Removes every kept entry whose key {@code keep} rejects, leaving no tombstone, and
+	 * completes with how many were removed: how a node drops the keys it no longer owns
+	 * once a membership change has moved them to other nodes. It is meant for keys nobody
+	 * writes here any more; an entry written for such a key while this runs may or may
+	 * not be removed, and one written after it completes is kept.
+	 *
+	 * <p>
+	 * Every backend of the project implements it (the contract kit checks it); the
+	 * default is for stores that cannot remove an entry without a tombstone, and fails.
+	 *
+	 * <pre>{@code
+	 * storage.retain((key) -> placement.owns(self, key))
+	 * }</pre>
+	 */
+	default Mono<Long> retain(Predicate<byte[]> keep) {
+		return Mono.error(new UnsupportedOperationException(
+				getClass().getSimpleName() + " cannot remove entries without a tombstone"));
 	}
 
 	/**

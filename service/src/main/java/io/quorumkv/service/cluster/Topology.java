@@ -10,16 +10,20 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The cluster as this node sees it: every node, which one is this node, and the shared
- * secret of the internal API. Validated at start: this node is in the list, no node is
- * listed twice, and every node URL has the same scheme.
+ * The cluster as this node sees it at start: the seed nodes, which one is this node, the
+ * shared secret of the internal API and the replication factor. Validated at start: no
+ * node is listed twice, every node URL has the same scheme, a cluster of more than one
+ * node has a secret (unless the nodes prove themselves with their certificates), and the
+ * replication factor is between 1 and the number of nodes.
  *
- * @param nodes every node, this one included, in configuration order
+ * @param nodes every seed node, in configuration order
  * @param self this node
  * @param secret the internal API's shared secret; null for a single node, or when the
  * nodes prove themselves with their certificates (mutual TLS)
+ * @param replicationFactor how many nodes hold each key: the first ones of its placement
+ * order
  */
-public record Topology(List<Node> nodes, Node self, @Nullable String secret) {
+public record Topology(List<Node> nodes, Node self, @Nullable String secret, int replicationFactor) {
 
 	public Topology {
 		nodes = List.copyOf(nodes);
@@ -30,37 +34,59 @@ public record Topology(List<Node> nodes, Node self, @Nullable String secret) {
 				throw new IllegalArgumentException("quorumkv.cluster.nodes lists " + node + " more than once");
 			}
 		}
-		if (!seen.contains(self.id())) {
-			throw new IllegalArgumentException(
-					"quorumkv.cluster.self (" + self + ") is not in quorumkv.cluster.nodes " + nodes);
-		}
 		if (secret != null && secret.isBlank()) {
 			throw new IllegalArgumentException("quorumkv.cluster.secret is blank");
+		}
+		if (replicationFactor < 1 || replicationFactor > nodes.size()) {
+			throw new IllegalArgumentException("quorumkv.cluster.replication-factor must be between 1 and the "
+					+ nodes.size() + " nodes of the cluster, was " + replicationFactor);
 		}
 	}
 
 	/**
-	 * Builds the topology from configuration.
-	 * @param configuredNodes {@code quorumkv.cluster.nodes}; empty means a single node
-	 * @param configuredSelf {@code quorumkv.cluster.self}; null means
-	 * {@code http://127.0.0.1:<port>}
-	 * @param secret {@code quorumkv.cluster.secret}
-	 * @param port {@code server.port}
+	 * Builds the topology from configuration, plain HTTP, every node a replica of every
+	 * key.
+	 * @see #of(List, URI, String, int, boolean, boolean, Integer)
 	 */
 	public static Topology of(List<URI> configuredNodes, @Nullable URI configuredSelf, @Nullable String secret,
 			int port) {
-		return of(configuredNodes, configuredSelf, secret, port, false, false);
+		return of(configuredNodes, configuredSelf, secret, port, false, false, null);
+	}
+
+	/**
+	 * Builds the topology from configuration, plain HTTP.
+	 * @see #of(List, URI, String, int, boolean, boolean, Integer)
+	 */
+	public static Topology of(List<URI> configuredNodes, @Nullable URI configuredSelf, @Nullable String secret,
+			int port, @Nullable Integer replicationFactor) {
+		return of(configuredNodes, configuredSelf, secret, port, false, false, replicationFactor);
+	}
+
+	/**
+	 * Builds the topology from configuration, every node a replica of every key.
+	 * @see #of(List, URI, String, int, boolean, boolean, Integer)
+	 */
+	public static Topology of(List<URI> configuredNodes, @Nullable URI configuredSelf, @Nullable String secret,
+			int port, boolean tls, boolean certificatesAuthenticate) {
+		return of(configuredNodes, configuredSelf, secret, port, tls, certificatesAuthenticate, null);
 	}
 
 	/**
 	 * Builds the topology from configuration, for plain HTTP or TLS between the nodes.
+	 * @param configuredNodes {@code quorumkv.cluster.nodes}; empty means a single node
+	 * @param configuredSelf {@code quorumkv.cluster.self}; null means
+	 * {@code http(s)://127.0.0.1:<port>}
+	 * @param secret {@code quorumkv.cluster.secret}
+	 * @param port {@code server.port}
 	 * @param tls whether the nodes talk TLS to each other: every node URL is then
 	 * {@code https://}, otherwise {@code http://}
 	 * @param certificatesAuthenticate whether a node proves itself to the others with its
 	 * certificate (mutual TLS); otherwise a cluster of more than one node needs a secret
+	 * @param replicationFactor {@code quorumkv.cluster.replication-factor}; null means
+	 * the number of nodes
 	 */
 	public static Topology of(List<URI> configuredNodes, @Nullable URI configuredSelf, @Nullable String secret,
-			int port, boolean tls, boolean certificatesAuthenticate) {
+			int port, boolean tls, boolean certificatesAuthenticate, @Nullable Integer replicationFactor) {
 		String scheme = tls ? "https" : "http";
 		Node self = (configuredSelf != null) ? new Node(configuredSelf) : Node.of(scheme + "://127.0.0.1:" + port);
 		List<Node> nodes = new ArrayList<>();
@@ -79,7 +105,12 @@ public record Topology(List<Node> nodes, Node self, @Nullable String secret) {
 			throw new IllegalArgumentException("quorumkv.cluster.secret is required for a cluster of " + nodes.size()
 					+ " nodes (or mutual TLS: quorumkv.cluster.tls.mutual)");
 		}
-		return new Topology(nodes, self, secret);
+		return new Topology(nodes, self, secret, (replicationFactor != null) ? replicationFactor : nodes.size());
+	}
+
+	/** Whether this node is one of the seeds (rather than a newcomer to be joined). */
+	public boolean seeded() {
+		return this.nodes.stream().anyMatch(this::isSelf);
 	}
 
 	public int size() {
@@ -98,7 +129,7 @@ public record Topology(List<Node> nodes, Node self, @Nullable String secret) {
 	@Override
 	public String toString() {
 		return "Topology[nodes=" + this.nodes + ", self=" + this.self + ", secret="
-				+ ((this.secret != null) ? "(set)" : "(none)") + "]";
+				+ ((this.secret != null) ? "(set)" : "(none)") + ", replicationFactor=" + this.replicationFactor + "]";
 	}
 
 }

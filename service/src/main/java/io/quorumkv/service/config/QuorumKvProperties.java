@@ -28,10 +28,73 @@ import org.springframework.util.unit.DataSize;
  * @param cluster the nodes of the cluster and this node's place in it
  * @param http limits of the public API
  * @param security who may use the public API and the admin operations
+ * @param repair anti-entropy repair between the replicas of each range
  */
 @ConfigurationProperties("quorumkv")
 public record QuorumKvProperties(@DefaultValue StorageProperties storage, @DefaultValue ClusterProperties cluster,
-		@DefaultValue HttpProperties http, @DefaultValue SecurityProperties security) {
+		@DefaultValue HttpProperties http, @DefaultValue SecurityProperties security,
+		@DefaultValue RepairProperties repair) {
+
+	/**
+	 * Anti-entropy repair (see docs/reliability.md): replicas of each token range compare
+	 * Merkle trees and stream only the entries that differ, on a schedule and on demand.
+	 *
+	 * @param scheduled whether this node repairs its primary keys (those it is the first
+	 * owner of) every interval
+	 * @param interval time between scheduled repairs; keep it well under the tombstone
+	 * grace period
+	 * @param jitter each wait is drawn within this fraction of the interval around it
+	 * @param ranges slices of the token space repaired and recorded separately (the same
+	 * on every node)
+	 * @param leavesPerRange leaves of each range's tree, a power of two: more leaves,
+	 * less compared entry by entry when few entries differ, more memory (24 bytes a node)
+	 * @param descendBelow a differing sub-range with at most this many entries on both
+	 * sides is compared entry by entry rather than descended into
+	 * @param maxDigests entry digests a repair holds at once; more differing entries are
+	 * compared in several passes
+	 * @param batch entries per batch call when pulling and pushing
+	 * @param maxEntriesPerSecond entries a second this node's repair work reads, over
+	 * every scan (its repairs and its peers'); 0 for no limit
+	 * @param callTimeout longest wait for one repair call to a peer (a tree build scans
+	 * its storage)
+	 * @param sessionTimeout a node drops a peer's repair session idle this long
+	 * @param maxServedSessions peers' repair sessions a node serves at once; more are
+	 * refused with 503
+	 */
+	public record RepairProperties(@DefaultValue("true") boolean scheduled, @DefaultValue("24h") Duration interval,
+			@DefaultValue("0.1") double jitter, @DefaultValue("16") int ranges,
+			@DefaultValue("4096") int leavesPerRange, @DefaultValue("32") int descendBelow,
+			@DefaultValue("100000") int maxDigests, @DefaultValue("256") int batch,
+			@DefaultValue("50000") long maxEntriesPerSecond, @DefaultValue("10m") Duration callTimeout,
+			@DefaultValue("10m") Duration sessionTimeout, @DefaultValue("2") int maxServedSessions) {
+
+		public RepairProperties {
+			if (interval.isNegative() || interval.isZero()) {
+				throw new IllegalArgumentException("quorumkv.repair.interval must be positive");
+			}
+			if (jitter < 0 || jitter >= 1) {
+				throw new IllegalArgumentException("quorumkv.repair.jitter must be in [0, 1)");
+			}
+			if (ranges < 1 || ranges > 65_536) {
+				throw new IllegalArgumentException("quorumkv.repair.ranges must be 1..65536");
+			}
+			if (leavesPerRange < 1 || leavesPerRange > 1 << 20 || Integer.bitCount(leavesPerRange) != 1) {
+				throw new IllegalArgumentException("quorumkv.repair.leaves-per-range must be a power of two, 1..2^20");
+			}
+			if (descendBelow < 1 || maxDigests < 1 || batch < 1 || maxServedSessions < 1) {
+				throw new IllegalArgumentException(
+						"quorumkv.repair.descend-below, max-digests, batch and max-served-sessions must be at least 1");
+			}
+			if (maxEntriesPerSecond < 0) {
+				throw new IllegalArgumentException("quorumkv.repair.max-entries-per-second must not be negative");
+			}
+			if (callTimeout.isNegative() || callTimeout.isZero() || sessionTimeout.isNegative()
+					|| sessionTimeout.isZero()) {
+				throw new IllegalArgumentException("quorumkv.repair.call-timeout and session-timeout must be positive");
+			}
+		}
+
+	}
 
 	/**
 	 * Client authentication (docs/security.md). Keys are given by their SHA-256 only,
@@ -109,13 +172,25 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param lsm settings of the {@code lsm} backend
 	 * @param h2 settings of the {@code h2} backend
 	 * @param derby settings of the {@code derby} backend
+	 * @param tombstoneGracePeriod a tombstone is purged only once older than this and
+	 * after a repair of its range that started after it was written (every backend);
+	 * longer than a replica may stay down and than the repair interval
+	 * @param purgeInterval how often the backend is asked to drop the tombstones it may
+	 * (H2 and Derby; the LSM drops them in its compactions)
 	 */
 	public record StorageProperties(@DefaultValue("lsm") Backend backend, @DefaultValue("./data/node") Path path,
-			@DefaultValue LsmProperties lsm, @DefaultValue H2Properties h2, @DefaultValue DerbyProperties derby) {
+			@DefaultValue LsmProperties lsm, @DefaultValue H2Properties h2, @DefaultValue DerbyProperties derby,
+			@DefaultValue("10d") Duration tombstoneGracePeriod, @DefaultValue("1h") Duration purgeInterval) {
 
 		public StorageProperties {
 			Objects.requireNonNull(backend, "quorumkv.storage.backend");
 			Objects.requireNonNull(path, "quorumkv.storage.path");
+			if (tombstoneGracePeriod.isNegative()) {
+				throw new IllegalArgumentException("quorumkv.storage.tombstone-grace-period must not be negative");
+			}
+			if (purgeInterval.isNegative() || purgeInterval.isZero()) {
+				throw new IllegalArgumentException("quorumkv.storage.purge-interval must be positive");
+			}
 		}
 
 	}
@@ -135,7 +210,9 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param levelSizeMultiplier growth of each level's target over the previous one
 	 * @param targetTableSize compaction output tables are cut at about this size
 	 * @param maxLevels levels including level 0
-	 * @param tombstoneGracePeriod a tombstone is purged only once older than this
+	 * @param tombstoneGracePeriod the LSM engine's own floor: a compaction purges no
+	 * tombstone younger than this, whatever the node allows; the node's rule (a grace
+	 * period and a repair) is quorumkv.storage.tombstone-grace-period
 	 * @param maxImmutableMemtables memtables waiting for their flush before writers stall
 	 * @param maxStall longest stall of a write before it fails with a 503
 	 * @param compression how the data blocks of new tables are compressed: {@code none},
@@ -147,7 +224,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("100ms") Duration fsyncInterval, @DefaultValue("4") int level0CompactionTrigger,
 			@DefaultValue("256MB") DataSize levelBaseSize, @DefaultValue("10") int levelSizeMultiplier,
 			@DefaultValue("64MB") DataSize targetTableSize, @DefaultValue("7") int maxLevels,
-			@DefaultValue("10d") Duration tombstoneGracePeriod, @DefaultValue("2") int maxImmutableMemtables,
+			@DefaultValue("0s") Duration tombstoneGracePeriod, @DefaultValue("2") int maxImmutableMemtables,
 			@DefaultValue("10s") Duration maxStall, @DefaultValue("lz4") Compression compression) {
 
 		/** The backend's options for a folder. */
@@ -232,8 +309,9 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	/**
 	 * Cluster settings.
 	 *
-	 * @param nodes base URLs of every node of the cluster, this one included; empty for a
-	 * single node
+	 * @param nodes base URLs of the nodes a cluster starts with (its seeds), this one
+	 * included unless it is a newcomer to be joined; empty for a single node. Read on a
+	 * node's first start only: then the ring in its data folder counts
 	 * @param self this node's base URL as listed in {@code nodes}; defaults to
 	 * {@code http://127.0.0.1:<server.port>}
 	 * @param secret shared secret that nodes present to each other on the internal API;
@@ -254,7 +332,22 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * {@code consistent-hash}
 	 * @param virtualNodes virtual nodes per node for {@code consistent-hash}
 	 * @param batch batching of the replica operations sent to each peer
+	 * @param replicationFactor how many nodes hold each key (the first of its placement
+	 * order), 1 up to the number of nodes; by default every node; the default and the
+	 * largest {@code from} of a request. Like {@code nodes}, it seeds the ring of a
+	 * cluster's first start only
+	 * @param id the cluster's id, which a node of another cluster does not share; by
+	 * default derived from {@code nodes}
+	 * @param membership membership changes: agreement, streaming, clean-up
 	 * @param tls TLS of the calls to the peers
+	 * @param maxClockSkew a timestamp from another node (a replica write, a batch, a
+	 * hint, a read answer, a repair stream) further ahead of this node's wall clock than
+	 * this is refused and never adopted
+	 * @param clockReservation the clock's high-water mark is written to the data folder
+	 * ahead of the stamps by this much, about once per this much progress; a restart
+	 * never stamps below an earlier write
+	 * @param clockOffsetWarning health warns (status WARNING) when a peer's measured
+	 * clock offset exceeds this; less than max-clock-skew
 	 */
 	public record ClusterProperties(@DefaultValue List<URI> nodes, @Nullable URI self, @Nullable String secret,
 			@DefaultValue("1s") Duration replicaTimeout, @DefaultValue("500ms") Duration connectTimeout,
@@ -262,10 +355,16 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("512") int maxConcurrentCallsPerPeer, @DefaultValue BreakerProperties breaker,
 			@DefaultValue HintProperties hints, @DefaultValue("256") int maxConcurrentRepairs,
 			@DefaultValue("rendezvous") PlacementStrategy placement, @DefaultValue("128") int virtualNodes,
-			@DefaultValue BatchProperties batch, @DefaultValue TlsProperties tls) {
+			@DefaultValue BatchProperties batch, @Nullable Integer replicationFactor, @Nullable String id,
+			@DefaultValue MembershipProperties membership, @DefaultValue TlsProperties tls,
+			@DefaultValue("500ms") Duration maxClockSkew, @DefaultValue("1s") Duration clockReservation,
+			@DefaultValue("250ms") Duration clockOffsetWarning) {
 
 		public ClusterProperties {
 			nodes = List.copyOf(nodes);
+			if (replicationFactor != null && replicationFactor < 1) {
+				throw new IllegalArgumentException("quorumkv.cluster.replication-factor must be at least 1");
+			}
 			positive(replicaTimeout, "replica-timeout");
 			positive(connectTimeout, "connect-timeout");
 			atLeastOne(maxConnectionsPerPeer, "max-connections-per-peer");
@@ -273,13 +372,21 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			atLeastOne(maxConcurrentCallsPerPeer, "max-concurrent-calls-per-peer");
 			atLeastOne(maxConcurrentRepairs, "max-concurrent-repairs");
 			atLeastOne(virtualNodes, "virtual-nodes");
+			positive(maxClockSkew, "max-clock-skew");
+			positive(clockReservation, "clock-reservation");
+			positive(clockOffsetWarning, "clock-offset-warning");
+			if (clockOffsetWarning.compareTo(maxClockSkew) >= 0) {
+				throw new IllegalArgumentException(
+						"quorumkv.cluster.clock-offset-warning must be less than quorumkv.cluster.max-clock-skew");
+			}
 		}
 
 		@Override
 		public String toString() {
 			// Never print the secret.
 			return "ClusterProperties[nodes=" + this.nodes + ", self=" + this.self + ", secret="
-					+ ((this.secret != null) ? "(set)" : "(none)") + ", replicaTimeout=" + this.replicaTimeout + "]";
+					+ ((this.secret != null) ? "(set)" : "(none)") + ", replicaTimeout=" + this.replicaTimeout
+					+ ", replicationFactor=" + this.replicationFactor + "]";
 		}
 
 	}
@@ -340,6 +447,49 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			atLeastOne(maxOps, "batch.max-ops");
 			if (maxBytes.toBytes() < 1024 || maxBytes.toBytes() > Integer.MAX_VALUE / 2) {
 				throw new IllegalArgumentException("quorumkv.cluster.batch.max-bytes must be 1KB..1GB");
+			}
+		}
+
+	}
+
+	/**
+	 * Membership changes (docs/membership.md): how nodes agree on a new ring and how keys
+	 * stream to their new owners.
+	 *
+	 * @param callTimeout how long a node waits for a peer's answer to a message of the
+	 * agreement
+	 * @param lease how long a prepared ring change may wait for its coordinator's
+	 * decision before its participants ask the coordinator how it ended (they keep
+	 * refusing other changes until they know)
+	 * @param streamRate bytes per second a node receiving keys takes from all its sources
+	 * together
+	 * @param streamBatch entries of a transfer written to storage together, at most this
+	 * many bytes
+	 * @param checkpointInterval how often a node receiving keys makes them durable and
+	 * records how far each transfer has come (where it resumes after a restart)
+	 * @param pollInterval how often the coordinator of a change checks its transfers
+	 * @param autoCleanup whether a node removes the keys it no longer owns once a change
+	 * has finished (otherwise {@code scripts/qkv cleanup} does)
+	 * @param cleanupDelay how long after a change has finished a node waits before its
+	 * automatic clean-up, so that the last replica writes of the previous ring (those
+	 * still under way when it was replaced) have landed and are removed too
+	 */
+	public record MembershipProperties(@DefaultValue("5s") Duration callTimeout, @DefaultValue("10s") Duration lease,
+			@DefaultValue("64MB") DataSize streamRate, @DefaultValue("1MB") DataSize streamBatch,
+			@DefaultValue("1s") Duration checkpointInterval, @DefaultValue("500ms") Duration pollInterval,
+			@DefaultValue("true") boolean autoCleanup, @DefaultValue("5s") Duration cleanupDelay) {
+
+		public MembershipProperties {
+			positive(callTimeout, "membership.call-timeout");
+			positive(lease, "membership.lease");
+			positive(checkpointInterval, "membership.checkpoint-interval");
+			positive(pollInterval, "membership.poll-interval");
+			positive(cleanupDelay, "membership.cleanup-delay");
+			if (streamRate.toBytes() < 1024) {
+				throw new IllegalArgumentException("quorumkv.cluster.membership.stream-rate must be at least 1KB");
+			}
+			if (streamBatch.toBytes() < 1024 || streamBatch.toBytes() > 64 * 1024 * 1024) {
+				throw new IllegalArgumentException("quorumkv.cluster.membership.stream-batch must be 1KB..64MB");
 			}
 		}
 

@@ -226,7 +226,7 @@ class EntityHandler {
 
 	private Replicas replicas(QueryParameters query) {
 		return ReplicasParameter.parse(query.text("replicas"), query.text("ack"), query.text("from"),
-				this.replication.clusterSize());
+				this.replication.replicationFactor());
 	}
 
 }

@@ -1,6 +1,7 @@
 package io.quorumkv.service.http;
 
 import io.netty.handler.timeout.ReadTimeoutException;
+import io.quorumkv.service.cluster.NotServingException;
 import io.quorumkv.service.replication.QuorumNotReachedException;
 import io.quorumkv.service.replication.ReplicaUnavailableException;
 import io.quorumkv.storage.CorruptedStorageException;
@@ -45,6 +46,7 @@ final class ErrorResponses {
 					(status.getReason() != null) ? status.getReason() : "request refused");
 			case QuorumNotReachedException quorum -> Reply.text(HttpStatus.GATEWAY_TIMEOUT, quorum.getMessage());
 			case ReplicaUnavailableException unavailable -> Reply.retryLater(unavailable.getMessage());
+			case NotServingException notServing -> Reply.retryLater(notServing.getMessage());
 			// The client stopped sending its body (quorumkv.http.read-timeout) or went
 			// away mid-body: its fault, not the node's; the connection is closed either
 			// way.

@@ -24,7 +24,11 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * requests at once, 503 past it).</li>
  * <li>The internal routes pass through {@link InternalAuth}: whatever form of a path
  * matches them (percent-encoded, with matrix parameters), the secret is checked, because
- * the check is a filter of the routes themselves, not of a path prefix.</li>
+ * the check is a filter of the routes themselves, not of a path prefix. Their answers
+ * carry this node's wall clock ({@link ClockHeader}).</li>
+ * <li>The internal data and repair routes then pass through {@link RingGate}: a call from
+ * another cluster or from an older ring is refused, one from a newer ring waits until
+ * this node has caught up.</li>
  * <li>Read and idle timeouts are Reactor Netty's own settings of the server.</li>
  * </ul>
  */
@@ -43,9 +47,10 @@ class HttpConfiguration {
 	}
 
 	@Bean
-	RouterFunction<ServerResponse> publicApi(EntityHandler handler, InFlightLimiter limiter) {
+	RouterFunction<ServerResponse> publicApi(EntityHandler handler, RingHandler ring, InFlightLimiter limiter) {
 		return RouterFunctions.route()
 			.GET(EntityHandler.STATUS_PATH, handler::status)
+			.GET(RingHandler.PUBLIC_PATH, ring::publicRing)
 			.GET(EntityHandler.ENTITY_PATH, handler::get)
 			.PUT(EntityHandler.ENTITY_PATH, handler::put)
 			.DELETE(EntityHandler.ENTITY_PATH, handler::delete)
@@ -53,18 +58,51 @@ class HttpConfiguration {
 			.GET(EntityHandler.OPENAPI_PATH, handler::openApi)
 			.route(path(EntityHandler.ENTITY_PATH).or(path(EntityHandler.ENTITIES_PATH))
 				.or(path(EntityHandler.STATUS_PATH))
+				.or(path(RingHandler.PUBLIC_PATH))
 				.or(path(EntityHandler.OPENAPI_PATH)), handler::methodNotAllowed)
 			.filter(limiter)
 			.build();
 	}
 
 	@Bean
-	RouterFunction<ServerResponse> internalApi(InternalHandler handler, InternalAuth auth) {
+	RouterFunction<ServerResponse> internalApi(InternalHandler handler, TransferHandler transfers, RepairHandler repair,
+			InternalAuth auth, RingGate gate, ClockHeader clock) {
 		return RouterFunctions.route()
 			.GET(InternalApi.ENTRY_PATH, handler::get)
+			.GET(InternalApi.TRANSFER_PATH, transfers::transfer)
 			.PUT(InternalApi.ENTRY_PATH, handler::put)
 			.GET(InternalApi.ENTRIES_PATH, handler::scan)
 			.POST(InternalApi.BATCH_PATH, handler::batch)
+			.POST(InternalApi.REPAIR_TREES_PATH, repair::trees)
+			.POST(InternalApi.REPAIR_NODES_PATH, repair::nodes)
+			.POST(InternalApi.REPAIR_DIGESTS_PATH, repair::digests)
+			.POST(InternalApi.REPAIR_DONE_PATH, repair::done)
+			.DELETE(InternalApi.REPAIR_SESSION_PATH, repair::end)
+			// The first filter added runs first: the clock header (on every answer), the
+			// secret, then the ring.
+			.filter(clock)
+			.filter(auth)
+			.filter(gate)
+			.build();
+	}
+
+	/**
+	 * The ring protocol: how peers catch up and agree on ring changes. Checked for the
+	 * secret like the data routes, not for the caller's epoch: it is how a node behind
+	 * learns the newer ring.
+	 */
+	@Bean
+	RouterFunction<ServerResponse> ringProtocol(RingHandler ring, RingProtocolHandler agreement,
+			TransferHandler transfers, InternalAuth auth, ClockHeader clock) {
+		return RouterFunctions.route()
+			.GET(InternalApi.RING_PATH, ring::internalRing)
+			.GET(InternalApi.TRANSFERS_PATH, transfers::transfers)
+			.GET(InternalApi.RING_IDENTITY_PATH, agreement::identity)
+			.POST(InternalApi.RING_PREPARE_PATH, agreement::prepare)
+			.POST(InternalApi.RING_COMMIT_PATH, agreement::commit)
+			.POST(InternalApi.RING_ABORT_PATH, agreement::abort)
+			.GET(InternalApi.RING_OUTCOME_PATH, agreement::outcome)
+			.filter(clock)
 			.filter(auth)
 			.build();
 	}

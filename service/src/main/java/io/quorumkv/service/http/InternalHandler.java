@@ -4,7 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.quorumkv.service.cluster.HybridLogicalClock;
+import io.quorumkv.service.cluster.ClockGuard;
+import io.quorumkv.service.cluster.ClockSkewException;
 import io.quorumkv.service.replication.BatchCodec;
 import io.quorumkv.service.replication.BatchCodec.MalformedBatchException;
 import io.quorumkv.service.replication.BatchCodec.Operation;
@@ -27,7 +28,9 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 /**
  * The replica side of the internal API ({@link InternalApi}): reads and writes this
  * node's storage with the coordinator's timestamps. The secret is checked before any of
- * this runs ({@link InternalAuth}).
+ * this runs ({@link InternalAuth}). A timestamp too far ahead of this node's clock is
+ * refused ({@link ClockGuard}): a single write with 422 and
+ * {@code X-QuorumKV-Refused: clock-skew}, a batch's write as a failed operation.
  */
 @Component
 class InternalHandler {
@@ -37,7 +40,7 @@ class InternalHandler {
 
 	private final Storage storage;
 
-	private final HybridLogicalClock clock;
+	private final ClockGuard clock;
 
 	private final int maxKeySize;
 
@@ -47,7 +50,7 @@ class InternalHandler {
 
 	private final BodyBudget bodies;
 
-	InternalHandler(Storage storage, HybridLogicalClock clock, BodyBudget bodies, QuorumKvProperties properties) {
+	InternalHandler(Storage storage, ClockGuard clock, BodyBudget bodies, QuorumKvProperties properties) {
 		this.bodies = bodies;
 		this.storage = storage;
 		this.clock = clock;
@@ -87,10 +90,24 @@ class InternalHandler {
 				throw ApiException.badRequest("a tombstone has no " + InternalApi.EXPIRES_AT);
 			}
 			return this.bodies.read(request, this.maxBodySize, (value) -> {
-				this.clock.observe(timestamp);
+				this.clock.accept(timestamp, ClockGuard.Source.WRITE, sender(request));
 				return this.storage.upsert(new Entry(key, tombstone ? null : value, timestamp, expiresAt));
 			}).then(Mono.defer(() -> ServerResponse.status(HttpStatus.CREATED).build()));
-		}).onErrorResume(ErrorResponses::toResponse);
+		}).onErrorResume(ClockSkewException.class, InternalHandler::refused).onErrorResume(ErrorResponses::toResponse);
+	}
+
+	/** 422 with {@code X-QuorumKV-Refused: clock-skew}: the sender's clock is ahead. */
+	private static Mono<ServerResponse> refused(ClockSkewException refusal) {
+		return ServerResponse.unprocessableContent()
+			.header(InternalApi.REFUSED, InternalApi.REFUSED_CLOCK_SKEW)
+			.contentType(MediaType.TEXT_PLAIN)
+			.bodyValue(refusal.getMessage() + "\n");
+	}
+
+	/** The calling node as it names itself, or its address. */
+	static String sender(ServerRequest request) {
+		String from = request.headers().firstHeader(InternalApi.FROM);
+		return (from != null) ? from : request.remoteAddress().map(Object::toString).orElse("an unknown peer");
 	}
 
 	/**
@@ -105,25 +122,39 @@ class InternalHandler {
 		return this.bodies.read(request, this.maxBatchBody, (bytes) -> {
 			List<Operation> operations = BatchCodec.decodeRequest(bytes, this.maxKeySize);
 			AtomicLong answerBytes = new AtomicLong();
-			return write(operations).flatMap((written) -> Flux.fromIterable(operations)
-				.flatMapSequential(
-						(operation) -> (operation.entry() != null) ? Mono.just(written) : read(operation, answerBytes),
-						BATCH_CONCURRENCY)
-				.collectList()
-				.<ServerResponse>map((results) -> Reply.binary(BatchCodec.encodeResponse(results))));
+			Result[] refusals = new Result[operations.size()];
+			return write(operations, refusals, sender(request))
+				.flatMap((written) -> Flux.range(0, operations.size()).flatMapSequential((index) -> {
+					Operation operation = operations.get(index);
+					if (operation.entry() == null) {
+						return read(operation, answerBytes);
+					}
+					return Mono.just((refusals[index] != null) ? refusals[index] : written);
+				}, BATCH_CONCURRENCY)
+					.collectList()
+					.<ServerResponse>map((results) -> Reply.binary(BatchCodec.encodeResponse(results))));
 		})
 			.onErrorMap(MalformedBatchException.class, (ex) -> ApiException.badRequest(ex.getMessage()))
 			.onErrorResume(ErrorResponses::toResponse);
 	}
 
-	/** The result of every write of the batch: they are kept, or fail, together. */
-	private Mono<Result> write(List<Operation> operations) {
+	/**
+	 * The result of every write of the batch: they are kept, or fail, together; but a
+	 * write whose timestamp the clock refuses is left out and its refusal put in
+	 * {@code refusals} at its index.
+	 */
+	private Mono<Result> write(List<Operation> operations, Result[] refusals, String sender) {
 		List<Entry> entries = new ArrayList<>(operations.size());
-		for (Operation operation : operations) {
-			Entry entry = operation.entry();
+		for (int i = 0; i < operations.size(); i++) {
+			Entry entry = operations.get(i).entry();
 			if (entry != null) {
-				this.clock.observe(entry.timestamp());
-				entries.add(entry);
+				if (this.clock.admit(entry.timestamp(), ClockGuard.Source.BATCH, sender)) {
+					entries.add(entry);
+				}
+				else {
+					refusals[i] = Result.failed(ClockSkewException.class.getSimpleName() + ": "
+							+ this.clock.refusal(entry.timestamp()).getMessage());
+				}
 			}
 		}
 		if (entries.isEmpty()) {

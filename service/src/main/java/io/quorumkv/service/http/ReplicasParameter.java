@@ -5,7 +5,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Reads {@code replicas=ACK/FROM} or {@code ack=ACK&from=FROM} from a request; absent
- * means {@link Replicas#quorum(int)}.
+ * means {@link Replicas#quorum(int)} of the replication factor. {@code from} is at most
+ * the replication factor.
  */
 final class ReplicasParameter {
 
@@ -16,12 +17,13 @@ final class ReplicasParameter {
 	 * Reads the parameters of a request; absent means {@link #quorum(int)}.
 	 * @throws ApiException (400) when malformed or out of range
 	 */
-	static Replicas parse(@Nullable String replicas, @Nullable String ack, @Nullable String from, int clusterSize) {
+	static Replicas parse(@Nullable String replicas, @Nullable String ack, @Nullable String from,
+			int replicationFactor) {
 		if (replicas != null && (ack != null || from != null)) {
 			throw ApiException.badRequest("give either replicas=ACK/FROM or ack=ACK&from=FROM, not both");
 		}
 		if (replicas == null && ack == null && from == null) {
-			return Replicas.quorum(clusterSize);
+			return Replicas.quorum(replicationFactor);
 		}
 		int a;
 		int f;
@@ -34,7 +36,7 @@ final class ReplicasParameter {
 			f = number(replicas, slash + 1, replicas.length(), "from");
 		}
 		else {
-			f = (from != null) ? number(from, 0, from.length(), "from") : clusterSize;
+			f = (from != null) ? number(from, 0, from.length(), "from") : replicationFactor;
 			a = (ack != null) ? number(ack, 0, ack.length(), "ack") : Replicas.majority(f);
 		}
 		if (a < 1) {
@@ -43,8 +45,9 @@ final class ReplicasParameter {
 		if (a > f) {
 			throw ApiException.badRequest("ack (" + a + ") must not exceed from (" + f + ")");
 		}
-		if (f > clusterSize) {
-			throw ApiException.badRequest("from (" + f + ") exceeds the cluster size (" + clusterSize + ")");
+		if (f > replicationFactor) {
+			throw ApiException
+				.badRequest("from (" + f + ") exceeds the replication factor (" + replicationFactor + ")");
 		}
 		return new Replicas(a, f);
 	}

@@ -57,6 +57,11 @@ record Reply(HttpStatusCode status, @Nullable MediaType contentType, byte[] body
 				(message + "\n").getBytes(StandardCharsets.UTF_8), true, null);
 	}
 
+	/** A JSON body. */
+	static Reply json(HttpStatusCode status, String json) {
+		return new Reply(status, MediaType.APPLICATION_JSON, json.getBytes(StandardCharsets.UTF_8), false, null);
+	}
+
 	/** A 200 with binary content: a stored value, a batch answer. */
 	static Reply binary(byte[] body) {
 		return new Reply(HttpStatus.OK, MediaType.APPLICATION_OCTET_STREAM, body, false, null);

@@ -15,9 +15,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.CountAtBucket;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
+import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.cluster.NodeState;
 import io.quorumkv.service.cluster.Placement;
-import io.quorumkv.service.cluster.Topology;
+import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.cluster.RingLayout;
+import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.service.replication.HintStore;
 import io.quorumkv.service.replication.PeerClient;
 import org.jspecify.annotations.Nullable;
@@ -31,9 +35,7 @@ final class ClusterView {
 	/** Synthetic keys of the spread sample. */
 	static final int SAMPLE_KEYS = 10_000;
 
-	private final Topology topology;
-
-	private final Placement placement;
+	private final ClusterState cluster;
 
 	private final PeerClient peers;
 
@@ -41,31 +43,44 @@ final class ClusterView {
 
 	private final MeterRegistry meters;
 
-	private volatile @Nullable Map<Integer, Map<String, Double>> spread;
+	private volatile @Nullable Spread spread;
 
-	ClusterView(Topology topology, Placement placement, PeerClient peers, HintStore hints, MeterRegistry meters) {
-		this.topology = topology;
-		this.placement = placement;
+	ClusterView(ClusterState cluster, PeerClient peers, HintStore hints, MeterRegistry meters) {
+		this.cluster = cluster;
 		this.peers = peers;
 		this.hints = hints;
 		this.meters = meters;
 	}
 
-	/** One map per node, this one first, then the peers in configuration order. */
+	/** One map per node, this one first, then the ring's other nodes in ring order. */
 	List<Map<String, @Nullable Object>> nodes() {
-		Map<String, Double> primaries = spread().get(1);
+		Map<String, Double> primaries = spread().getOrDefault(1, Map.of());
 		List<Map<String, @Nullable Object>> rows = new ArrayList<>();
 		rows.add(selfRow(primaries));
-		for (Node peer : this.topology.peers()) {
-			rows.add(peerRow(peer, primaries));
+		for (RingNode peer : ringPeers()) {
+			Map<String, @Nullable Object> row = peerRow(peer.node(), primaries);
+			row.put("ringState", peer.state().label());
+			rows.add(row);
 		}
 		return rows;
 	}
 
+	/** The ring's nodes but this one and the removed ones. */
+	List<RingNode> ringPeers() {
+		String self = this.cluster.self().id();
+		return this.cluster.ring()
+			.map((ring) -> ring.nodes()
+				.stream()
+				.filter((node) -> node.state() != NodeState.REMOVED && !node.id().equals(self))
+				.toList())
+			.orElse(List.of());
+	}
+
 	private Map<String, @Nullable Object> selfRow(Map<String, Double> primaries) {
-		Node self = this.topology.self();
+		Node self = this.cluster.self();
 		Map<String, @Nullable Object> row = new LinkedHashMap<>();
-		row.put("url", self.id());
+		row.put("url", self.base());
+		row.put("id", self.id());
 		row.put("self", true);
 		row.put("state", "self");
 		row.put("reachable", true);
@@ -76,6 +91,11 @@ final class ClusterView {
 		row.put("latency", null);
 		row.put("pendingHints", 0L);
 		row.put("primaryShare", primaries.get(self.id()));
+		row.put("ringState",
+				this.cluster.ring()
+					.flatMap((ring) -> ring.node(self.id()))
+					.map((node) -> node.state().label())
+					.orElse("outside"));
 		return row;
 	}
 
@@ -85,7 +105,8 @@ final class ClusterView {
 		Boolean reachable = reachable(breaker, last);
 		int max = this.peers.maxCalls(peer);
 		Map<String, @Nullable Object> row = new LinkedHashMap<>();
-		row.put("url", peer.id());
+		row.put("url", peer.base());
+		row.put("id", peer.id());
 		row.put("self", false);
 		row.put("state", (reachable == null) ? "unknown" : (reachable ? "up" : "down"));
 		row.put("reachable", reachable);
@@ -188,29 +209,37 @@ final class ClusterView {
 	}
 
 	/**
-	 * For each replica count {@code from} (1, a majority, all), the fraction of the
-	 * sample keys whose replica set includes each node. Computed once: the topology is
-	 * fixed for the node's life.
+	 * For each replica count {@code from} (1, a majority of the replication factor, the
+	 * replication factor), the fraction of the sample keys whose replica set (the new
+	 * owners during a change) includes each node. Computed once per ring.
 	 */
 	Map<Integer, Map<String, Double>> spread() {
-		Map<Integer, Map<String, Double>> result = this.spread;
-		if (result == null) {
-			result = computeSpread();
+		RingLayout layout = this.cluster.layout();
+		if (layout == null) {
+			return Map.of();
+		}
+		Spread result = this.spread;
+		if (result == null || result.epoch() != layout.epoch()) {
+			result = new Spread(layout.epoch(), computeSpread(layout.ring()));
 			this.spread = result;
 		}
-		return result;
+		return result.shares();
 	}
 
-	private Map<Integer, Map<String, Double>> computeSpread() {
-		int size = this.topology.size();
-		Set<Integer> counts = new LinkedHashSet<>(List.of(1, size / 2 + 1, size));
+	private record Spread(long epoch, Map<Integer, Map<String, Double>> shares) {
+	}
+
+	private static Map<Integer, Map<String, Double>> computeSpread(Ring ring) {
+		int factor = ring.replicationFactor();
+		Placement placement = ring.strategy().create(ring.newMembers(), ring.virtualNodes());
+		Set<Integer> counts = new LinkedHashSet<>(List.of(1, factor / 2 + 1, factor));
 		Map<Integer, Map<String, Double>> result = new LinkedHashMap<>();
 		for (int from : counts) {
 			Map<String, Long> hits = new LinkedHashMap<>();
-			this.topology.nodes().forEach((node) -> hits.put(node.id(), 0L));
+			placement.nodes().forEach((node) -> hits.put(node.id(), 0L));
 			for (int i = 0; i < SAMPLE_KEYS; i++) {
 				byte[] key = ("sample-" + i).getBytes(StandardCharsets.UTF_8);
-				for (Node node : this.placement.replicas(key, from)) {
+				for (Node node : placement.replicas(key, from)) {
 					hits.merge(node.id(), 1L, Long::sum);
 				}
 			}

@@ -9,10 +9,14 @@ import io.micrometer.core.instrument.Measurement;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Statistic;
-import io.quorumkv.service.cluster.Placement;
+import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.PlacementStrategy;
-import io.quorumkv.service.cluster.Topology;
-import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.cluster.RingChange;
+import io.quorumkv.service.cluster.RingJson;
+import io.quorumkv.service.cluster.RingNode;
+import io.quorumkv.service.membership.Membership;
+import io.quorumkv.service.repair.RepairService;
 import io.quorumkv.service.replication.HintStore;
 import io.quorumkv.service.replication.PeerClient;
 import io.quorumkv.storage.Storage;
@@ -27,19 +31,33 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.stereotype.Component;
 
 /**
  * {@code /actuator/quorumkv}: this node's view of the cluster (peers, placement, hints,
- * storage) for operators and the {@code scripts/qkv} tool, and two actions on the
- * storage.
+ * storage, repair) for operators and the {@code scripts/qkv} tool, actions on the
+ * storage, repair, and the membership changes: the node's one admin surface.
  *
  * <ul>
  * <li>{@code GET /actuator/quorumkv}: everything, as JSON;</li>
- * <li>{@code GET /actuator/quorumkv/{status|ring|hints|storage}}: one part as an aligned
- * plain-text table;</li>
+ * <li>{@code GET /actuator/quorumkv/{status|ring|hints|storage|membership|repair}}: one
+ * part as an aligned plain-text table ({@code status} includes {@code membership});</li>
  * <li>{@code POST /actuator/quorumkv/flush}, {@code POST /actuator/quorumkv/compact}:
- * flushes or compacts the storage and answers once done.</li>
+ * flushes or compacts the storage (and then drops the tombstones the node allows) and
+ * answers once done;</li>
+ * <li>{@code POST /actuator/quorumkv/repair}: repairs every key this node owns with all
+ * its replicas and answers the report once done ({@code repair-primary}: only the keys
+ * this node is the primary of); 409 while a repair of the node runs or while a membership
+ * change is under way. {@code GET /actuator/quorumkv/repair}: each range's last
+ * successful repair;</li>
+ * <li>{@code POST /actuator/quorumkv/{join|decommission|remove}} with the JSON body
+ * {@code {"url": …[, "epoch": n]}}, {@code POST /actuator/quorumkv/replace} with
+ * {@code {"url": dead, "replacement": new[, "epoch": n]}}: has the change agreed (200),
+ * or says why not (400, 409); this node then coordinates it to its end
+ * (docs/membership.md);</li>
+ * <li>{@code POST /actuator/quorumkv/cleanup}: removes the keys this node no longer
+ * owns.</li>
  * </ul>
  * Like every actuator endpoint but health, metrics and prometheus, it is reachable over
  * HTTP only when listed in {@code management.endpoints.web.exposure.include}.
@@ -52,9 +70,7 @@ public class QuorumKvEndpoint {
 
 	private static final List<String> HINT_METERS = List.of("stored", "delivered", "dropped");
 
-	private final Topology topology;
-
-	private final QuorumKvProperties properties;
+	private final ClusterState state;
 
 	private final Storage storage;
 
@@ -62,65 +78,137 @@ public class QuorumKvEndpoint {
 
 	private final ClusterView cluster;
 
-	public QuorumKvEndpoint(Topology topology, Placement placement, PeerClient peers, HintStore hints, Storage storage,
-			QuorumKvProperties properties, MeterRegistry meters) {
-		this.topology = topology;
-		this.properties = properties;
+	private final Membership membership;
+
+	private final RepairService repair;
+
+	private final RepairView repairView;
+
+	public QuorumKvEndpoint(ClusterState state, PeerClient peers, HintStore hints, Storage storage,
+			Membership membership, RepairService repair, MeterRegistry meters) {
+		this.state = state;
+		this.membership = membership;
+		this.repair = repair;
+		this.repairView = new RepairView(repair, state.self());
 		this.storage = storage;
 		this.meters = meters;
-		this.cluster = new ClusterView(topology, placement, peers, hints, meters);
+		this.cluster = new ClusterView(state, peers, hints, meters);
 	}
 
 	@ReadOperation
 	public Map<String, @Nullable Object> view() {
 		List<Map<String, @Nullable Object>> nodes = this.cluster.nodes();
 		Map<String, @Nullable Object> view = new LinkedHashMap<>();
-		view.put("node", this.topology.self().id());
+		view.put("node", self());
+		view.put("ring", this.state.ring().map((ring) -> RingJson.map(ring)).orElse(null));
 		view.put("placement", this.cluster.ring(strategy()));
 		view.put("nodes", nodes);
 		view.put("hints", hints(nodes));
 		view.put("storage", StorageView.of(this.storage.stats()));
+		view.put("transfers", this.membership.transfers());
+		view.put("repair", this.repairView.json());
 		return view;
 	}
 
 	@ReadOperation(produces = "text/plain")
-	public String table(@Selector String section) {
+	public Mono<String> table(@Selector String section) {
 		return switch (section) {
-			case "status" -> statusTable();
-			case "ring" -> ringTable();
-			case "hints" -> hintsTable();
-			case "storage" -> storageTable();
+			case "status" -> this.membership.status().map((status) -> statusTable() + MembershipView.text(status));
+			case "membership" -> this.membership.status().map(MembershipView::text);
+			case "ring" -> Mono.fromSupplier(this::ringTable);
+			case "hints" -> Mono.fromSupplier(this::hintsTable);
+			case "storage" -> Mono.fromSupplier(this::storageTable);
+			case "repair" -> Mono.fromSupplier(this.repairView::table);
 			default -> throw new InvalidEndpointRequestException("unknown section " + section,
-					"unknown section; one of status, ring, hints, storage");
+					"unknown section; one of status, membership, ring, hints, storage, repair");
 		};
 	}
 
+	/**
+	 * An action: {@code flush} and {@code compact} of the storage, {@code repair} and
+	 * {@code repair-primary}, or a membership change ({@code join}, {@code decommission},
+	 * {@code remove}, {@code replace}) or {@code cleanup}.
+	 * @param url the node a membership change is about (the dead node of a replace)
+	 * @param replacement the new node of a replace
+	 * @param epoch the epoch the operator saw; a change asked against another is refused
+	 */
 	@WriteOperation
-	public Mono<Map<String, Object>> run(@Selector String action) {
-		Mono<Void> work = switch (action) {
-			case "flush" -> this.storage.flush();
-			case "compact" -> this.storage.compact();
+	public Mono<WebEndpointResponse<Map<String, @Nullable Object>>> run(@Selector String action, @Nullable String url,
+			@Nullable String replacement, @Nullable Long epoch) {
+		return switch (action) {
+			case "flush", "compact" -> storageAction(action);
+			case "repair" -> repair(RepairService.Scope.ALL);
+			case "repair-primary" -> repair(RepairService.Scope.PRIMARY);
+			case "join" -> answer(this.membership.join(required(url, "url"), epoch));
+			case "decommission" -> answer(this.membership.decommission(required(url, "url"), epoch));
+			case "remove" -> answer(this.membership.remove(required(url, "url"), epoch));
+			case "replace" ->
+				answer(this.membership.replace(required(url, "url"), required(replacement, "replacement"), epoch));
+			case "cleanup" -> answer(this.membership.cleanup());
 			default -> throw new InvalidEndpointRequestException("unknown action " + action,
-					"unknown action; one of flush, compact");
+					"unknown action; one of flush, compact, repair, repair-primary, join, decommission, remove, replace, cleanup");
 		};
+	}
+
+	private static String required(@Nullable String value, String name) {
+		if (value == null || value.isBlank()) {
+			throw new InvalidEndpointRequestException("missing " + name, "missing " + name);
+		}
+		return value;
+	}
+
+	private static Mono<WebEndpointResponse<Map<String, @Nullable Object>>> answer(Mono<Membership.Answer> answer) {
+		return answer.map((done) -> new WebEndpointResponse<>(done.body(), done.status()));
+	}
+
+	private Mono<WebEndpointResponse<Map<String, @Nullable Object>>> storageAction(String action) {
+		// A compaction is followed by a purge pass: the SQL backends drop the tombstones
+		// the node allows there, the LSM did in its compaction.
+		Mono<Long> work = action.equals("flush") ? this.storage.flush().thenReturn(-1L)
+				: this.storage.compact().then(this.storage.purgeTombstones());
 		return Mono.defer(() -> {
 			long start = System.nanoTime();
 			logger.info("Operator requested a storage " + action);
-			return work.then(Mono.fromSupplier(() -> {
-				Map<String, Object> done = new LinkedHashMap<>();
-				done.put("node", this.topology.self().id());
+			return work.map((purged) -> {
+				Map<String, @Nullable Object> done = new LinkedHashMap<>();
+				done.put("node", self());
 				done.put("action", action);
 				done.put("durationMs", (System.nanoTime() - start) / 1_000_000);
-				return done;
-			}));
+				if (purged >= 0) {
+					done.put("tombstonesPurged", purged);
+				}
+				return new WebEndpointResponse<>(done, 200);
+			});
 		});
 	}
 
+	private Mono<WebEndpointResponse<Map<String, @Nullable Object>>> repair(RepairService.Scope scope) {
+		return this.repair.repair(scope).map((report) -> {
+			Map<String, @Nullable Object> done = new LinkedHashMap<>();
+			done.put("node", self());
+			done.put("action", (scope == RepairService.Scope.ALL) ? "repair" : "repair-primary");
+			done.putAll(RepairView.report(report));
+			return new WebEndpointResponse<>(done, 200);
+		}).onErrorResume(RepairService.RepairRefusedException.class, (refused) -> {
+			Map<String, @Nullable Object> body = new LinkedHashMap<>();
+			body.put("node", self());
+			body.put("error", refused.getMessage());
+			return Mono.just(new WebEndpointResponse<>(body, 409));
+		});
+	}
+
+	private String self() {
+		return this.state.self().base();
+	}
+
 	private String strategy() {
-		PlacementStrategy strategy = this.properties.cluster().placement();
-		String name = strategy.name().toLowerCase(Locale.ROOT).replace('_', '-');
-		return (strategy == PlacementStrategy.CONSISTENT_HASH)
-				? name + " (" + this.properties.cluster().virtualNodes() + " virtual nodes)" : name;
+		Ring ring = this.state.ring().orElse(null);
+		if (ring == null) {
+			return "none (not a member yet)";
+		}
+		String name = RingJson.strategyLabel(ring.strategy());
+		return (ring.strategy() == PlacementStrategy.CONSISTENT_HASH)
+				? name + " (" + ring.virtualNodes() + " virtual nodes)" : name;
 	}
 
 	private Map<String, Object> hints(List<Map<String, @Nullable Object>> nodes) {
@@ -158,30 +246,45 @@ public class QuorumKvEndpoint {
 					(latency != null) ? latency.get("meanMs") : null, node.get("pendingHints"),
 					percent((Double) node.get("primaryShare")));
 		}
-		return "node " + this.topology.self().id() + ": placement " + strategy() + ", backend " + stats.backend()
-				+ ", storage " + (stats.healthy() ? "healthy" : "FAILED: " + stats.failure()) + "\n" + table;
+		return "node " + self() + ": placement " + strategy() + ", backend " + stats.backend() + ", storage "
+				+ (stats.healthy() ? "healthy" : "FAILED: " + stats.failure()) + "\n" + table;
 	}
 
 	private String ringTable() {
 		Map<Integer, Map<String, Double>> spread = this.cluster.spread();
-		String[] header = new String[spread.size() + 1];
+		String[] header = new String[spread.size() + 3];
 		header[0] = "NODE";
-		int column = 1;
+		header[1] = "URL";
+		header[2] = "STATE";
+		int column = 3;
 		for (int from : spread.keySet()) {
 			header[column++] = "FROM=" + from;
 		}
 		TextTable table = new TextTable(header);
-		for (var node : this.topology.nodes()) {
+		Ring ring = this.state.ring().orElse(null);
+		if (ring == null) {
+			return "node " + self() + ": no ring yet; it waits to be joined (scripts/qkv join " + self() + ")\n";
+		}
+		for (RingNode node : ring.nodes()) {
 			Object[] row = new Object[header.length];
 			row[0] = node.id();
-			column = 1;
+			row[1] = node.url();
+			row[2] = node.state().label();
+			column = 3;
 			for (Map<String, Double> shares : spread.values()) {
 				row[column++] = percent(shares.get(node.id()));
 			}
 			table.row(row);
 		}
-		return "node " + this.topology.self().id() + ": placement " + strategy() + "; share of "
-				+ ClusterView.SAMPLE_KEYS + " sample keys whose replica set includes the node\n" + table;
+		RingChange change = ring.change();
+		return "node " + self() + ": cluster " + ring.clusterId() + ", epoch " + ring.epoch() + ", replication factor "
+				+ ring.replicationFactor() + ", placement " + strategy()
+				+ ((change != null)
+						? "; change " + change.id() + ": " + change.kind().label() + " of " + change.nodeId() + ", "
+								+ change.phase().label() + ", coordinated by " + change.coordinator()
+						: "; no change under way")
+				+ "\nshare of " + ClusterView.SAMPLE_KEYS
+				+ " sample keys whose replica set (new owners) includes the node\n" + table;
 	}
 
 	private String hintsTable() {
@@ -191,9 +294,9 @@ public class QuorumKvEndpoint {
 			.filter((node) -> !(Boolean) node.get("self"))
 			.forEach((node) -> table.row(node.get("url"), node.get("state"), node.get("pendingHints")));
 		Map<String, Object> totals = hints(nodes);
-		return "node " + this.topology.self().id() + ": hints pending " + totals.get("pending")
-				+ "; since start stored " + totals.get("stored") + ", delivered " + totals.get("delivered")
-				+ ", dropped " + totals.get("dropped") + "\n" + table;
+		return "node " + self() + ": hints pending " + totals.get("pending") + "; since start stored "
+				+ totals.get("stored") + ", delivered " + totals.get("delivered") + ", dropped " + totals.get("dropped")
+				+ "\n" + table;
 	}
 
 	private String storageTable() {
@@ -220,7 +323,7 @@ public class QuorumKvEndpoint {
 			.stream()
 			.sorted(Map.Entry.comparingByKey())
 			.forEach((e) -> table.row(e.getKey(), e.getValue()));
-		return "node " + this.topology.self().id() + ": backend " + stats.backend() + ", "
+		return "node " + self() + ": backend " + stats.backend() + ", "
 				+ (stats.healthy() ? "healthy" : "FAILED: " + stats.failure()) + "\n" + table;
 	}
 

@@ -1,6 +1,7 @@
 package io.quorumkv.service.ops;
 
-import io.quorumkv.service.cluster.Topology;
+import io.quorumkv.service.cluster.ClusterState;
+import io.quorumkv.service.cluster.RingJson;
 import io.quorumkv.service.config.QuorumKvProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -19,19 +20,21 @@ class StartupReport implements ApplicationListener<ApplicationReadyEvent> {
 
 	private static final Log logger = LogFactory.getLog(StartupReport.class);
 
-	private final Topology topology;
+	private final ClusterState cluster;
 
 	private final QuorumKvProperties properties;
 
-	StartupReport(Topology topology, QuorumKvProperties properties) {
-		this.topology = topology;
+	StartupReport(ClusterState cluster, QuorumKvProperties properties) {
+		this.cluster = cluster;
 		this.properties = properties;
 	}
 
 	@Override
 	public void onApplicationEvent(ApplicationReadyEvent event) {
-		logger.info("QuorumKV node " + this.topology.self() + " ready: cluster of " + this.topology.size() + " "
-				+ this.topology.nodes() + ", placement " + this.properties.cluster().placement().name().toLowerCase()
+		logger.info("QuorumKV node " + this.cluster.self() + " ready: "
+				+ this.cluster.ring()
+					.map((ring) -> ring.describe() + ", placement " + RingJson.strategyLabel(ring.strategy()))
+					.orElse("no ring yet (waiting to be joined)")
 				+ ", backend " + this.properties.storage().backend().name().toLowerCase() + ", data "
 				+ this.properties.storage().path().toAbsolutePath().normalize() + ", event loops "
 				+ LoopResources.DEFAULT_IO_WORKER_COUNT);

@@ -99,6 +99,11 @@ public final class BatchCodec {
 			return this.type == FAILED;
 		}
 
+		/** A get whose entry did not fit the answer: ask for it in a call of its own. */
+		public boolean isRetryAlone() {
+			return this.type == BatchCodec.RETRY_ALONE;
+		}
+
 		/** Bytes this result takes in an answer body (a failure's message aside). */
 		public int encodedSize() {
 			return 1 + ((this.entry != null) ? frameSize(this.entry) : 0);

@@ -2,19 +2,27 @@ package io.quorumkv.service.replication;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
+import com.dynatrace.hash4j.hashing.Hashing;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -22,23 +30,47 @@ import reactor.core.publisher.Mono;
  * Writes that a replica missed, kept durably apart from the data until they are delivered
  * ({@link HintedHandoff}).
  *
- * <p>
- * Hints live in a storage of their own under the key {@code peer id, 0x00, key}, so the
- * store keeps per peer and key only the greatest missed version (by the same
- * {@code EntryOrder} as the data): a replica never needs an older one. The hint's value
- * is a flag byte (1 value, 0 data tombstone, 2 expiring value followed by its {@code i64}
- * expiry) and the value bytes. A hint of an expiring write is delivered even after its
- * expiry: expired, it is the tombstone that shadows the replica's older versions.
- * Delivery writes a storage tombstone at the hint's own timestamp, which beats that hint
- * and no newer one: a hint stored during delivery survives.
+ * <pre>
+ * hint key   := 0x00 | u64 XXH3-64(peer id) | SHA-256(key)            (41 bytes)
+ * hint value := u8 kind (0 expiring value, 1 value, 2 tombstone) | u16 peerIdLength
+ *               | peer id (UTF-8) | u32 keyLength | key
+ *               | [i64 expiresAt, kind 0 only] | value bytes
+ * </pre>
+ *
+ * The key is fixed-size whatever the data key's length, so every key the data store
+ * accepts has a hint on every backend (Derby's keys end at 1,024 bytes; a peer URL plus
+ * such a key did not fit). The peer's id is in the value, so that the store can count
+ * each peer's hints when it opens, also for peers it was not told about (a node that
+ * joined the ring, or left it: its hints then go to the key's current owners). The store
+ * keeps per peer and key only the greatest missed version, by the data's own order: the
+ * hint's timestamp is the entry's, and at equal timestamps the kinds compare as the
+ * data's do (a tombstone, 2, beats a value, 1, or an expiring one, 0; two values by their
+ * bytes, the peer id and key before them being the same). Only two writes of one key
+ * stamped at the same microsecond, one of them expiring, may compare otherwise than in
+ * the data (where the value bytes decide first, then the earlier expiry): the hint kept
+ * may then not be the replicas' winner, and repair settles it. A hint of an expiring
+ * write is delivered even after its expiry: expired, it is the tombstone that shadows the
+ * replica's older versions. Delivery writes a storage tombstone at the hint's timestamp,
+ * which beats that hint and no newer one, so a hint stored during delivery survives; the
+ * store purges those tombstones right away ({@link PurgePolicy#ANY}: hints are never
+ * replicated), so it holds little more than the pending hints. Hints of the earlier
+ * layout ({@code peer id, 0x00, key}) are moved to this one when the store opens.
  */
 public final class HintStore implements AutoCloseable {
 
+	private static final Log logger = LogFactory.getLog(HintStore.class);
+
+	static final byte FORMAT = 0x00;
+
+	private static final byte EXPIRING = 0;
+
 	private static final byte VALUE = 1;
 
-	private static final byte TOMBSTONE = 0;
+	private static final byte TOMBSTONE = 2;
 
-	private static final byte EXPIRING = 2;
+	private static final int PREFIX = 1 + Long.BYTES;
+
+	private static final Duration OPEN_TIMEOUT = Duration.ofMinutes(5);
 
 	private final Storage storage;
 
@@ -50,52 +82,115 @@ public final class HintStore implements AutoCloseable {
 
 	private final Counter dropped;
 
+	private final Counter purged;
+
+	private final MeterRegistry meters;
+
+	/**
+	 * Moves hints of the earlier layout (those of {@code peers}; others are dropped),
+	 * counts the stored hints of every peer (one scan at start) and keeps a gauge for
+	 * each peer that has or gets hints; {@code peers} get a gauge from the start.
+	 */
 	public HintStore(Storage storage, List<Node> peers, long maxPendingPerPeer, MeterRegistry meters) {
 		this.storage = storage;
 		this.maxPendingPerPeer = maxPendingPerPeer;
+		this.meters = meters;
 		this.stored = Counter.builder("quorumkv.hints.stored").description("Hints stored").register(meters);
 		this.dropped = Counter.builder("quorumkv.hints.dropped")
 			.description("Hints not kept or not delivered: over the limit or too old")
 			.register(meters);
-		for (Node peer : peers) {
-			AtomicLong count = new AtomicLong(hints(peer).count().blockOptional(Duration.ofMinutes(5)).orElse(0L));
-			this.pending.put(peer.id(), count);
+		this.purged = Counter.builder("quorumkv.hints.purged")
+			.description("Delivered or dropped hints removed from the hint store for good")
+			.register(meters);
+		storage.purgePolicy(PurgePolicy.ANY);
+		LegacyHints.migrate(storage, peers, this).block(OPEN_TIMEOUT);
+		Map<String, Long> counts = storage.scan(new byte[] { FORMAT }, new byte[] { FORMAT + 1 })
+			.filter((hint) -> !hint.isTombstone())
+			.map(HintStore::peerOf)
+			.collectList()
+			.blockOptional(OPEN_TIMEOUT)
+			.orElse(List.of())
+			.stream()
+			.collect(Collectors.groupingBy((id) -> id, Collectors.counting()));
+		peers.forEach((peer) -> counter(peer.id()));
+		counts.forEach((id, count) -> counter(id).set(count));
+		purge().block(OPEN_TIMEOUT);
+	}
+
+	private AtomicLong counter(String peer) {
+		return this.pending.computeIfAbsent(peer, (id) -> {
+			AtomicLong count = new AtomicLong();
 			Gauge.builder("quorumkv.hints.pending", count, AtomicLong::get)
 				.description("Hints waiting for delivery")
-				.tag("peer", peer.id())
-				.register(meters);
-		}
+				.tag("peer", id)
+				.register(this.meters);
+			return count;
+		});
+	}
+
+	/** The ids of the peers that have hints waiting. */
+	public List<String> peersWithHints() {
+		return this.pending.entrySet().stream().filter((e) -> e.getValue().get() > 0).map(Map.Entry::getKey).toList();
 	}
 
 	/** Keeps a write that {@code peer} missed; drops it when the peer has too many. */
 	public Mono<Void> add(Node peer, Entry entry) {
 		return Mono.defer(() -> {
-			AtomicLong count = this.pending.computeIfAbsent(peer.id(), (id) -> new AtomicLong());
+			AtomicLong count = counter(peer.id());
 			if (count.get() >= this.maxPendingPerPeer) {
 				this.dropped.increment();
 				return Mono.empty();
 			}
-			return this.storage.upsert(Entry.value(hintKey(peer, entry.key()), encode(entry), entry.timestamp()))
-				.doOnSuccess((ignored) -> {
-					count.incrementAndGet();
-					this.stored.increment();
-				});
+			return store(peer.id(), entry).doOnSuccess((ignored) -> {
+				count.incrementAndGet();
+				this.stored.increment();
+			});
 		});
 	}
 
-	/** The hints of a peer in key order, as the entries to deliver. */
+	/** Stores the hint, whatever the limit (moving hints of the earlier layout). */
+	Mono<Void> store(String peer, Entry entry) {
+		return this.storage.upsert(Entry.value(hintKey(peer, entry.key()), encode(peer, entry), entry.timestamp()));
+	}
+
+	/** The hints of a peer, as the entries to deliver (in the order of their hashes). */
 	public Flux<Entry> hints(Node peer) {
-		byte[] prefix = prefix(peer, (byte) 0);
-		return this.storage.scan(prefix, prefix(peer, (byte) 1))
+		return hints(peer.id());
+	}
+
+	/** The hints of the peer with this id, as the entries to deliver. */
+	public Flux<Entry> hints(String peer) {
+		byte[] prefix = prefix(peer);
+		return this.storage.scan(prefix, successor(prefix))
 			.filter((hint) -> !hint.isTombstone())
-			.map((hint) -> decode(Arrays.copyOfRange(hint.key(), prefix.length, hint.key().length), hint));
+			.map(HintStore::decode);
 	}
 
 	/** Marks a hint delivered (or given up); a newer hint of the same key stays. */
 	public Mono<Void> remove(Node peer, Entry entry) {
+		return remove(peer.id(), entry);
+	}
+
+	/** Marks a hint delivered (or given up); a newer hint of the same key stays. */
+	public Mono<Void> remove(String peer, Entry entry) {
 		return this.storage.upsert(Entry.tombstone(hintKey(peer, entry.key()), entry.timestamp()))
-			.doOnSuccess((ignored) -> this.pending.computeIfAbsent(peer.id(), (id) -> new AtomicLong())
-				.updateAndGet((n) -> Math.max(0, n - 1)));
+			.doOnSuccess((ignored) -> counter(peer).updateAndGet((n) -> Math.max(0, n - 1)));
+	}
+
+	/**
+	 * Drops delivered hints for good (their tombstones); the LSM drops them in its
+	 * compactions instead, the SQL backends here.
+	 */
+	public Mono<Long> purge() {
+		return this.storage.purgeTombstones().doOnNext((count) -> this.purged.increment(count));
+	}
+
+	/**
+	 * Entries the hint store holds, delivered ones not purged yet included: what its size
+	 * is made of.
+	 */
+	public Mono<Long> footprint() {
+		return this.storage.scan(new byte[] { 0 }, null).count();
 	}
 
 	void dropped() {
@@ -111,52 +206,118 @@ public final class HintStore implements AutoCloseable {
 	}
 
 	/** Re-counts a peer's hints after a full delivery pass. */
-	void recount(Node peer, long remaining) {
-		this.pending.computeIfAbsent(peer.id(), (id) -> new AtomicLong()).set(remaining);
+	void recount(String peer, long remaining) {
+		counter(peer).set(remaining);
 	}
 
-	private static byte[] prefix(Node peer, byte separator) {
-		byte[] id = peer.id().getBytes(StandardCharsets.UTF_8);
-		byte[] prefix = Arrays.copyOf(id, id.length + 1);
-		prefix[id.length] = separator;
-		return prefix;
+	private static byte[] prefix(String peer) {
+		return ByteBuffer.allocate(PREFIX)
+			.put(FORMAT)
+			.putLong(Hashing.xxh3_64().hashBytesToLong(peer.getBytes(StandardCharsets.UTF_8)))
+			.array();
 	}
 
-	private static byte[] hintKey(Node peer, byte[] key) {
-		byte[] prefix = prefix(peer, (byte) 0);
-		byte[] hintKey = Arrays.copyOf(prefix, prefix.length + key.length);
-		System.arraycopy(key, 0, hintKey, prefix.length, key.length);
-		return hintKey;
+	/** The least key greater than every key starting with {@code prefix}, or null. */
+	private static byte @Nullable [] successor(byte[] prefix) {
+		byte[] next = prefix.clone();
+		for (int i = next.length - 1; i >= 0; i--) {
+			if (next[i] != (byte) 0xFF) {
+				next[i]++;
+				return Arrays.copyOf(next, i + 1);
+			}
+		}
+		return null;
 	}
 
-	private static byte[] encode(Entry entry) {
+	static byte[] hintKey(String peer, byte[] key) {
+		byte[] digest = sha256(key);
+		return ByteBuffer.allocate(PREFIX + digest.length).put(prefix(peer)).put(digest).array();
+	}
+
+	private static byte[] sha256(byte[] key) {
+		try {
+			return MessageDigest.getInstance("SHA-256").digest(key);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("every JVM has SHA-256", ex);
+		}
+	}
+
+	private static byte[] encode(String peer, Entry entry) {
+		byte[] id = peer.getBytes(StandardCharsets.UTF_8);
+		if (id.length > 0xFFFF) {
+			throw new IllegalArgumentException("peer id of " + id.length + " bytes");
+		}
+		byte[] key = entry.key();
 		byte[] value = entry.value();
-		if (value == null) {
-			return new byte[] { TOMBSTONE };
+		boolean expires = entry.expires();
+		byte kind = (value == null) ? TOMBSTONE : expires ? EXPIRING : VALUE;
+		ByteBuffer out = ByteBuffer.allocate(
+				1 + 2 + id.length + 4 + key.length + (expires ? Long.BYTES : 0) + ((value != null) ? value.length : 0));
+		out.put(kind).putShort((short) id.length).put(id).putInt(key.length).put(key);
+		if (expires) {
+			out.putLong(entry.expiresAt());
 		}
-		if (entry.expires()) {
-			return ByteBuffer.allocate(1 + Long.BYTES + value.length)
-				.put(EXPIRING)
-				.putLong(entry.expiresAt())
-				.put(value)
-				.array();
+		if (value != null) {
+			out.put(value);
 		}
-		byte[] encoded = new byte[value.length + 1];
-		encoded[0] = VALUE;
-		System.arraycopy(value, 0, encoded, 1, value.length);
-		return encoded;
+		return out.array();
 	}
 
-	private static Entry decode(byte[] key, Entry hint) {
+	/** The stored hint's value past its kind and peer id, or an error if damaged. */
+	private static ByteBuffer open(Entry hint) {
 		byte[] stored = hint.value();
-		if (stored == null || stored.length == 0 || stored[0] == TOMBSTONE) {
+		ByteBuffer in = ByteBuffer.wrap((stored != null) ? stored : new byte[0]);
+		if (in.remaining() < 3) {
+			throw new IllegalStateException("hint of " + in.remaining() + " bytes is damaged");
+		}
+		byte kind = in.get();
+		int idLength = Short.toUnsignedInt(in.getShort());
+		if ((kind != VALUE && kind != TOMBSTONE && kind != EXPIRING) || idLength > in.remaining()) {
+			throw new IllegalStateException(
+					"hint with kind " + kind + " and peer id length " + idLength + " is damaged");
+		}
+		return in;
+	}
+
+	private static String peerOf(Entry hint) {
+		ByteBuffer in = open(hint);
+		byte[] id = new byte[Short.toUnsignedInt(in.getShort(1))];
+		in.get(id);
+		return new String(id, StandardCharsets.UTF_8);
+	}
+
+	private static Entry decode(Entry hint) {
+		ByteBuffer in = open(hint);
+		byte kind = in.get(0);
+		in.position(in.position() + Short.toUnsignedInt(in.getShort(1)));
+		if (in.remaining() < 4) {
+			throw new IllegalStateException("hint without its key length is damaged");
+		}
+		int keyLength = in.getInt();
+		if (keyLength < 1 || keyLength > in.remaining()) {
+			throw new IllegalStateException("hint with key length " + keyLength + " is damaged");
+		}
+		byte[] key = new byte[keyLength];
+		in.get(key);
+		if (kind == TOMBSTONE) {
 			return Entry.tombstone(key, hint.timestamp());
 		}
-		if (stored[0] == EXPIRING && stored.length >= 1 + Long.BYTES) {
-			return Entry.expiring(key, Arrays.copyOfRange(stored, 1 + Long.BYTES, stored.length), hint.timestamp(),
-					ByteBuffer.wrap(stored, 1, Long.BYTES).getLong());
+		long expiresAt = Entry.NO_EXPIRY;
+		if (kind == EXPIRING) {
+			if (in.remaining() < Long.BYTES) {
+				throw new IllegalStateException("expiring hint without its expiry is damaged");
+			}
+			expiresAt = in.getLong();
 		}
-		return Entry.value(key, Arrays.copyOfRange(stored, 1, stored.length), hint.timestamp());
+		byte[] value = new byte[in.remaining()];
+		in.get(value);
+		return (kind == EXPIRING) ? Entry.expiring(key, value, hint.timestamp(), expiresAt)
+				: Entry.value(key, value, hint.timestamp());
+	}
+
+	static Log logger() {
+		return logger;
 	}
 
 	@Override

@@ -20,7 +20,15 @@ import io.quorumkv.storage.Entry;
  * frames}, tombstones included, in key order.</li>
  * <li>{@code POST /internal/v0/batch}, body = operations ({@link BatchCodec}): 200 with
  * one result per operation, in order.</li>
+ * <li>{@code POST /internal/v0/repair/trees|nodes|digests|done} and
+ * {@code DELETE /internal/v0/repair/session?id=S}: anti-entropy repair, binary bodies of
+ * {@code io.quorumkv.service.repair.RepairCodec}.</li>
  * </ul>
+ * Every call names its sender in {@link #FROM}; every answer carries the answering node's
+ * wall clock in {@link #CLOCK} (microseconds since the epoch), from which callers measure
+ * its clock offset. A write whose timestamp is too far ahead of the replica's clock is
+ * answered 422 with {@link #REFUSED} {@code clock-skew} (in a batch: that operation
+ * fails).
  */
 public final class InternalApi {
 
@@ -29,6 +37,44 @@ public final class InternalApi {
 	public static final String ENTRIES_PATH = "/internal/v0/entries";
 
 	public static final String BATCH_PATH = "/internal/v0/batch";
+
+	/** Anti-entropy repair: trees, their nodes, digests, a session's end, its outcome. */
+	public static final String REPAIR_TREES_PATH = "/internal/v0/repair/trees";
+
+	public static final String REPAIR_NODES_PATH = "/internal/v0/repair/nodes";
+
+	public static final String REPAIR_DIGESTS_PATH = "/internal/v0/repair/digests";
+
+	public static final String REPAIR_SESSION_PATH = "/internal/v0/repair/session";
+
+	public static final String REPAIR_DONE_PATH = "/internal/v0/repair/done";
+
+	/** {@code GET}: the ring this node serves under, as JSON ({@code RingJson}). */
+	public static final String RING_PATH = "/internal/v0/ring";
+
+	/** {@code POST}, body = a proposal: 200 prepared, 409 refused with the reason. */
+	public static final String RING_PREPARE_PATH = "/internal/v0/ring/prepare";
+
+	/** {@code POST}, body = {@code {"id":…,"ring":…}}: 200 once adopted. */
+	public static final String RING_COMMIT_PATH = "/internal/v0/ring/commit";
+
+	/** {@code POST}, body = {@code {"id":…}}: 200. */
+	public static final String RING_ABORT_PATH = "/internal/v0/ring/abort";
+
+	/** {@code GET ?id=}: 200 {@code {"outcome":"committed|aborted|pending|unknown"}}. */
+	public static final String RING_OUTCOME_PATH = "/internal/v0/ring/outcome";
+
+	/**
+	 * {@code GET ?change=ID&start=K}: the entries this node owes the caller in the change
+	 * under way, as a stream of frames ({@code TransferCodec}).
+	 */
+	public static final String TRANSFER_PATH = "/internal/v0/transfer";
+
+	/** {@code GET}: this node's transfers in the change under way, as JSON. */
+	public static final String TRANSFERS_PATH = "/internal/v0/transfers";
+
+	/** {@code GET}: 200 {@code {"id":…,"url":…,"clusterId":…|null,"epoch":n}}. */
+	public static final String RING_IDENTITY_PATH = "/internal/v0/ring/identity";
 
 	public static final String SECRET = "X-QuorumKV-Secret";
 
@@ -44,6 +90,20 @@ public final class InternalApi {
 	 * header: see docs/api.md on upgrading before using a time to live.
 	 */
 	public static final String EXPIRES_AT = "X-QuorumKV-Expires-At";
+
+	public static final String FROM = "X-QuorumKV-From";
+
+	public static final String CLOCK = "X-QuorumKV-Clock";
+
+	public static final String REFUSED = "X-QuorumKV-Refused";
+
+	public static final String REFUSED_CLOCK_SKEW = "clock-skew";
+
+	/**
+	 * The ring of the sender of a call or of an answer:
+	 * {@code <epoch> <cluster id> <node id> <node URL>} ({@code RingStamp}).
+	 */
+	public static final String RING = "X-QuorumKV-Ring";
 
 	private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 

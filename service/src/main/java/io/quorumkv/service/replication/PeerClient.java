@@ -1,6 +1,7 @@
 package io.quorumkv.service.replication;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -9,8 +10,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
@@ -31,7 +35,11 @@ import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.netty.channel.ChannelOption;
+import io.quorumkv.service.cluster.ClockSkewException;
+import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.cluster.PeerClocks;
+import io.quorumkv.service.cluster.RingStamp;
 import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
@@ -49,6 +57,7 @@ import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ReactiveHttpOutputMessage;
@@ -56,7 +65,10 @@ import org.springframework.http.client.reactive.ClientHttpRequest;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.web.reactive.function.BodyExtractors;
 import org.springframework.web.reactive.function.BodyInserter;
+import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.ExchangeFunction;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
@@ -66,7 +78,11 @@ import org.springframework.web.reactive.function.client.WebClient;
  * keep-alive pools per peer, with pool metrics, on the server's own event loops. Per peer
  * a circuit breaker (a dead peer fails fast), a bulkhead (bounded calls in flight) and a
  * time limiter guard each call; all are exported as metrics, with a timer per peer,
- * operation and outcome.
+ * operation and outcome. Every call names this node ({@code X-QuorumKV-From}), and every
+ * answer's {@code X-QuorumKV-Clock} is a sample of the peer's clock offset
+ * ({@link PeerClocks}). A peer's refusal of a timestamp too far ahead of its clock fails
+ * the call with a {@link ClockSkewException}, which does not count against its breaker:
+ * the peer is well.
  */
 public final class PeerClient implements AutoCloseable {
 
@@ -98,6 +114,15 @@ public final class PeerClient implements AutoCloseable {
 	/** Each peer's batch URI, built once rather than parsed per call. */
 	private final Map<String, URI> batchUris = new ConcurrentHashMap<>();
 
+	/** This node's ring stamp ({@link RingStamp}), sent with every call; null: none. */
+	private volatile Supplier<@Nullable String> stamp = () -> null;
+
+	/** Told when a peer answers from a newer epoch than this node's. */
+	private volatile BiConsumer<Node, RingStamp> newerRing = (peer, ring) -> {
+	};
+
+	private volatile LongSupplier epoch = () -> 0;
+
 	/**
 	 * @param peers the peers known at start: each gets the per-peer pool limits
 	 * @param loops the event loops to run on: the server's own, so that a call to a peer
@@ -105,8 +130,9 @@ public final class PeerClient implements AutoCloseable {
 	 * @param deadlines the timers of the calls' time limiters, armed on the calling loop
 	 * @param tls TLS of the calls, or null for plain HTTP
 	 */
-	PeerClient(ClusterProperties cluster, List<Node> peers, @Nullable String secret, int maxFrameSize,
-			LoopResources loops, EventLoopTimers deadlines, MeterRegistry meters, @Nullable PeerTls tls) {
+	PeerClient(ClusterProperties cluster, Node self, List<Node> peers, @Nullable String secret, int maxFrameSize,
+			LoopResources loops, EventLoopTimers deadlines, Clocks clocks, MeterRegistry meters,
+			@Nullable PeerTls tls) {
 		this.maxFrameSize = maxFrameSize;
 		this.replicaTimeout = cluster.replicaTimeout();
 		this.meters = meters;
@@ -121,7 +147,9 @@ public final class PeerClient implements AutoCloseable {
 		}
 		WebClient.Builder builder = WebClient.builder()
 			.clientConnector(new ReactorClientHttpConnector(http))
-			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(maxFrameSize));
+			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(maxFrameSize))
+			.defaultHeader(InternalApi.FROM, self.id())
+			.filter(clockSampler(clocks));
 		if (secret != null) {
 			// Without a secret (mutual TLS), the node's certificate is its proof.
 			builder.defaultHeader(InternalApi.SECRET, secret);
@@ -132,6 +160,10 @@ public final class PeerClient implements AutoCloseable {
 			.minimumNumberOfCalls(cluster.breaker().minimumCalls())
 			.failureRateThreshold(cluster.breaker().failureRateThreshold())
 			.waitDurationInOpenState(cluster.breaker().waitInOpen())
+			// A refusal for an older ring or of a timestamp too far ahead says the peer
+			// is
+			// up; it is no reason to open (one call, as each replaces the list).
+			.ignoreExceptions(StaleRingException.class, ClockSkewException.class)
 			.permittedNumberOfCallsInHalfOpenState(cluster.breaker().halfOpenCalls())
 			.automaticTransitionFromOpenToHalfOpenEnabled(true)
 			.build());
@@ -146,6 +178,34 @@ public final class PeerClient implements AutoCloseable {
 		TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(this.breakers).bindTo(meters);
 		TaggedBulkheadMetrics.ofBulkheadRegistry(this.bulkheads).bindTo(meters);
 		TaggedTimeLimiterMetrics.ofTimeLimiterRegistry(this.limiters).bindTo(meters);
+	}
+
+	/** The clock of the calls' round trips, and where the peers' offsets are kept. */
+	record Clocks(HybridLogicalClock clock, PeerClocks offsets) {
+	}
+
+	/**
+	 * Samples the peer's clock offset from each answer: sent and received on this node's
+	 * wall clock, the peer's wall clock from {@link InternalApi#CLOCK}.
+	 */
+	private static ExchangeFilterFunction clockSampler(Clocks clocks) {
+		return (ClientRequest request, ExchangeFunction next) -> Mono.defer(() -> {
+			long sent = clocks.clock().wallMicros();
+			return next.exchange(request).doOnNext((response) -> {
+				String peerClock = response.headers().asHttpHeaders().getFirst(InternalApi.CLOCK);
+				if (peerClock != null) {
+					try {
+						URI url = request.url();
+						clocks.offsets()
+							.sample(url.getScheme() + "://" + url.getHost() + ":" + url.getPort(), sent,
+									clocks.clock().wallMicros(), Long.parseLong(peerClock));
+					}
+					catch (NumberFormatException ex) {
+						// not a sample
+					}
+				}
+			});
+		});
 	}
 
 	/**
@@ -175,6 +235,39 @@ public final class PeerClient implements AutoCloseable {
 	}
 
 	/**
+	 * Stamps every call with this node's ring and reports answers from a newer one
+	 * ({@code X-QuorumKV-Ring}, {@link RingStamp}).
+	 * @param stamp this node's stamp, null while it has no ring
+	 * @param epoch this node's epoch
+	 * @param newerRing called with the peer and its stamp when it answers from a newer
+	 * epoch
+	 */
+	public void useRing(Supplier<@Nullable String> stamp, LongSupplier epoch, BiConsumer<Node, RingStamp> newerRing) {
+		this.stamp = stamp;
+		this.epoch = epoch;
+		this.newerRing = newerRing;
+	}
+
+	private <S extends WebClient.RequestHeadersSpec<?>> S stamped(S spec) {
+		String value = this.stamp.get();
+		if (value != null) {
+			spec.header(InternalApi.RING, value);
+		}
+		return spec;
+	}
+
+	/** Reports an answer from a newer ring; cheap when the epochs are equal. */
+	private void observe(Node peer, ClientResponse response) {
+		String header = response.headers().asHttpHeaders().getFirst(InternalApi.RING);
+		if (header != null && RingStamp.epochOf(header) > this.epoch.getAsLong()) {
+			RingStamp ring = RingStamp.parse(header);
+			if (ring != null) {
+				this.newerRing.accept(peer, ring);
+			}
+		}
+	}
+
+	/**
 	 * A half-open breaker closes at its first successful call: that call has just shown
 	 * the peer answers. Otherwise it would judge the peer by all of its trial calls, and
 	 * those started while the peer was still coming back (refused, timed out) would open
@@ -196,18 +289,20 @@ public final class PeerClient implements AutoCloseable {
 
 	/** The peer's kept entry of {@code key}; empty optional when it never saw the key. */
 	public Mono<Optional<Entry>> get(Node peer, byte[] key) {
-		Mono<Optional<Entry>> call = closedOnCancel((connection) -> this.client.get()
-			.uri(URI.create(peer.id() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key)))
-			.httpRequest(connection)
-			.exchangeToMono((response) -> readEntry(key, response)));
+		Mono<Optional<Entry>> call = closedOnCancel((connection) -> stamped(this.client.get()
+			.uri(URI.create(peer.base() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key)))
+			.httpRequest(connection)).exchangeToMono((response) -> {
+				observe(peer, response);
+				return readEntry(key, response);
+			}));
 		return guarded(peer, "get", call);
 	}
 
 	/** Sends an entry to the peer, which keeps the greater of it and its own. */
 	public Mono<Void> upsert(Node peer, Entry entry) {
 		byte[] value = entry.value();
-		Mono<Void> call = closedOnCancel((connection) -> this.client.put()
-			.uri(URI.create(peer.id() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(entry.key())))
+		Mono<Void> call = closedOnCancel((connection) -> stamped(this.client.put()
+			.uri(URI.create(peer.base() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(entry.key())))
 			.httpRequest(connection)
 			.header(InternalApi.TIMESTAMP, Long.toString(entry.timestamp()))
 			.header(InternalApi.TOMBSTONE, Boolean.toString(value == null))
@@ -216,9 +311,11 @@ public final class PeerClient implements AutoCloseable {
 					headers.set(InternalApi.EXPIRES_AT, Long.toString(entry.expiresAt()));
 				}
 			})
-			.contentType(MediaType.APPLICATION_OCTET_STREAM)
-			.body(bytes((value != null) ? value : NO_BYTES))
-			.exchangeToMono((response) -> expect(response, HttpStatus.CREATED)));
+			.contentType(MediaType.APPLICATION_OCTET_STREAM)).body(bytes((value != null) ? value : NO_BYTES))
+			.exchangeToMono((response) -> {
+				observe(peer, response);
+				return expect(response, HttpStatus.CREATED);
+			}));
 		return guarded(peer, "upsert", call);
 	}
 
@@ -228,14 +325,15 @@ public final class PeerClient implements AutoCloseable {
 	 * instead of being held.
 	 */
 	public Mono<byte[]> batch(Node peer, byte[] body) {
-		URI uri = this.batchUris.computeIfAbsent(peer.id(), (id) -> URI.create(id + InternalApi.BATCH_PATH));
-		Mono<byte[]> call = closedOnCancel((connection) -> this.client.post()
-			.uri(uri)
-			.httpRequest(connection)
-			.contentType(MediaType.APPLICATION_OCTET_STREAM)
+		URI uri = this.batchUris.computeIfAbsent(peer.base(), (base) -> URI.create(base + InternalApi.BATCH_PATH));
+		Mono<byte[]> call = closedOnCancel((connection) -> stamped(
+				this.client.post().uri(uri).httpRequest(connection).contentType(MediaType.APPLICATION_OCTET_STREAM))
 			.body(bytes(body))
-			.exchangeToMono((response) -> (response.statusCode().value() == HttpStatus.OK.value())
-					? joined(response, this.maxFrameSize) : failure(response)));
+			.exchangeToMono((response) -> {
+				observe(peer, response);
+				return (response.statusCode().value() == HttpStatus.OK.value()) ? joined(response, this.maxFrameSize)
+						: failure(response);
+			}));
 		return guarded(peer, "batch", call);
 	}
 
@@ -249,19 +347,113 @@ public final class PeerClient implements AutoCloseable {
 				+ ((toExclusive != null) ? "&end=" + InternalApi.encodeKey(toExclusive) : "");
 		return Flux.defer(() -> {
 			FrameDecoder decoder = new FrameDecoder(this.maxFrameSize);
-			return this.client.get()
-				.uri(URI.create(peer.id() + InternalApi.ENTRIES_PATH + query))
-				.httpRequest(
-						(request) -> request.<HttpClientRequest>getNativeRequest().responseTimeout(this.replicaTimeout))
-				.exchangeToFlux(
-						(response) -> response.statusCode().is2xxSuccessful() ? response.bodyToFlux(byte[].class)
-							.concatMapIterable(decoder::decode)
-							.concatWith(Mono.fromRunnable(() -> {
-								if (!decoder.isComplete()) {
-									throw new PeerException("replica scan of " + peer + " ended inside a frame");
-								}
-							})) : response.createError().flux().cast(Entry.class));
+			return stream(peer, InternalApi.ENTRIES_PATH + query, this.replicaTimeout)
+				.concatMapIterable(decoder::decode)
+				.concatWith(Mono.fromRunnable(() -> {
+					if (!decoder.isComplete()) {
+						throw new PeerException("replica scan of " + peer + " ended inside a frame");
+					}
+				}));
 		});
+	}
+
+	/**
+	 * A repair call ({@code POST} of {@code body} to {@code path}) and its whole answer,
+	 * at most {@code maxAnswer} bytes. Not under the replica timeout (a tree build scans
+	 * the peer's storage) but under {@code timeout}; refused at once while the peer's
+	 * breaker is open.
+	 */
+	public Mono<byte[]> repair(Node peer, String path, byte[] body, Duration timeout, int maxAnswer) {
+		return Mono.defer(() -> (breakerState(peer) == CircuitBreaker.State.OPEN)
+				? Mono.error(new PeerException("circuit breaker of " + peer + " is open"))
+				: stamped(this.client.post()
+					.uri(URI.create(peer.base() + path))
+					.httpRequest((request) -> request.<HttpClientRequest>getNativeRequest().responseTimeout(timeout))
+					.contentType(MediaType.APPLICATION_OCTET_STREAM)).body(bytes(body)).exchangeToMono((response) -> {
+						observe(peer, response);
+						return response.statusCode().is2xxSuccessful() ? joined(response, maxAnswer)
+								: failure(response);
+					}))
+			.timeout(timeout);
+	}
+
+	/**
+	 * A repair call whose answer is a stream, emitted in the chunks it arrives in, with
+	 * backpressure; a peer that stops sending for {@code timeout} fails it.
+	 */
+	public Flux<byte[]> repairStream(Node peer, String path, byte[] body, Duration timeout) {
+		return Flux.defer(() -> (breakerState(peer) == CircuitBreaker.State.OPEN)
+				? Flux.error(new PeerException("circuit breaker of " + peer + " is open"))
+				: stamped(this.client.post()
+					.uri(URI.create(peer.base() + path))
+					.httpRequest((request) -> request.<HttpClientRequest>getNativeRequest().responseTimeout(timeout))
+					.contentType(MediaType.APPLICATION_OCTET_STREAM)).body(bytes(body)).exchangeToFlux((response) -> {
+						observe(peer, response);
+						return response.statusCode().is2xxSuccessful() ? response.bodyToFlux(byte[].class)
+								: failure(response).flux().cast(byte[].class);
+					}));
+	}
+
+	/** A repair call that ends something ({@code DELETE}); its answer body is dropped. */
+	public Mono<Void> repairDelete(Node peer, String pathAndQuery, Duration timeout) {
+		return Mono.defer(() -> stamped(this.client.delete().uri(URI.create(peer.base() + pathAndQuery)))
+			.exchangeToMono((response) -> {
+				observe(peer, response);
+				return response.statusCode().is2xxSuccessful() ? response.releaseBody() : failure(response);
+			})).timeout(timeout);
+	}
+
+	/**
+	 * A streamed answer of the peer, as its body's chunks, with backpressure down to the
+	 * socket; fails when the peer sends nothing for {@code idle}. Not guarded by the
+	 * breaker: a stream is long.
+	 */
+	public Flux<byte[]> stream(Node peer, String pathAndQuery, Duration idle) {
+		return Flux.defer(() -> stamped(this.client.get()
+			.uri(URI.create(peer.base() + pathAndQuery))
+			.httpRequest((request) -> request.<HttpClientRequest>getNativeRequest().responseTimeout(idle)))
+			.exchangeToFlux((response) -> {
+				observe(peer, response);
+				return response.statusCode().is2xxSuccessful() ? response.bodyToFlux(byte[].class)
+						: failure(response).flux().cast(byte[].class);
+			}));
+	}
+
+	/**
+	 * A call of the ring protocol ({@code /internal/v0/ring...}): the answer's status and
+	 * text whatever the status, so that a refusal can be read; a transport failure or
+	 * silence for {@code timeout} fails it. Not guarded by the breaker: an agreement must
+	 * reach a peer the data path has given up on for a while.
+	 */
+	public Mono<RingReply> ringCall(Node peer, HttpMethod method, String pathAndQuery, @Nullable String json,
+			Duration timeout) {
+		return Mono.defer(() -> {
+			WebClient.RequestBodySpec spec = stamped(
+					this.client.method(method).uri(URI.create(peer.base() + pathAndQuery)));
+			WebClient.RequestHeadersSpec<?> request = (json != null)
+					? spec.contentType(MediaType.APPLICATION_JSON).body(bytes(json.getBytes(StandardCharsets.UTF_8)))
+					: spec;
+			return request.exchangeToMono((response) -> {
+				observe(peer, response);
+				return response.bodyToMono(String.class)
+					.defaultIfEmpty("")
+					.map((body) -> new RingReply(response.statusCode().value(), body));
+			});
+		}).timeout(timeout, this.deadlines);
+	}
+
+	/**
+	 * An answer of the ring protocol.
+	 *
+	 * @param status the HTTP status
+	 * @param body the answer's text (JSON on success, a reason on refusal)
+	 */
+	public record RingReply(int status, String body) {
+
+		public boolean ok() {
+			return this.status / 100 == 2;
+		}
+
 	}
 
 	/** The peer's circuit breaker. */
@@ -421,10 +613,15 @@ public final class PeerClient implements AutoCloseable {
 	}
 
 	private static <T> Mono<T> failure(ClientResponse response) {
-		return response.bodyToMono(String.class)
-			.defaultIfEmpty("")
-			.flatMap((body) -> Mono
-				.error(new PeerException("replica answered " + response.statusCode().value() + ": " + body.strip())));
+		int status = response.statusCode().value();
+		HttpHeaders headers = response.headers().asHttpHeaders();
+		boolean stale = status == HttpStatus.CONFLICT.value() && headers.getFirst(InternalApi.RING) != null;
+		boolean skew = InternalApi.REFUSED_CLOCK_SKEW.equals(headers.getFirst(InternalApi.REFUSED));
+		return response.bodyToMono(String.class).defaultIfEmpty("").flatMap((body) -> {
+			String message = "replica answered " + status + ": " + body.strip();
+			return Mono.error(stale ? new StaleRingException(message)
+					: skew ? new ClockSkewException(message, 0) : new PeerException(message));
+		});
 	}
 
 	/** Closes the pooled connections; a second call finds none left. */

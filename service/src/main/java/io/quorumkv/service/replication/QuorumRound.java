@@ -1,25 +1,36 @@
 package io.quorumkv.service.replication;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 
+import io.quorumkv.service.cluster.RingLayout.Targets;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The replies of one fanned-out request, and the three moments that matter: quorum
- * reached ({@code ack} successes, decided at once), quorum lost (more than
- * {@code from - ack} failures, decided at once), and every replica answered or failed
- * (for repair and hints). Each moment fires once, outside the lock.
+ * reached, quorum lost (both decided at once), and every replica answered or failed (for
+ * repair and hints). Each moment fires once, outside the lock.
+ *
+ * <p>
+ * The targets form two groups of {@code from} nodes each: the key's old owners and its
+ * new owners ({@link Targets}; outside a membership change both are the same nodes).
+ * Quorum is {@code ack} successes in each group; it is lost once either group has more
+ * than {@code from - ack} failures. So while a key moves, a write is confirmed by
+ * {@code ack} of its old owners and by {@code ack} of its new owners, and a read at
+ * either side sees it when {@code R + W > from}.
  */
 final class QuorumRound {
 
 	private final int ack;
 
 	private final int from;
+
+	private final byte[] flags;
 
 	private final Consumer<QuorumRound> onQuorum;
 
@@ -31,26 +42,50 @@ final class QuorumRound {
 
 	private final boolean[] failed;
 
-	private int successes;
+	private int oldSuccesses;
 
-	private int failures;
+	private int newSuccesses;
+
+	private int oldFailures;
+
+	private int newFailures;
+
+	private int replied;
 
 	private boolean decided;
 
 	private @Nullable String firstFailure;
 
+	/** A round over {@code from} targets that are all old and new owners. */
 	QuorumRound(Replicas replicas, Consumer<QuorumRound> onQuorum, Consumer<QuorumRound> onQuorumLost,
 			Consumer<QuorumRound> onAllReplied) {
-		this.ack = replicas.ack();
-		this.from = replicas.from();
+		this(replicas.ack(), replicas.from(), both(replicas.from()), onQuorum, onQuorumLost, onAllReplied);
+	}
+
+	QuorumRound(int ack, Targets targets, Consumer<QuorumRound> onQuorum, Consumer<QuorumRound> onQuorumLost,
+			Consumer<QuorumRound> onAllReplied) {
+		this(ack, targets.from(), targets.flags(), onQuorum, onQuorumLost, onAllReplied);
+	}
+
+	private QuorumRound(int ack, int from, byte[] flags, Consumer<QuorumRound> onQuorum,
+			Consumer<QuorumRound> onQuorumLost, Consumer<QuorumRound> onAllReplied) {
+		this.ack = ack;
+		this.from = from;
+		this.flags = flags;
 		this.onQuorum = onQuorum;
 		this.onQuorumLost = onQuorumLost;
 		this.onAllReplied = onAllReplied;
-		this.answers = new ArrayList<>(this.from);
-		for (int i = 0; i < this.from; i++) {
+		this.answers = new ArrayList<>(flags.length);
+		for (int i = 0; i < flags.length; i++) {
 			this.answers.add(null);
 		}
-		this.failed = new boolean[this.from];
+		this.failed = new boolean[flags.length];
+	}
+
+	private static byte[] both(int size) {
+		byte[] flags = new byte[size];
+		Arrays.fill(flags, (byte) (Targets.OLD | Targets.NEW));
+		return flags;
 	}
 
 	/** Replica {@code index} answered; {@code answer} is its entry (empty if none). */
@@ -59,10 +94,15 @@ final class QuorumRound {
 		boolean all;
 		synchronized (this) {
 			this.answers.set(index, answer);
-			this.successes++;
-			quorum = !this.decided && this.successes == this.ack;
+			if ((this.flags[index] & Targets.OLD) != 0) {
+				this.oldSuccesses++;
+			}
+			if ((this.flags[index] & Targets.NEW) != 0) {
+				this.newSuccesses++;
+			}
+			quorum = !this.decided && this.oldSuccesses >= this.ack && this.newSuccesses >= this.ack;
 			this.decided |= quorum;
-			all = this.successes + this.failures == this.from;
+			all = ++this.replied == this.flags.length;
 		}
 		fire(quorum, false, all);
 	}
@@ -78,10 +118,16 @@ final class QuorumRound {
 				this.firstFailure = why;
 			}
 			this.failed[index] = true;
-			this.failures++;
-			lost = !this.decided && this.failures > this.from - this.ack;
+			if ((this.flags[index] & Targets.OLD) != 0) {
+				this.oldFailures++;
+			}
+			if ((this.flags[index] & Targets.NEW) != 0) {
+				this.newFailures++;
+			}
+			int spare = this.from - this.ack;
+			lost = !this.decided && (this.oldFailures > spare || this.newFailures > spare);
 			this.decided |= lost;
-			all = this.successes + this.failures == this.from;
+			all = ++this.replied == this.flags.length;
 		}
 		fire(false, lost, all);
 	}
@@ -123,12 +169,13 @@ final class QuorumRound {
 		return this.firstFailure;
 	}
 
+	/** Successes counted towards the quorum (the lesser of the two groups). */
 	synchronized int successes() {
-		return this.successes;
+		return Math.min(this.oldSuccesses, this.newSuccesses);
 	}
 
 	int size() {
-		return this.from;
+		return this.flags.length;
 	}
 
 }

@@ -1,12 +1,15 @@
 package io.quorumkv.service.replication;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quorumkv.service.cluster.ClockGuard;
+import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.Node;
-import io.quorumkv.service.cluster.Placement;
+import io.quorumkv.service.cluster.NodeState;
+import io.quorumkv.service.cluster.PeerClocks;
+import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.service.cluster.Topology;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.BatchProperties;
@@ -49,14 +52,27 @@ class ReplicationConfiguration {
 	 * context never started (closing twice does nothing more).
 	 */
 	@Bean(destroyMethod = "close")
-	PeerClient peerClient(Topology topology, QuorumKvProperties properties, ReactorResourceFactory reactorResources,
-			EventLoopTimers timers, MeterRegistry meters, SslBundles sslBundles) {
+	PeerClient peerClient(Topology topology, ClusterState cluster, QuorumKvProperties properties,
+			ReactorResourceFactory reactorResources, EventLoopTimers timers, HybridLogicalClock clock,
+			PeerClocks offsets, MeterRegistry meters, SslBundles sslBundles) {
 		int maxFrameSize = InternalApi.maxBatchBody(properties.cluster().batch(),
 				(int) properties.http().maxBodySize().toBytes());
 		String bundle = properties.cluster().tls().bundle();
 		PeerTls tls = (bundle != null) ? PeerTls.of(sslBundles, bundle) : null;
-		return new PeerClient(properties.cluster(), topology.peers(), topology.secret(), maxFrameSize,
-				reactorResources.getLoopResources(), timers, meters, tls);
+		return new PeerClient(properties.cluster(), cluster.self(), peers(cluster), topology.secret(), maxFrameSize,
+				reactorResources.getLoopResources(), timers, new PeerClient.Clocks(clock, offsets), meters, tls);
+	}
+
+	/** The other nodes of the ring this node starts with. */
+	private static List<Node> peers(ClusterState cluster) {
+		String self = cluster.self().id();
+		return cluster.ring()
+			.map((ring) -> ring.nodes()
+				.stream()
+				.filter((node) -> node.state() != NodeState.REMOVED && !node.id().equals(self))
+				.map(RingNode::node)
+				.toList())
+			.orElse(List.of());
 	}
 
 	/**
@@ -97,16 +113,16 @@ class ReplicationConfiguration {
 	}
 
 	@Bean(destroyMethod = "close")
-	HintStore hintStore(StorageFactory storages, Topology topology, QuorumKvProperties properties,
+	HintStore hintStore(StorageFactory storages, ClusterState cluster, QuorumKvProperties properties,
 			MeterRegistry meters) {
-		return new HintStore(storages.open(properties.storage().path().resolve("hints")), topology.peers(),
+		return new HintStore(storages.openLocal(properties.storage().path().resolve("hints")), peers(cluster),
 				properties.cluster().hints().maxPending(), meters);
 	}
 
 	@Bean(destroyMethod = "close")
-	HintedHandoff hintedHandoff(HintStore hints, PeerClient peers, Topology topology, QuorumKvProperties properties,
-			HybridLogicalClock clock, MeterRegistry meters) {
-		return new HintedHandoff(hints, peers, topology.peers(), properties.cluster().hints(), clock, meters);
+	HintedHandoff hintedHandoff(HintStore hints, PeerClient peers, ClusterState cluster, Storage storage,
+			QuorumKvProperties properties, HybridLogicalClock clock, MeterRegistry meters) {
+		return new HintedHandoff(hints, peers, cluster, storage, properties.cluster().hints(), clock, meters);
 	}
 
 	/**
@@ -118,24 +134,23 @@ class ReplicationConfiguration {
 	}
 
 	@Bean
-	ReplicationService replicationService(Topology topology, Placement placement, Storage storage,
-			HybridLogicalClock clock, PeerClient peers, HintStore hints, EventLoopTimers timers,
-			QuorumKvProperties properties, MeterRegistry meters) {
+	ReplicationService replicationService(ClusterState state, Storage storage, HybridLogicalClock clock,
+			ClockGuard guard, PeerClient peers, HintStore hints, EventLoopTimers timers, QuorumKvProperties properties,
+			MeterRegistry meters) {
 		ClusterProperties cluster = properties.cluster();
 		BatchProperties batch = cluster.batch();
-		List<Replica> replicas = new ArrayList<>();
-		replicas.add(new LocalReplica(topology.self(), storage,
+		LocalReplica local = new LocalReplica(state.self(), storage,
 				new LocalWrites(storage, cluster.replicaTimeout(), timers, batch.localWrites()),
-				cluster.replicaTimeout(), timers));
+				cluster.replicaTimeout(), timers);
 		PeerBatcher.Limits limits = new PeerBatcher.Limits(batch.maxInFlight(), batch.maxOps(),
 				(int) batch.maxBytes().toBytes(), cluster.maxPendingPerPeer(),
 				(int) properties.http().maxKeySize().toBytes(), cluster.replicaTimeout());
-		for (Node peer : topology.peers()) {
+		ReplicaDirectory replicas = new ReplicaDirectory(local, state::self, (peer) -> {
 			PeerBatcher batcher = batch.enabled() ? new PeerBatcher(peer.id(), (body) -> peers.batch(peer, body),
 					(key) -> peers.get(peer, key), limits, batch.waitForTurn() ? timers : null, meters) : null;
-			replicas.add(new PeerReplica(peer, peers, batcher, hints));
-		}
-		return new ReplicationService(placement, replicas, clock, cluster.maxConcurrentRepairs(), meters);
+			return new PeerReplica(peer, peers, batcher, hints, guard);
+		});
+		return new ReplicationService(state, replicas, clock, cluster.maxConcurrentRepairs(), meters);
 	}
 
 }

@@ -4,9 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -19,9 +17,14 @@ import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.HybridLogicalClock;
-import io.quorumkv.service.cluster.Node;
-import io.quorumkv.service.cluster.Placement;
+import io.quorumkv.service.cluster.NodeState;
+import io.quorumkv.service.cluster.NotServingException;
+import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.cluster.RingLayout;
+import io.quorumkv.service.cluster.RingLayout.Targets;
+import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
 import io.quorumkv.storage.Expiry;
@@ -52,29 +55,44 @@ public class ReplicationService {
 	private static final Comparator<Entry> KEY_THEN_NEWEST = Comparator.<Entry, byte[]>comparing(Entry::key, Keys.ORDER)
 		.thenComparing(EntryOrder.INSTANCE.reversed());
 
-	private final Placement placement;
+	private final ClusterState cluster;
 
 	private final HybridLogicalClock clock;
 
-	/** Every node's replica, this node's own included, by node id. */
-	private final Map<String, Replica> replicas;
+	/** Every node's replica, this node's own included. */
+	private final ReplicaDirectory replicas;
 
 	private final Semaphore repairs;
 
 	private final Metrics metrics;
 
-	ReplicationService(Placement placement, List<Replica> replicas, HybridLogicalClock clock, int maxConcurrentRepairs,
-			MeterRegistry meters) {
-		this.placement = placement;
+	ReplicationService(ClusterState cluster, ReplicaDirectory replicas, HybridLogicalClock clock,
+			int maxConcurrentRepairs, MeterRegistry meters) {
+		this.cluster = cluster;
 		this.clock = clock;
-		this.replicas = new HashMap<>();
-		replicas.forEach((replica) -> this.replicas.put(replica.node().id(), replica));
+		this.replicas = replicas;
 		this.repairs = new Semaphore(maxConcurrentRepairs);
 		this.metrics = new Metrics(meters);
 	}
 
-	public int clusterSize() {
-		return this.replicas.size();
+	/**
+	 * How many nodes hold each key: the default and the largest {@code from}.
+	 * @throws NotServingException when this node has no ring
+	 */
+	public int replicationFactor() {
+		return layout().replicationFactor();
+	}
+
+	private RingLayout layout() {
+		RingLayout layout = this.cluster.layout();
+		if (layout == null) {
+			throw new NotServingException("this node is not a member of a cluster yet: join it first");
+		}
+		if (!layout.ring().isMember(this.cluster.self().id())
+				&& layout.ring().node(this.cluster.self().id()).isPresent()) {
+			throw new NotServingException("this node was removed from the cluster");
+		}
+		return layout;
 	}
 
 	/**
@@ -82,10 +100,13 @@ public class ReplicationService {
 	 * tombstone); empty when no replica has it.
 	 */
 	public Mono<Entry> get(byte[] key, Replicas replicas) {
-		List<Replica> targets = replicasOf(key, replicas);
 		return Mono.create((sink) -> {
+			RingLayout layout = layout();
+			Targets targets = layout.reads(key, replicas.from());
 			long start = System.nanoTime();
-			QuorumRound round = new QuorumRound(replicas, (r) -> {
+			layout.inFlight().incrementAndGet();
+			QuorumRound round = new QuorumRound(replicas.ack(), targets, (r) -> {
+				layout.inFlight().decrementAndGet();
 				this.metrics.fanOut("get", start, true);
 				Entry winner = r.winner();
 				if (winner != null) {
@@ -93,31 +114,44 @@ public class ReplicationService {
 					winner = winner.asSeenAt(this.clock.current());
 				}
 				sink.success(winner);
-			}, (r) -> lost(sink, "get", replicas, r, start), (r) -> repair(targets, r));
+			}, (r) -> {
+				layout.inFlight().decrementAndGet();
+				lost(sink, "get", replicas, r, start);
+			}, (r) -> repair(targets, r));
 			for (int i = 0; i < targets.size(); i++) {
 				int index = i;
-				Replica replica = targets.get(i);
+				if (targets.is(i, Targets.UNREADABLE)) {
+					round.failed(index, targets.nodes().get(i) + ": not readable under the ring being changed");
+					continue;
+				}
+				Replica replica = this.replicas.of(targets.nodes().get(i));
 				replica.get(key, (answer) -> round.succeeded(index, answer),
 						(error) -> round.failed(index, failure(replica, error)));
 			}
 		});
 	}
 
-	/** Writes a value, or a tombstone when {@code value} is null, stamped once now. */
+	/**
+	 * Writes a value, or a tombstone when {@code value} is null, stamped once now, to the
+	 * key's owners: while the key moves, to its old and its new owners, confirmed by
+	 * {@code ack} of each ({@link QuorumRound}).
+	 */
 	public Mono<Void> write(byte[] key, byte @Nullable [] value, Replicas replicas) {
 		return write(key, value, 0, replicas);
 	}
 
 	/**
 	 * Writes a value that expires {@code ttlSeconds} after its timestamp (never when 0),
-	 * or a tombstone when {@code value} is null; stamped once now.
+	 * or a tombstone when {@code value} is null; stamped once now, the expiry with it,
+	 * and sent to the key's owners as {@link #write(byte[], byte[], Replicas)} does.
 	 */
 	public Mono<Void> write(byte[] key, byte @Nullable [] value, long ttlSeconds, Replicas replicas) {
 		if (ttlSeconds < 0 || (value == null && ttlSeconds != 0)) {
 			throw new IllegalArgumentException("a time to live is positive, and for a value only");
 		}
-		List<Replica> targets = replicasOf(key, replicas);
 		return Mono.create((sink) -> {
+			RingLayout layout = layout();
+			Targets targets = layout.writes(key, replicas.from());
 			long start = System.nanoTime();
 			long stamp = this.clock.now();
 			Entry entry = new Entry(key, value, stamp,
@@ -125,10 +159,13 @@ public class ReplicationService {
 			// A write a storage refused (disk full, failed storage) is reported as that
 			// failure (503), not as replicas that did not answer (504).
 			AtomicReference<@Nullable Throwable> storageFailure = new AtomicReference<>();
-			QuorumRound round = new QuorumRound(replicas, (r) -> {
+			layout.inFlight().incrementAndGet();
+			QuorumRound round = new QuorumRound(replicas.ack(), targets, (r) -> {
+				layout.inFlight().decrementAndGet();
 				this.metrics.fanOut("write", start, true);
 				sink.success();
 			}, (r) -> {
+				layout.inFlight().decrementAndGet();
 				Throwable failure = storageFailure.get();
 				if (failure != null) {
 					this.metrics.fanOut("write", start, false);
@@ -141,7 +178,7 @@ public class ReplicationService {
 			});
 			for (int i = 0; i < targets.size(); i++) {
 				int index = i;
-				Replica replica = targets.get(i);
+				Replica replica = this.replicas.of(targets.nodes().get(i));
 				replica.write(entry, replicas.ack(), () -> round.succeeded(index, Optional.empty()), (error) -> {
 					if (error instanceof StorageException) {
 						storageFailure.compareAndSet(null, error);
@@ -153,15 +190,14 @@ public class ReplicationService {
 	}
 
 	/**
-	 * The live entries of a key range, in key order: a lazy k-way merge of the replicas'
-	 * local scans, one entry per key (the greatest), tombstones and expired values
-	 * dropped (expiry judged once, when the range starts), at most {@code limit}. A
-	 * replica whose scan fails (at its start or midway) is left out as long as no more
+	 * The live entries of a key range, in key order: a lazy k-way merge of every ring
+	 * member's local scan, one entry per key (the greatest), tombstones and expired
+	 * values dropped (expiry judged once, when the range starts), at most {@code limit}.
+	 * A member whose scan fails (at its start or midway) is left out as long as no more
 	 * than {@code from - ack} are: then every key still has {@code ack} of its replicas
 	 * in the merge, so the range reads every write acknowledged by a quorum it overlaps,
 	 * as a single key's read does. Past that the range fails with
-	 * {@link ReplicaUnavailableException} (503). Every node holds every key today, so
-	 * every replica scans the whole range.
+	 * {@link ReplicaUnavailableException} (503).
 	 * @param fromKey the first key; included when {@code inclusive}
 	 * @param toExclusive the end of the range, null for none
 	 */
@@ -169,14 +205,17 @@ public class ReplicationService {
 			long limit) {
 		byte[] start = inclusive ? fromKey : successor(fromKey);
 		int tolerated = replicas.from() - replicas.ack();
-		List<Replica> sources = new ArrayList<>(this.replicas.values());
 		return Flux.defer(() -> {
+			Ring ring = layout().ring();
 			AtomicInteger failed = new AtomicInteger();
-			List<Flux<Entry>> scans = new ArrayList<>(sources.size());
-			for (Replica replica : sources) {
-				scans.add(replica.scan(start, toExclusive)
-					.onErrorResume(
-							(error) -> (failed.incrementAndGet() <= tolerated) ? Flux.empty() : Flux.error(error)));
+			List<Flux<Entry>> scans = new ArrayList<>();
+			for (RingNode node : ring.nodes()) {
+				if (node.state() != NodeState.REMOVED) {
+					scans.add(this.replicas.of(node.node())
+						.scan(start, toExclusive)
+						.onErrorResume(
+								(error) -> (failed.incrementAndGet() <= tolerated) ? Flux.empty() : Flux.error(error)));
+				}
 			}
 			@SuppressWarnings("unchecked")
 			Flux<Entry>[] array = scans.toArray(Flux[]::new);
@@ -193,15 +232,6 @@ public class ReplicationService {
 	 */
 	private static byte[] successor(byte[] key) {
 		return Arrays.copyOf(key, key.length + 1);
-	}
-
-	private List<Replica> replicasOf(byte[] key, Replicas replicas) {
-		List<Node> nodes = this.placement.replicas(key, replicas.from());
-		List<Replica> targets = new ArrayList<>(nodes.size());
-		for (Node node : nodes) {
-			targets.add(this.replicas.get(node.id()));
-		}
-		return targets;
 	}
 
 	private void lost(MonoSink<?> sink, String operation, Replicas replicas, QuorumRound round, long start) {
@@ -222,7 +252,7 @@ public class ReplicationService {
 	}
 
 	/** After every replica of a read answered: push the winner to those that lag. */
-	private void repair(List<Replica> targets, QuorumRound round) {
+	private void repair(Targets targets, QuorumRound round) {
 		Entry winner = round.winner();
 		if (winner == null) {
 			return;
@@ -236,7 +266,7 @@ public class ReplicationService {
 				this.metrics.repairsSkipped.increment();
 				continue;
 			}
-			targets.get(i).repair(winner, () -> {
+			this.replicas.of(targets.nodes().get(i)).repair(winner, () -> {
 				this.repairs.release();
 				this.metrics.repairsPushed.increment();
 			}, (error) -> {

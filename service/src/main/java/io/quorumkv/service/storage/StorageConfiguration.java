@@ -2,6 +2,7 @@ package io.quorumkv.service.storage;
 
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.StorageProperties;
@@ -30,7 +31,20 @@ class StorageConfiguration {
 	StorageFactory storageFactory(QuorumKvProperties properties, Clock clock) {
 		StorageProperties storage = properties.storage();
 		return switch (storage.backend()) {
-			case LSM -> (directory) -> LsmStorage.open(storage.lsm().toOptions(directory), clock);
+			case LSM -> new StorageFactory() {
+
+				@Override
+				public Storage open(Path directory) {
+					return LsmStorage.open(storage.lsm().toOptions(directory), clock);
+				}
+
+				@Override
+				public Storage openLocal(Path directory) {
+					return LsmStorage.open(storage.lsm().toOptions(directory).withTombstoneGracePeriod(Duration.ZERO),
+							clock);
+				}
+
+			};
 			case H2 -> (directory) -> H2Storage.open(storage.h2().toOptions(directory), clock);
 			case DERBY -> (directory) -> DerbyStorage.open(storage.derby().toOptions(directory), clock);
 		};

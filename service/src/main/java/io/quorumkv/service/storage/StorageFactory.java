@@ -10,4 +10,12 @@ public interface StorageFactory {
 
 	Storage open(Path directory);
 
+	/**
+	 * Opens a store of this node's own whose deletions are never replicated (the hints):
+	 * a tombstone there needs no grace period, so the LSM is opened without its own.
+	 */
+	default Storage openLocal(Path directory) {
+		return open(directory);
+	}
+
 }

@@ -192,8 +192,17 @@ class ClusterTest {
 		eventually(Duration.ofSeconds(5), () -> assertThat(this.cluster.localValue(2, key)).isEqualTo("new"));
 	}
 
+	/**
+	 * One write of the contended key: its value, the wall clock (microseconds, the
+	 * coordinators' clock) before it was sent and after it was answered, and its status.
+	 */
+	record Contended(String value, long sentMicros, long answeredMicros, int status) {
+
+	}
+
 	@Test
 	void concurrentWritersThroughDifferentNodesConverge() throws Exception {
+		List<Contended> writes = java.util.Collections.synchronizedList(new ArrayList<>());
 		ExecutorService pool = Executors.newFixedThreadPool(6);
 		try {
 			List<Future<?>> futures = new ArrayList<>();
@@ -201,10 +210,14 @@ class ClusterTest {
 				int writer = t;
 				futures.add(pool.submit(() -> {
 					for (int i = 0; i < 30; i++) {
+						String value = "w" + writer + "-" + i;
+						long sent = wallMicros();
 						// On an overloaded machine a write may time out (504);
 						// convergence must hold anyway.
-						put(writer % 3, "contended", "w" + writer + "-" + i, "2/3").expectStatus()
-							.value((status) -> assertThat(status).isIn(201, 504));
+						put(writer % 3, "contended", value, "2/3").expectStatus().value((status) -> {
+							writes.add(new Contended(value, sent, wallMicros(), status));
+							assertThat(status).isIn(201, 504);
+						});
 					}
 				}));
 			}
@@ -215,6 +228,7 @@ class ClusterTest {
 		finally {
 			pool.shutdownNow();
 		}
+		List<String> legal = newestPossible(writes);
 		eventually(Duration.ofSeconds(5), () -> {
 			String first = this.cluster.localValue(0, "contended");
 			Long timestamp = this.cluster.localTimestamp(0, "contended");
@@ -223,7 +237,31 @@ class ClusterTest {
 				assertThat(this.cluster.localValue(node, "contended")).isEqualTo(first);
 				assertThat(this.cluster.localTimestamp(node, "contended")).isEqualTo(timestamp);
 			}
+			assertThat(first).as("the value every replica holds, of %d writes", writes.size()).isIn(legal);
 		});
+	}
+
+	/**
+	 * The values that may legally win. Each coordinator stamps a write before it answers,
+	 * with its hybrid logical clock: microseconds of the wall clock all three nodes of
+	 * this JVM share, bumped by at most a few microseconds past it. So a write sent more
+	 * than a millisecond after another was answered is stamped later and wins over it,
+	 * and the newest value is one of the writes (acknowledged, or timed out and so
+	 * perhaps applied) that no acknowledged write sent after their answer supersedes.
+	 */
+	private static List<String> newestPossible(List<Contended> writes) {
+		List<Contended> acknowledged = writes.stream().filter((write) -> write.status() == 201).toList();
+		assertThat(acknowledged).as("acknowledged writes of the contended key").isNotEmpty();
+		return writes.stream()
+			.filter((write) -> acknowledged.stream()
+				.noneMatch((later) -> later.sentMicros() > write.answeredMicros() + 1_000))
+			.map(Contended::value)
+			.toList();
+	}
+
+	private static long wallMicros() {
+		java.time.Instant now = java.time.Instant.now();
+		return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
 	}
 
 	@Test

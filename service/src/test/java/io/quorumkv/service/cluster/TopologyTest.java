@@ -30,10 +30,9 @@ class TopologyTest {
 	}
 
 	@Test
-	void selfMustBeListed() {
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> Topology.of(THREE, URI.create("http://127.0.0.1:9999"), "s", 9999))
-			.withMessageContaining("quorumkv.cluster.self");
+	void aNodeOutsideTheSeedsIsANewcomer() {
+		assertThat(Topology.of(THREE, URI.create("http://127.0.0.1:9999"), "s", 9999).seeded()).isFalse();
+		assertThat(Topology.of(THREE, URI.create("http://127.0.0.1:8083"), "s", 8083).seeded()).isTrue();
 	}
 
 	@Test
@@ -51,6 +50,18 @@ class TopologyTest {
 			.withMessageContaining("quorumkv.cluster.secret");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> Topology.of(THREE, URI.create("http://127.0.0.1:8081"), " ", 8081));
+	}
+
+	@Test
+	void replicationFactorDefaultsToTheClusterSizeAndIsChecked() {
+		assertThat(Topology.of(THREE, URI.create("http://127.0.0.1:8081"), "s", 8081).replicationFactor()).isEqualTo(3);
+		assertThat(Topology.of(THREE, URI.create("http://127.0.0.1:8081"), "s", 8081, 2).replicationFactor())
+			.isEqualTo(2);
+		for (int bad : new int[] { 0, 4 }) {
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> Topology.of(THREE, URI.create("http://127.0.0.1:8081"), "s", 8081, bad))
+				.withMessageContaining("quorumkv.cluster.replication-factor must be between 1 and the 3 nodes");
+		}
 	}
 
 	@Test

@@ -32,7 +32,11 @@ class QuorumKvPropertiesTest {
 		QuorumKvProperties properties = bind(Map.of());
 		Path dir = Path.of("/tmp/x");
 		assertThat(properties.storage().backend()).isEqualTo(Backend.LSM);
-		assertThat(properties.storage().lsm().toOptions(dir)).isEqualTo(LsmOptions.defaults(dir));
+		// But the LSM's own grace floor: the node purges tombstones by its own rule, a
+		// grace period of 10 days and a repair (quorumkv.storage.tombstone-grace-period).
+		assertThat(properties.storage().lsm().toOptions(dir))
+			.isEqualTo(LsmOptions.defaults(dir).withTombstoneGracePeriod(Duration.ZERO));
+		assertThat(properties.storage().tombstoneGracePeriod()).isEqualTo(Duration.ofDays(10));
 		assertThat(properties.storage().h2().toOptions(dir)).isEqualTo(H2StorageOptions.defaults(dir));
 		assertThat(properties.storage().derby().toOptions(dir)).isEqualTo(DerbyStorageOptions.defaults(dir));
 		assertThat(properties.cluster().placement()).isEqualTo(PlacementStrategy.RENDEZVOUS);

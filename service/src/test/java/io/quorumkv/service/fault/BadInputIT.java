@@ -14,7 +14,10 @@ import java.util.Random;
 
 import io.quorumkv.service.QuorumKvApplication;
 import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.support.Ledger;
+import io.quorumkv.service.support.LedgerCheck;
 import io.quorumkv.service.support.RawExchange;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -37,8 +40,10 @@ import org.springframework.test.context.DynamicPropertySource;
  * bodies, truncated bodies), slow and half-open clients, and the internal API without or
  * with a wrong secret. Never a 500, never a hang (every request is answered or its
  * connection closed within a bound), rejected requests leave the stored keys unchanged,
- * the secret never reaches the log, and the actuator exposes health, metrics and
- * prometheus only.
+ * every write the fuzz got a 201 or 202 for reads back afterwards (the newest
+ * acknowledged state of each key, or a state an unanswered write may have left), the
+ * secret never reaches the log, and the actuator exposes health, metrics and prometheus
+ * only.
  */
 @SpringBootTest(classes = QuorumKvApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "quorumkv.http.max-body-size=64KB", "quorumkv.http.max-key-size=1KB",
@@ -95,7 +100,92 @@ class BadInputIT {
 
 	}
 
-	record Case(String name, byte[] bytes, boolean halfClose, Expect expect) {
+	/**
+	 * One fuzz case; {@code write} is what it stores if the node accepts it, null when it
+	 * cannot store anything.
+	 */
+	record Case(String name, byte[] bytes, boolean halfClose, Expect expect, @Nullable Write write) {
+
+		Case(String name, byte[] bytes, boolean halfClose, Expect expect) {
+			this(name, bytes, halfClose, expect, Write.parse(bytes));
+		}
+
+	}
+
+	/**
+	 * A PUT ({@code value} non-null) or DELETE of the key a request's {@code id} names,
+	 * both as ISO-8859-1 text (one char per byte, as {@link RawExchange} reads bodies).
+	 */
+	record Write(String key, @Nullable String value) {
+
+		/**
+		 * The write a request makes when the node accepts it: a PUT or DELETE with one
+		 * well-formed {@code id} and, for a PUT, the body its {@code Content-Length}
+		 * frames; null for anything else (a chunked body is declared by its case).
+		 */
+		static @Nullable Write parse(byte[] request) {
+			String text = new String(request, StandardCharsets.ISO_8859_1);
+			int headEnd = text.indexOf("\r\n\r\n");
+			String[] line = text.substring(0, Math.max(0, text.indexOf("\r\n"))).split(" ", -1);
+			if (headEnd < 0 || line.length != 3 || !(line[0].equals("PUT") || line[0].equals("DELETE"))) {
+				return null;
+			}
+			String head = text.substring(0, headEnd).toLowerCase(java.util.Locale.ROOT);
+			if (head.contains("\r\ntransfer-encoding:")) {
+				return null;
+			}
+			String key = id(line[1]);
+			if (key == null) {
+				return null;
+			}
+			if (line[0].equals("DELETE")) {
+				return new Write(key, null);
+			}
+			java.util.regex.Matcher length = java.util.regex.Pattern.compile("\r\ncontent-length: ([0-9]+)\r\n")
+				.matcher(head + "\r\n");
+			int bytes = length.find() ? Integer.parseInt(length.group(1)) : 0;
+			String body = text.substring(headEnd + 4);
+			return new Write(key, body.substring(0, Math.min(bytes, body.length())));
+		}
+
+		/**
+		 * The strictly percent-decoded single {@code id} of a request target, or null.
+		 */
+		private static @Nullable String id(String target) {
+			int fragment = target.indexOf('#');
+			String withoutFragment = (fragment < 0) ? target : target.substring(0, fragment);
+			int query = withoutFragment.indexOf('?');
+			if (query < 0) {
+				return null;
+			}
+			String id = null;
+			for (String parameter : withoutFragment.substring(query + 1).split("&", -1)) {
+				if (parameter.startsWith("id=")) {
+					if (id != null) {
+						return null;
+					}
+					id = parameter.substring(3);
+				}
+			}
+			if (id == null) {
+				return null;
+			}
+			StringBuilder key = new StringBuilder();
+			for (int i = 0; i < id.length(); i++) {
+				char c = id.charAt(i);
+				if (c != '%') {
+					key.append(c);
+					continue;
+				}
+				if (i + 2 >= id.length() || Character.digit(id.charAt(i + 1), 16) < 0
+						|| Character.digit(id.charAt(i + 2), 16) < 0) {
+					return null;
+				}
+				key.append((char) Integer.parseInt(id.substring(i + 1, i + 3), 16));
+				i += 2;
+			}
+			return (key.isEmpty()) ? null : key.toString();
+		}
 
 	}
 
@@ -108,6 +198,8 @@ class BadInputIT {
 		Random random = new Random(seed);
 		List<String> failures = new ArrayList<>();
 		Map<Integer, Integer> statuses = new java.util.TreeMap<>();
+		Ledger ledger = new Ledger();
+		this.known.forEach((key, value) -> ledger.record(key, value, true));
 		long slowest = 0;
 		List<Case> cases = new ArrayList<>(fixedCases());
 		for (int i = 0; i < count; i++) {
@@ -126,10 +218,15 @@ class BadInputIT {
 					&& !(answer.status() == -1 && answer.closed())) {
 				failures.add("should be refused: " + what);
 			}
+			record(ledger, c, answer, failures, what);
 		}
 		System.out.println("BadInputIT fuzz: " + cases.size() + " requests, statuses " + statuses + ", slowest "
 				+ slowest + " ms, failures " + failures.size());
 		assertThat(failures).as("seed %d", seed).isEmpty();
+		LedgerCheck readBack = readBack(ledger);
+		System.out.println("BadInputIT fuzz: acknowledged writes " + ledger + ", read back " + readBack);
+		assertThat(readBack.checked()).as("keys written").isPositive();
+		assertThat(readBack.clean()).as("seed %d: acknowledged writes read back: %s", seed, readBack).isTrue();
 		assertKnownKeysUnchanged();
 		assertThat(exchange(request("GET", "/v0/status", null), true).status()).isEqualTo(200);
 	}
@@ -251,7 +348,7 @@ class BadInputIT {
 		cases.add(new Case("Content-Length and chunked (smuggling)", raw(
 				"PUT /v0/entity?id=fuzz-smuggle HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n"
 						+ "Connection: close\r\n\r\n5\r\nhello\r\n0\r\n\r\n"),
-				true, Expect.ANY));
+				true, Expect.ANY, new Write("fuzz-smuggle", "hello")));
 		cases.add(new Case("two Content-Lengths", raw("PUT " + k
 				+ " HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 7\r\nConnection: close\r\n\r\nmutated"),
 				true, Expect.REJECT));
@@ -310,6 +407,41 @@ class BadInputIT {
 	}
 
 	// ---- helpers
+
+	/**
+	 * Adds an answered case to the ledger: a 201 PUT or a 202 DELETE is acknowledged; a
+	 * 4xx changes nothing; no answer, or any other answer, may or may not have applied
+	 * the write.
+	 */
+	private static void record(Ledger ledger, Case c, RawExchange answer, List<String> failures, String what) {
+		Write write = c.write();
+		int status = answer.status();
+		if (write == null) {
+			if (status == 201 || status == 202) {
+				failures.add("acknowledged, but the test cannot tell what it wrote: " + what);
+			}
+			return;
+		}
+		if (status >= 400 && status < 500) {
+			return;
+		}
+		boolean acknowledged = status == ((write.value() != null) ? 201 : 202);
+		ledger.record(write.key(), write.value(), acknowledged);
+	}
+
+	/** Reads every key of the ledger back at 1/1 (one node). */
+	private LedgerCheck readBack(Ledger ledger) {
+		LedgerCheck.Reader reader = (key) -> {
+			byte[] keyBytes = key.getBytes(StandardCharsets.ISO_8859_1);
+			RawExchange get = exchange(request("GET", "/v0/entity?id=" + enc(keyBytes), null), true);
+			return switch (get.status()) {
+				case 200 -> get.body();
+				case 404 -> Ledger.GONE;
+				default -> null;
+			};
+		};
+		return LedgerCheck.read(ledger, reader);
+	}
 
 	private void assertKnownKeysUnchanged() {
 		for (Map.Entry<String, String> entry : this.known.entrySet()) {

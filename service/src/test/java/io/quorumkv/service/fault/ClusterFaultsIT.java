@@ -13,6 +13,7 @@ import io.quorumkv.service.support.Ledger;
 import io.quorumkv.service.support.LedgerCheck;
 import io.quorumkv.service.support.NodeProcesses;
 import io.quorumkv.service.support.Workload;
+import io.quorumkv.storage.contract.Seeds;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -34,11 +35,15 @@ import io.quorumkv.service.support.FaultFolders;
  * </ul>
  * After each fault every acknowledged write reads back at {@code 2/3}, no delete
  * acknowledged with 202 comes back, and once hints and read repair have run every replica
- * holds the same state at {@code 1/1}. The nodes share one cluster (one start) to keep
- * the suite short; each test has its own keys.
+ * holds the same state at {@code 1/1}. The nodes run with small LSM memtables and levels
+ * ({@link NodeProcesses#SMALL_LSM}), so that the load flushes and compacts many times on
+ * every node and a kill interrupts that work (checked through the storage metrics before
+ * each kill and after the load). The nodes share one cluster (one start) to keep the
+ * suite short; each test has its own keys. The client load is seeded ({@link Seeds}: a
+ * failure names its seed, {@code -Dquorumkv.test.seed=N} repeats it).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@org.junit.jupiter.api.extension.ExtendWith(FaultFolders.KeepOnFailure.class)
+@org.junit.jupiter.api.extension.ExtendWith({ FaultFolders.KeepOnFailure.class, Seeds.class })
 class ClusterFaultsIT {
 
 	static final boolean LONG = Boolean.getBoolean("quorumkv.faults.long");
@@ -53,9 +58,11 @@ class ClusterFaultsIT {
 	static void start() {
 		root = FaultFolders.create("cluster");
 		// A small bulkhead so that the slow-replica test can see it bound the calls.
-		nodes = new NodeProcesses(root, 3, true, Map.of("quorumkv.cluster.max-concurrent-calls-per-peer", "16"),
-				List.of("-Xmx256m"))
-			.startAll();
+		// Small memtables and levels (NodeProcesses.SMALL_LSM): kills land during flushes
+		// and compactions.
+		Map<String, String> properties = new java.util.HashMap<>(NodeProcesses.SMALL_LSM);
+		properties.put("quorumkv.cluster.max-concurrent-calls-per-peer", "16");
+		nodes = new NodeProcesses(root, 3, true, properties, List.of("-Xmx256m")).startAll();
 	}
 
 	@AfterAll
@@ -68,16 +75,16 @@ class ClusterFaultsIT {
 
 	@Test
 	@Order(1)
-	void replicaKilledUnderLoadLosesNothingAcknowledged() {
-		crashUnderLoad("replica", 2, true);
+	void replicaKilledUnderLoadLosesNothingAcknowledged(Seeds.Seed seed) {
+		crashUnderLoad("replica", 2, true, seed.value());
 	}
 
 	@Test
 	@Order(2)
-	void coordinatorKilledUnderLoadLosesNothingAcknowledged() {
+	void coordinatorKilledUnderLoadLosesNothingAcknowledged(Seeds.Seed seed) {
 		// Writes in flight to the third replica when the coordinator died have no hint:
 		// read repair (the 2/3 read pass) completes the replicas.
-		crashUnderLoad("coordinator", 0, false);
+		crashUnderLoad("coordinator", 0, false, seed.value());
 	}
 
 	/**
@@ -86,16 +93,16 @@ class ClusterFaultsIT {
 	 * date (no client write passes through its breaker to close it again); otherwise the
 	 * clients keep writing (failing over) while it restarts.
 	 */
-	private void crashUnderLoad(String name, int victim, boolean hintsAlone) {
+	private void crashUnderLoad(String name, int victim, boolean hintsAlone, long seed) {
 		Ledger ledger = new Ledger();
-		long seed = System.nanoTime();
-		System.out.println("ClusterFaultsIT " + name + ": seed " + seed);
+		System.out.println("ClusterFaultsIT " + name + ": " + Seeds.rerun(seed));
 		int rounds = LONG ? 4 : 1;
 		for (int round = 0; round < rounds; round++) {
 			Workload workload = new Workload(ledger, name, 4, 50, "2/3", (t) -> List.of(nodes.url(0), nodes.url(1)),
 					seed + 1000L * round, Duration.ofSeconds(5));
 			try {
 				sleep(1_500);
+				awaitFlushes(victim, 3);
 				long ackedBefore = ledger.acked();
 				nodes.kill(victim);
 				if (hintsAlone) {
@@ -118,6 +125,52 @@ class ClusterFaultsIT {
 		assertThat(ledger.deletesAcked.get()).isGreaterThan(10);
 
 		verify(name, hintsAlone, ledger);
+		assertTablesRotated(name);
+	}
+
+	/**
+	 * Waits (under load) until the victim has flushed at least {@code count} memtables
+	 * since it started, so that its kill lands among flushes and compactions.
+	 */
+	private void awaitFlushes(int victim, int count) {
+		long deadline = System.nanoTime() + 30_000_000_000L;
+		double flushes = metric(victim, "quorumkv.storage.flush.count");
+		while (flushes < count && System.nanoTime() < deadline) {
+			sleep(100);
+			flushes = metric(victim, "quorumkv.storage.flush.count");
+		}
+		System.out.println("ClusterFaultsIT: killing node " + victim + " after " + flushes + " flushes and "
+				+ metric(victim, "quorumkv.storage.compaction.count") + " compactions since it started");
+		assertThat(flushes).as("memtables node %d flushed before its kill", victim).isGreaterThanOrEqualTo(count);
+	}
+
+	/**
+	 * The load rotated memtables: flushes and compactions on the nodes (counted since
+	 * each started: a node restarted without load after it may have none) and tables on
+	 * disk, printed.
+	 */
+	private void assertTablesRotated(String name) {
+		double flushes = 0;
+		double compactions = 0;
+		StringBuilder perNode = new StringBuilder();
+		for (int node = 0; node < 3; node++) {
+			double nodeFlushes = metric(node, "quorumkv.storage.flush.count");
+			double nodeCompactions = metric(node, "quorumkv.storage.compaction.count");
+			perNode.append("; node ")
+				.append(node)
+				.append(": ")
+				.append(nodes.tables(node))
+				.append(" tables, ")
+				.append(nodeFlushes)
+				.append(" flushes, ")
+				.append(nodeCompactions)
+				.append(" compactions");
+			flushes += nodeFlushes;
+			compactions += nodeCompactions;
+		}
+		System.out.println("ClusterFaultsIT " + name + ": since each node started" + perNode);
+		assertThat(flushes).as("flushes in the cluster").isGreaterThanOrEqualTo(6);
+		assertThat(compactions).as("compactions in the cluster").isPositive();
 	}
 
 	/**
@@ -164,11 +217,11 @@ class ClusterFaultsIT {
 
 	@Test
 	@Order(3)
-	void partitionedNodeConvergesAfterHealingWithNothingAcknowledgedLost() {
+	void partitionedNodeConvergesAfterHealingWithNothingAcknowledgedLost(Seeds.Seed given) {
 		Ledger majority = new Ledger();
 		Ledger minority = new Ledger();
-		long seed = System.nanoTime();
-		System.out.println("ClusterFaultsIT partition: seed " + seed);
+		long seed = given.value();
+		System.out.println("ClusterFaultsIT partition: " + Seeds.rerun(seed));
 		long partitionMillis = LONG ? 20_000 : 5_000;
 		try (Workload onMajority = new Workload(majority, "pmaj", 4, 50, "2/3", (t) -> List.of(nodes.url(t % 2)), seed,
 				Duration.ofSeconds(5));

@@ -2,11 +2,17 @@ package io.quorumkv.service.fault;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,7 +37,10 @@ import reactor.netty.resources.ConnectionProvider;
  * is 8: far beyond what it can take. What it cannot take is answered 503 quickly,
  * accepted requests keep a bounded latency, the heap stays bounded (read through
  * {@code /actuator/metrics/jvm.memory.used} during the load), and the node serves
- * normally at once when the load stops.
+ * normally at once when the load stops. Every body is unique (its request's sequence
+ * number in its first 8 bytes), and after the load every key reads back a write it may
+ * legally hold: an acknowledged one that no later acknowledged write (one sent after it
+ * was answered) supersedes.
  */
 @ExtendWith(FaultFolders.KeepOnFailure.class)
 class OverloadIT {
@@ -81,6 +90,7 @@ class OverloadIT {
 		AtomicLong other = new AtomicLong();
 		AtomicLong errors = new AtomicLong();
 		AtomicLong sequence = new AtomicLong();
+		ConcurrentLinkedQueue<Write> writes = new ConcurrentLinkedQueue<>();
 		List<Long> heap = java.util.Collections.synchronizedList(new ArrayList<>());
 		AtomicBoolean loading = new AtomicBoolean(true);
 		Thread sampler = Thread.ofPlatform().start(() -> {
@@ -96,16 +106,21 @@ class OverloadIT {
 		try {
 			Flux.range(0, CONNECTIONS).flatMap((client) -> Mono.defer(() -> {
 				long start = System.nanoTime();
+				long number = sequence.incrementAndGet();
+				String key = "load-" + (number % 1000);
+				byte[] unique = numbered(body, number);
 				return http.put()
-					.uri(base + "/v0/entity?id=load-" + (sequence.incrementAndGet() % 1000))
+					.uri(base + "/v0/entity?id=" + key)
 					// A slow uploader: 8 pieces of 8 KiB, 100 ms apart, so that each
 					// accepted request holds its in-flight slot for about a second.
 					.send(ByteBufFlux.fromInbound(Flux.range(0, PIECES)
 						.delayElements(Duration.ofMillis(100))
-						.map((piece) -> Unpooled.wrappedBuffer(body, piece * (BODY / PIECES), BODY / PIECES))))
+						.map((piece) -> Unpooled.wrappedBuffer(unique, piece * (BODY / PIECES), BODY / PIECES))))
 					.responseSingle((response, content) -> content.then(Mono.just(response.status().code())))
 					.doOnNext((status) -> {
-						long millis = (System.nanoTime() - start) / 1_000_000;
+						long now = System.nanoTime();
+						long millis = (now - start) / 1_000_000;
+						writes.add(new Write(key, number, start, now, status));
 						switch (status) {
 							case 201 -> accepted.add(millis);
 							case 503 -> shed.add(millis);
@@ -114,6 +129,8 @@ class OverloadIT {
 					})
 					.onErrorResume((error) -> {
 						errors.incrementAndGet();
+						// it may have been applied
+						writes.add(new Write(key, number, start, Long.MAX_VALUE, -1));
 						return Mono.empty();
 					});
 			}).repeat(() -> System.nanoTime() < end), CONNECTIONS).blockLast(Duration.ofMillis(runMillis + 60_000));
@@ -155,6 +172,78 @@ class OverloadIT {
 		assertThat(recoveryMillis).isLessThan(1_000);
 		assertThat(inFlight).isZero();
 		assertThat(node.logText(0)).doesNotContain("OutOfMemoryError");
+		assertAcknowledgedWritesReadBack(base, body, writes);
+		assertThat(admin.get(base, "after-load", "1/1").body()).isEqualTo("v");
+	}
+
+	/**
+	 * One PUT of the load: {@code status} 201 acknowledged, 503 shed (never applied), -1
+	 * for no answer (which may have been applied, at any time).
+	 */
+	record Write(String key, long number, long sentNanos, long answeredNanos, int status) {
+
+		boolean acknowledged() {
+			return this.status == 201;
+		}
+
+		boolean mayBeApplied() {
+			return this.status != 503 && !(this.status >= 400 && this.status < 500);
+		}
+
+	}
+
+	/**
+	 * Reads back every key that got a 201. One node stamps writes in the order it applies
+	 * them, so a write sent after another was answered wins over it: the legal values of
+	 * a key are its acknowledged writes that no acknowledged write sent after their
+	 * answer supersedes, and any write that may have been applied without an
+	 * acknowledgement.
+	 */
+	private static void assertAcknowledgedWritesReadBack(String base, byte[] body, Collection<Write> writes) {
+		Map<String, List<Write>> byKey = new TreeMap<>();
+		writes.forEach((write) -> byKey.computeIfAbsent(write.key(), (k) -> new ArrayList<>()).add(write));
+		HttpClient reader = HttpClient.create().responseTimeout(Duration.ofSeconds(10));
+		List<String> lost = new ArrayList<>();
+		int checked = 0;
+		for (Map.Entry<String, List<Write>> entry : byKey.entrySet()) {
+			List<Write> acknowledged = entry.getValue().stream().filter(Write::acknowledged).toList();
+			if (acknowledged.isEmpty()) {
+				continue;
+			}
+			Set<Long> legal = new TreeSet<>();
+			for (Write write : acknowledged) {
+				if (acknowledged.stream().noneMatch((later) -> later.sentNanos() > write.answeredNanos())) {
+					legal.add(write.number());
+				}
+			}
+			entry.getValue()
+				.stream()
+				.filter((write) -> !write.acknowledged() && write.mayBeApplied())
+				.forEach((write) -> legal.add(write.number()));
+			byte[] read = reader.get()
+				.uri(base + "/v0/entity?id=" + entry.getKey())
+				.responseSingle((response, content) -> (response.status().code() == 200) ? content.asByteArray()
+						: content.then(Mono.just(new byte[0])))
+				.block(Duration.ofSeconds(15));
+			checked++;
+			long number = (read != null && read.length == BODY) ? ByteBuffer.wrap(read).getLong() : -1;
+			if (!legal.contains(number) || !Arrays.equals(read, numbered(body, number))) {
+				lost.add(entry.getKey() + ": reads "
+						+ ((read == null) ? "nothing" : (read.length + " bytes, write " + number)) + "; legal writes "
+						+ legal + " of " + entry.getValue());
+			}
+		}
+		System.out
+			.println("OverloadIT: read back " + checked + " keys with an acknowledged write, wrong " + lost.size());
+		assertThat(checked).as("keys with an acknowledged write").isPositive();
+		assertThat(lost).as("keys not holding a legal acknowledged write").isEmpty();
+	}
+
+	/** The load's body with {@code number} in its first 8 bytes: every write unique. */
+	private static byte[] numbered(byte[] body, long number) {
+		byte[] unique = body.clone();
+		ByteBuffer.wrap(unique).putLong(number);
+		return unique;
 	}
 
 	private static double heapUsed(KvClient admin) {

@@ -11,12 +11,14 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.quorumkv.service.cluster.ClockGuard;
 import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.replication.BatchCodec;
@@ -90,7 +92,9 @@ class InternalBatchTest {
 
 	};
 
-	private final InternalHandler handler = new InternalHandler(this.storage, new HybridLogicalClock(),
+	private final InternalHandler handler = new InternalHandler(this.storage,
+			new ClockGuard(HybridLogicalClock.inMemory(Clock.systemUTC(), Duration.ofMillis(500)),
+					new SimpleMeterRegistry()),
 			new BodyBudget(1 << 20, new SimpleMeterRegistry()), new Binder(new MapConfigurationPropertySource(Map.of()))
 				.bindOrCreate("quorumkv", QuorumKvProperties.class));
 

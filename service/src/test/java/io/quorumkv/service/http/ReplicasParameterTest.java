@@ -14,7 +14,7 @@ class ReplicasParameterTest {
 		assertThat(ReplicasParameter.parse(null, "1", "2", 3)).isEqualTo(new Replicas(1, 2));
 		assertThat(ReplicasParameter.parse(null, null, "3", 3)).as("ack defaults to a majority of from")
 			.isEqualTo(new Replicas(2, 3));
-		assertThat(ReplicasParameter.parse(null, "1", null, 5)).as("from defaults to the cluster")
+		assertThat(ReplicasParameter.parse(null, "1", null, 5)).as("from defaults to the replication factor")
 			.isEqualTo(new Replicas(1, 5));
 		assertThat(ReplicasParameter.parse(null, null, null, 5)).isEqualTo(Replicas.quorum(5));
 		assertThat(ReplicasParameter.parse("000000001/000000003", null, null, 3)).isEqualTo(new Replicas(1, 3));
@@ -40,7 +40,7 @@ class ReplicasParameterTest {
 		assertThatThrownBy(() -> ReplicasParameter.parse("3/2", null, null, 3))
 			.hasMessageContaining("ack (3) must not exceed from (2)");
 		assertThatThrownBy(() -> ReplicasParameter.parse("999999999/999999999", null, null, 3))
-			.hasMessageContaining("from (999999999) exceeds the cluster size (3)");
+			.hasMessageContaining("from (999999999) exceeds the replication factor (3)");
 		assertThatThrownBy(() -> ReplicasParameter.parse("1/1", "1", null, 3)).hasMessageContaining("not both");
 	}
 

@@ -6,11 +6,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 
 import io.quorumkv.service.support.FaultFolders;
+import io.quorumkv.service.support.NodeProcesses;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -57,8 +57,8 @@ class ClockIT {
 		random = new Random(seed);
 		System.out
 			.println("ClockIT: seed " + seed + " (rerun with -Dquorumkv.nemesis.seed=" + seed + "), folder " + root);
-		nodes = new NemesisNodes(root, new NemesisNodes.Options(3, Map.of(), List.of("-Xmx160m"), null, true, false),
-				random);
+		nodes = new NemesisNodes(root,
+				new NemesisNodes.Options(3, NodeProcesses.SMALL_LSM, List.of("-Xmx160m"), null, true, false), random);
 		nodes.startAll();
 		NemesisRun.warmUp(nodes);
 	}

@@ -5,11 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 
 import io.quorumkv.service.support.FaultFolders;
+import io.quorumkv.service.support.KvClient;
+import io.quorumkv.service.support.NodeProcesses;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -53,8 +54,9 @@ class NemesisIT {
 		random = new Random(seed);
 		System.out
 			.println("NemesisIT: seed " + seed + " (rerun with -Dquorumkv.nemesis.seed=" + seed + "), folder " + root);
-		nodes = new NemesisNodes(root, new NemesisNodes.Options(3, Map.of(), List.of("-Xmx160m"), null, true, true),
-				random);
+		// Small memtables and levels: kills land during flushes and compactions.
+		nodes = new NemesisNodes(root,
+				new NemesisNodes.Options(3, NodeProcesses.SMALL_LSM, List.of("-Xmx160m"), null, true, true), random);
 		nodes.startAll();
 		NemesisRun.warmUp(nodes);
 	}
@@ -81,6 +83,24 @@ class NemesisIT {
 		assertThat(report.acknowledgedWrites()).as(report.summary()).isGreaterThan(200);
 		assertThat(report.okReads()).isGreaterThan(100);
 		assertThat(report.clean()).as(report.summary()).isTrue();
+		assertThat(flushes()).as("memtables flushed in the cluster").isGreaterThanOrEqualTo(6);
+	}
+
+	/** Memtables the nodes flushed since each started, summed (printed per node). */
+	private static double flushes() {
+		KvClient client = new KvClient(Duration.ofSeconds(5));
+		double sum = 0;
+		StringBuilder perNode = new StringBuilder();
+		for (int node = 0; node < 3; node++) {
+			KvClient.Answer answer = client.getPath(nodes.url(node), "/actuator/metrics/quorumkv.storage.flush.count");
+			java.util.regex.Matcher value = java.util.regex.Pattern.compile("\"value\":([0-9.E+-]+)")
+				.matcher(answer.body());
+			double flushes = value.find() ? Double.parseDouble(value.group(1)) : 0;
+			perNode.append(" ").append(flushes);
+			sum += flushes;
+		}
+		System.out.println("NemesisIT: memtables flushed since each node started:" + perNode);
+		return sum;
 	}
 
 	/** Node 1's older copy is the one its kill above left. */

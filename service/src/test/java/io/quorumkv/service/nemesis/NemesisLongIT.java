@@ -6,9 +6,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import io.quorumkv.service.support.FaultFolders;
+import io.quorumkv.service.support.NodeProcesses;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -50,7 +50,8 @@ class NemesisLongIT {
 		long minutes = Long.getLong("quorumkv.nemesis.minutes", 30);
 		List<FaultPlans.Kind> kinds = kinds();
 		root = FaultFolders.create("nemesis-long");
-		NemesisNodes.Options nodes = new NemesisNodes.Options(3, Map.of(), List.of("-Xmx192m"), null, true, true);
+		NemesisNodes.Options nodes = new NemesisNodes.Options(3, NodeProcesses.SMALL_LSM, List.of("-Xmx192m"), null,
+				true, true);
 		long started = System.nanoTime();
 		NemesisRun.Outcome outcome = NemesisRun
 			.execute(new NemesisRun.Scenario("long", NemesisRun.seed(), nodes, 8, 64, Clients.Mix.standard(),

@@ -171,7 +171,13 @@ class OperatorDocsTest {
 		// A range reads the peer's through the connection pool too, and the peer is
 		// down.
 		this.client.get().uri("/v0/entities?start=d1&end=d3").exchange().expectStatus().is5xxServerError();
-		this.client.post().uri("/actuator/quorumkv/compact").exchange().expectStatus().isOk();
+		this.client.post()
+			.uri("/actuator/quorumkv/compact")
+			.contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+			.bodyValue("{}")
+			.exchange()
+			.expectStatus()
+			.isOk();
 		eventually(Duration.ofSeconds(20), () -> assertThat(scrape())
 			.containsPattern("(?m)^quorumkv_storage_compaction_count_total\\{[^}]*\\} [1-9]"));
 	}

@@ -70,7 +70,9 @@ class QkvScriptTest {
 		Files.writeString(dir.resolve("admin-key"), TestKeys.ADMIN);
 		Result ring = qkvWithKey(null, "--cluster-dir", dir.toString(), "ring");
 		assertThat(ring.exit()).isZero();
-		assertThat(ring.output()).containsPattern("NODE +FROM=1 +FROM=2").containsPattern(cluster.url(1) + " +\\d");
+		assertThat(ring.output()).containsPattern("NODE +URL +STATE +FROM=1 +FROM=2")
+			.containsPattern(cluster.url(1) + " +" + cluster.url(1) + " +normal +\\d")
+			.contains("epoch 1, replication factor 2");
 		assertThat(qkv("--nodes", nodes(), "hints").output()).contains("hints pending 0").contains("PEER");
 		assertThat(qkv("--nodes", nodes(), "storage").output()).contains("backend lsm, healthy")
 			.containsPattern("upserts +\\d");
@@ -79,6 +81,28 @@ class QkvScriptTest {
 		assertThat(flush.output()).containsPattern("node " + cluster.url(0) + ": flush done in \\d+ ms")
 			.containsPattern("node " + cluster.url(1) + ": flush done in \\d+ ms");
 		assertThat(qkv("--nodes", cluster.url(0), "compact").output()).contains("compact done in");
+	}
+
+	@Test
+	void repairRunsOnEveryNodeOrOneAndShowsEachRangesLastSuccess() throws Exception {
+		Result everyNode = qkv("--nodes", nodes(), "repair");
+		assertThat(everyNode.exit()).as(everyNode.output()).isZero();
+		// Every node repairs the keys it is the primary of, in all 16 ranges.
+		assertThat(everyNode.output())
+			.containsPattern("node " + cluster.url(0) + ": repair done in \\d+ ms: ranges compared 16, differed \\d+, "
+					+ "failed 0; entries streamed in \\d+, out \\d+")
+			.containsPattern("node " + cluster.url(1) + ": repair done in \\d+ ms: ranges compared 16,")
+			.containsPattern("RANGE +TOKENS +PRIMARY +REPLICAS +LAST-SUCCESS +AGE");
+		// After the second node's repair, every range was repaired once.
+		String second = everyNode.output().substring(everyNode.output().indexOf("node " + cluster.url(1) + ": repair"));
+		assertThat(second).doesNotContain("never").containsPattern("(?m)^15 .* 2 +\\d{4}-\\d\\d-\\d\\dT");
+		Result one = qkv("--nodes", nodes(), "repair", "--node", cluster.url(1));
+		assertThat(one.exit()).as(one.output()).isZero();
+		assertThat(one.output()).contains("ranges compared 16, differed 0, failed 0; entries streamed in 0, out 0")
+			.doesNotContain("node " + cluster.url(0));
+		assertThat(qkv("--nodes", nodes(), "repairs").output())
+			.containsPattern("last repair \\(all\\) took \\d+ ms: ranges compared 16");
+		assertThat(qkv("--nodes", nodes(), "status", "--node", cluster.url(1)).exit()).isEqualTo(2);
 	}
 
 	@Test

@@ -146,8 +146,9 @@ class QuorumKvEndpointTest {
 			.asString()
 			.matches("NODE +STATE +BREAKER +LAST +IN-FLIGHT +P50-MS +P99-MS +MEAN-MS +HINTS +OWNS");
 		assertThat(status).containsPattern(SELF + " +self +- +- +- ");
-		assertThat(text("ring")).containsPattern("NODE +FROM=1 +FROM=2\n")
-			.containsPattern(DEAD + " +\\d+\\.\\d% +100\\.0%");
+		assertThat(text("ring")).containsPattern("NODE +URL +STATE +FROM=1 +FROM=2\n")
+			.containsPattern(DEAD + " +" + DEAD + " +normal +\\d+\\.\\d% +100\\.0%")
+			.contains("epoch 1, replication factor 2, placement rendezvous; no change under way");
 		assertThat(text("hints")).contains("PEER").contains(DEAD);
 		assertThat(text("storage")).contains("backend lsm, healthy").containsPattern("\nupserts +\\d+\n");
 		this.client.get().uri("/actuator/quorumkv/nonsense").exchange().expectStatus().isBadRequest();
@@ -165,6 +166,8 @@ class QuorumKvEndpointTest {
 		}
 		this.client.post()
 			.uri("/actuator/quorumkv/flush")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue("{}")
 			.exchange()
 			.expectStatus()
 			.isOk()
@@ -182,6 +185,8 @@ class QuorumKvEndpointTest {
 					.value((Integer tables) -> assertThat(tables).isPositive()));
 		this.client.post()
 			.uri("/actuator/quorumkv/compact")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue("{}")
 			.exchange()
 			.expectStatus()
 			.isOk()
@@ -196,7 +201,13 @@ class QuorumKvEndpointTest {
 			.value((Integer count) -> assertThat(count).isPositive())
 			.jsonPath("$.storage.derived.writeAmplification")
 			.value((Double amplification) -> assertThat(amplification).isPositive());
-		this.client.post().uri("/actuator/quorumkv/nonsense").exchange().expectStatus().isBadRequest();
+		this.client.post()
+			.uri("/actuator/quorumkv/nonsense")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue("{}")
+			.exchange()
+			.expectStatus()
+			.isBadRequest();
 	}
 
 	private String text(String section) {

@@ -64,8 +64,9 @@ class StructuredLoggingTest {
 		}
 		assertThat(output.getOut()).contains("\"@timestamp\"")
 			.contains("\"ecs\":{\"version\"")
-			.containsPattern("QuorumKV node http://127.0.0.1:\\d+ ready: cluster of 2 \\[.*\\], placement rendezvous, "
-					+ "backend lsm, data /[^\"]*, event loops \\d+\"");
+			.containsPattern(
+					"QuorumKV node http://127.0.0.1:\\d+ ready: ring qkv-[0-9a-f]{16} epoch 1 \\(RF 2, 2 nodes\\), "
+							+ "placement rendezvous, backend lsm, data /[^\"]*, event loops \\d+\"");
 		assertThat(output.getAll()).doesNotContain(SECRET);
 	}
 

@@ -17,7 +17,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.cluster.PeerClocks;
 import io.quorumkv.service.config.QuorumKvProperties;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -92,8 +94,9 @@ class PeerClientBatchTest {
 			.bindNow();
 		QuorumKvProperties properties = new Binder(new MapConfigurationPropertySource(settings))
 			.bindOrCreate("quorumkv", QuorumKvProperties.class);
-		this.client = new PeerClient(properties.cluster(), List.of(), "the-secret", MAX_ANSWER, this.loops,
-				new EventLoopTimers(this.loops.onClient(true)), this.meters, null);
+		this.client = new PeerClient(properties.cluster(), Node.of("http://127.0.0.1:1"), List.of(), "the-secret",
+				MAX_ANSWER, this.loops, new EventLoopTimers(this.loops.onClient(true)), clocks(List.of()), this.meters,
+				null);
 		return new Node(URI.create("http://127.0.0.1:" + this.server.port()));
 	}
 
@@ -218,8 +221,9 @@ class PeerClientBatchTest {
 				new MapConfigurationPropertySource(Map.of("quorumkv.cluster.max-connections-per-peer", "1")))
 			.bindOrCreate("quorumkv", QuorumKvProperties.class);
 		Node peer = new Node(URI.create("http://127.0.0.1:" + this.server.port()));
-		this.client = new PeerClient(properties.cluster(), List.of(peer), "the-secret", MAX_ANSWER, this.loops,
-				new EventLoopTimers(this.loops.onClient(true)), this.meters, null);
+		this.client = new PeerClient(properties.cluster(), Node.of("http://127.0.0.1:1"), List.of(peer), "the-secret",
+				MAX_ANSWER, this.loops, new EventLoopTimers(this.loops.onClient(true)), clocks(List.of(peer)),
+				this.meters, null);
 		for (int i = 0; i < 3; i++) {
 			StepVerifier.create(this.client.batch(peer, new byte[] { 1 }))
 				.assertNext((answer) -> assertThat(answer).containsExactly(9))
@@ -237,6 +241,11 @@ class PeerClientBatchTest {
 			StepVerifier.create(this.client.scan(peer, new byte[] { 'a' }, null)).expectComplete().verify(TIMEOUT);
 		}
 		assertThat(clientPorts).as("one keep-alive connection carried every call").hasSize(1);
+	}
+
+	private PeerClient.Clocks clocks(List<Node> peers) {
+		return new PeerClient.Clocks(HybridLogicalClock.inMemory(java.time.Clock.systemUTC(), Duration.ofMillis(500)),
+				new PeerClocks(peers, Duration.ofSeconds(10), this.meters));
 	}
 
 	@Test

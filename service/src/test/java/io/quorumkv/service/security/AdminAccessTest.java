@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
@@ -88,6 +89,8 @@ class AdminAccessTest {
 			.build()
 			.post()
 			.uri("/actuator/quorumkv/flush")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue("{}")
 			.exchange()
 			.expectStatus()
 			.isOk();

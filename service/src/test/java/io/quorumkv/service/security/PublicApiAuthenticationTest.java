@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
 import org.springframework.http.HttpStatus;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
@@ -178,7 +179,13 @@ class PublicApiAuthenticationTest {
 		WebTestClient admin = management.mutate()
 			.defaultHeader(HttpHeaders.AUTHORIZATION, TestKeys.bearer(TestKeys.ADMIN))
 			.build();
-		admin.post().uri("/actuator/quorumkv/flush").exchange().expectStatus().isOk();
+		admin.post()
+			.uri("/actuator/quorumkv/flush")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue("{}")
+			.exchange()
+			.expectStatus()
+			.isOk();
 		admin.get().uri("/actuator/quorumkv").exchange().expectStatus().isOk();
 		admin.get()
 			.uri("/actuator/health")

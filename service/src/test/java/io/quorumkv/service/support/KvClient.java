@@ -61,6 +61,21 @@ public final class KvClient {
 		return new Local(answer.status, (answer.status == 200) ? answer.body : null, answer.tombstone);
 	}
 
+	/** A POST of a JSON body to an admin path on a node, with the test admin key. */
+	public Answer postAdmin(String baseUrl, String path, String json) {
+		return send(HttpRequest.newBuilder(URI.create(baseUrl + path))
+			.header("Content-Type", "application/json")
+			.header("Authorization", TestKeys.bearer(TestKeys.ADMIN))
+			.POST(HttpRequest.BodyPublishers.ofString(json)));
+	}
+
+	/** A GET of an internal path on a node, with the cluster secret. */
+	public Answer getInternal(String baseUrl, String path) {
+		return send(HttpRequest.newBuilder(URI.create(baseUrl + path))
+			.header(InternalApi.SECRET, NodeProcesses.SECRET)
+			.GET());
+	}
+
 	/** A GET of any path on a node; the body as text. */
 	public Answer getPath(String baseUrl, String pathAndQuery) {
 		return send(HttpRequest.newBuilder(URI.create(baseUrl + pathAndQuery)).GET());

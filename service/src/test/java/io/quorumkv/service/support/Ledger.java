@@ -30,6 +30,27 @@ public final class Ledger {
 
 	public final AtomicLong rejected = new AtomicLong();
 
+	/** Answers of the writes by status (-1: no answer). */
+	private final Map<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
+
+	/** Counts one answer of a write. */
+	public void answered(int status) {
+		this.statuses.computeIfAbsent(status, (s) -> new AtomicLong()).incrementAndGet();
+	}
+
+	/** How many writes were answered with {@code status} (-1: not at all). */
+	public long answers(int status) {
+		AtomicLong count = this.statuses.get(status);
+		return (count != null) ? count.get() : 0;
+	}
+
+	/** Every status answered, with its count. */
+	public Map<Integer, Long> answers() {
+		Map<Integer, Long> copy = new java.util.TreeMap<>();
+		this.statuses.forEach((status, count) -> copy.put(status, count.get()));
+		return copy;
+	}
+
 	/** Records one write: {@code value} null for a delete, {@code acked} as answered. */
 	public void record(String key, @org.jspecify.annotations.Nullable String value, boolean acked) {
 		String state = (value != null) ? value : GONE;

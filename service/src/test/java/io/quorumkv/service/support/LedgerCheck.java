@@ -23,6 +23,25 @@ public record LedgerCheck(int checked, int lost, int resurrected, int impossible
 		return this.lost == 0 && this.resurrected == 0 && this.impossible == 0 && this.unreadable == 0;
 	}
 
+	/** How a check reads the state of one key: a value, {@link Ledger#GONE}, or null. */
+	@FunctionalInterface
+	public interface Reader {
+
+		/** The key's state, or null when it could not be read. */
+		@org.jspecify.annotations.Nullable
+		String state(String key);
+
+	}
+
+	/** Reads every key of a ledger with {@code reader}. */
+	public static LedgerCheck read(Ledger ledger, Reader reader) {
+		Counts counts = new Counts();
+		for (String key : ledger.keys()) {
+			counts.check(ledger, key, reader.state(key), "unreadable");
+		}
+		return counts.result();
+	}
+
 	/** Reads every key through a node's public API at {@code replicas}. */
 	public static LedgerCheck publicRead(Ledger ledger, KvClient client, String baseUrl, String replicas) {
 		Counts counts = new Counts();
@@ -134,7 +153,8 @@ public record LedgerCheck(int checked, int lost, int resurrected, int impossible
 
 		private void example(String text) {
 			if (this.examples.size() < 10) {
-				this.examples.add(text);
+				// values may be kilobytes long
+				this.examples.add((text.length() > 300) ? text.substring(0, 300) + "..." : text);
 			}
 		}
 

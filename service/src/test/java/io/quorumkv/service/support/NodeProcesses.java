@@ -29,6 +29,16 @@ public final class NodeProcesses implements AutoCloseable {
 
 	public static final String SECRET = "fault-suite-secret";
 
+	/**
+	 * LSM settings for fault tests that kill nodes: 4 KiB memtables (the least the engine
+	 * takes), level 0 compacted at two tables into 16 KiB levels of 4 KiB tables, so that
+	 * a few hundred small writes flush and compact, and a kill under load lands during a
+	 * flush or a compaction (the defaults, 64 MiB memtables, never flush in a test).
+	 */
+	public static final Map<String, String> SMALL_LSM = Map.of("quorumkv.storage.lsm.memtable-size", "4KB",
+			"quorumkv.storage.lsm.level0-compaction-trigger", "2", "quorumkv.storage.lsm.level-base-size", "16KB",
+			"quorumkv.storage.lsm.level-size-multiplier", "4", "quorumkv.storage.lsm.target-table-size", "4KB");
+
 	private static final HttpClient HTTP = HttpClient.newBuilder()
 		.version(HttpClient.Version.HTTP_1_1)
 		.connectTimeout(Duration.ofSeconds(2))
@@ -48,6 +58,16 @@ public final class NodeProcesses implements AutoCloseable {
 
 	private final Thread cleanup = new Thread(this::killAll, "node-processes-cleanup");
 
+	private final Map<Integer, Map<String, String>> environments = new java.util.concurrent.ConcurrentHashMap<>();
+
+	/** Settings of single nodes, on top of the others; kept for their restarts. */
+	private final Map<Integer, Map<String, String>> overrides = new java.util.concurrent.ConcurrentHashMap<>();
+
+	/**
+	 * How many of the nodes, the first ones, seed the cluster; the others are newcomers.
+	 */
+	private volatile int seeds;
+
 	/**
 	 * @param root folder for the nodes' data and logs
 	 * @param size number of nodes
@@ -61,6 +81,7 @@ public final class NodeProcesses implements AutoCloseable {
 		this.processes = new Process[size];
 		this.extra = Map.copyOf(extra);
 		this.jvmOptions = List.copyOf(jvmOptions);
+		this.seeds = size;
 		if (proxied) {
 			this.proxies = new FaultProxy[size];
 			for (int i = 0; i < size; i++) {
@@ -83,6 +104,14 @@ public final class NodeProcesses implements AutoCloseable {
 		return jar;
 	}
 
+	/**
+	 * Environment variables of a node's process from its next start on (replacing any set
+	 * before): {@code LD_PRELOAD} and {@code FAKETIME} of libfaketime, say.
+	 */
+	public void environment(int node, Map<String, String> variables) {
+		this.environments.put(node, Map.copyOf(variables));
+	}
+
 	/** Starts every node and waits until all serve. */
 	public NodeProcesses startAll() {
 		for (int i = 0; i < size(); i++) {
@@ -94,10 +123,51 @@ public final class NodeProcesses implements AutoCloseable {
 		return this;
 	}
 
+	/**
+	 * Makes only the first {@code count} nodes the cluster's seeds
+	 * ({@code quorumkv.cluster.nodes}); the others start as newcomers that wait to be
+	 * joined.
+	 */
+	public NodeProcesses seeds(int count) {
+		this.seeds = count;
+		return this;
+	}
+
+	/** Starts the first {@code count} nodes and waits until all serve. */
+	public NodeProcesses startFirst(int count) {
+		for (int i = 0; i < count; i++) {
+			launch(i);
+		}
+		for (int i = 0; i < count; i++) {
+			awaitReady(i, Duration.ofSeconds(90));
+		}
+		return this;
+	}
+
 	/** Starts one node and waits until it serves. */
 	public void start(int node) {
 		launch(node);
 		awaitReady(node, Duration.ofSeconds(90));
+	}
+
+	/** Starts one node with some settings of its own, and waits until it serves. */
+	public void start(int node, Map<String, String> overrides) {
+		this.overrides.put(node, Map.copyOf(overrides));
+		start(node);
+	}
+
+	/** Deletes a stopped node's data folder: the node is gone for good. */
+	public void deleteData(int node) {
+		if (this.processes[node] != null) {
+			throw new IllegalStateException("node " + node + " is running");
+		}
+		FaultFolders.delete(dataFolder(node));
+	}
+
+	/** Whether the node's process runs. */
+	public boolean running(int node) {
+		Process process = this.processes[node];
+		return process != null && process.isAlive();
 	}
 
 	private void launch(int node) {
@@ -116,7 +186,10 @@ public final class NodeProcesses implements AutoCloseable {
 		properties.put("quorumkv.cluster.hints.max-backoff", "1s");
 		properties.put("quorumkv.cluster.breaker.wait-in-open", "1s");
 		properties.put("spring.lifecycle.timeout-per-shutdown-phase", "5s");
+		// The test API keys: membership and repair operations need the admin one.
+		properties.putAll(TestKeys.properties());
 		properties.putAll(this.extra);
+		properties.putAll(this.overrides.getOrDefault(node, Map.of()));
 		List<String> command = new ArrayList<>();
 		command.add(ProcessHandle.current().info().command().orElse("java"));
 		command.add("-XX:TieredStopAtLevel=1");
@@ -128,9 +201,10 @@ public final class NodeProcesses implements AutoCloseable {
 		properties.forEach((name, value) -> command.add("--" + name + "=" + value));
 		try {
 			Files.createDirectories(this.root);
-			this.processes[node] = new ProcessBuilder(command).redirectErrorStream(true)
-				.redirectOutput(ProcessBuilder.Redirect.appendTo(log(node).toFile()))
-				.start();
+			ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(log(node).toFile()));
+			builder.environment().putAll(this.environments.getOrDefault(node, Map.of()));
+			this.processes[node] = builder.start();
 		}
 		catch (IOException ex) {
 			throw new IllegalStateException("cannot start node " + node, ex);
@@ -236,6 +310,16 @@ public final class NodeProcesses implements AutoCloseable {
 		return this.root.resolve("node" + node);
 	}
 
+	/** The SSTables in a node's LSM data folder now. */
+	public long tables(int node) {
+		try (var files = Files.list(dataFolder(node).resolve("data"))) {
+			return files.filter((file) -> file.getFileName().toString().endsWith(".sst")).count();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	public Path log(int node) {
 		return this.root.resolve("node" + node + ".log");
 	}
@@ -273,7 +357,7 @@ public final class NodeProcesses implements AutoCloseable {
 
 	private String nodesProperty() {
 		List<String> ids = new ArrayList<>();
-		for (int i = 0; i < size(); i++) {
+		for (int i = 0; i < this.seeds; i++) {
 			ids.add(id(i));
 		}
 		return ids.stream().collect(Collectors.joining(","));

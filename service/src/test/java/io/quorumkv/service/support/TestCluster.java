@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +24,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
+import org.springframework.http.HttpHeaders;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
@@ -41,10 +43,11 @@ public final class TestCluster implements AutoCloseable {
 
 	private final Map<String, String> extra;
 
-	private final @Nullable TestTls tls;
+	private final Clock[] clocks;
 
-	/** The clock of every node, or null for their own (the wall clock). */
-	private @Nullable Clock clock;
+	private final Map<Integer, Map<String, String>> nodeExtra = new HashMap<>();
+
+	private final @Nullable TestTls tls;
 
 	/** Built once per node: a TLS client's context and connections are not cheap. */
 	private final WebTestClient[] clients;
@@ -67,6 +70,22 @@ public final class TestCluster implements AutoCloseable {
 		this.tls = tls;
 		this.clients = new WebTestClient[size];
 		this.internalClients = new WebTestClient[size];
+		this.clocks = new Clock[size];
+	}
+
+	/**
+	 * Gives a node a wall clock of its own (its {@link Clock} bean) from its next start
+	 * on: skewed, or moved by the test.
+	 */
+	public TestCluster withClock(int node, Clock clock) {
+		this.clocks[node] = clock;
+		return this;
+	}
+
+	/** Properties of one node only, from its next start on (over the cluster's). */
+	public TestCluster withProperties(int node, Map<String, String> properties) {
+		this.nodeExtra.put(node, Map.copyOf(properties));
+		return this;
 	}
 
 	/**
@@ -74,7 +93,7 @@ public final class TestCluster implements AutoCloseable {
 	 * hybrid logical clock and its storage read it), so that a test can move time.
 	 */
 	public TestCluster withClock(Clock clock) {
-		this.clock = clock;
+		Arrays.fill(this.clocks, clock);
 		return this;
 	}
 
@@ -86,6 +105,11 @@ public final class TestCluster implements AutoCloseable {
 	}
 
 	public void start(int node) {
+		start(node, Map.of());
+	}
+
+	/** Starts a node with some settings of its own on top of the cluster's. */
+	public void start(int node, Map<String, String> overrides) {
 		if (this.nodes[node] != null) {
 			throw new IllegalStateException("node " + node + " is running");
 		}
@@ -106,7 +130,11 @@ public final class TestCluster implements AutoCloseable {
 		properties.put("quorumkv.cluster.breaker.wait-in-open", "1s");
 		properties.put("quorumkv.storage.path", this.root.resolve("node" + node).toString());
 		properties.put("spring.lifecycle.timeout-per-shutdown-phase", "5s");
+		// The test API keys: membership and repair operations need the admin one.
+		properties.putAll(TestKeys.properties());
 		properties.putAll(this.extra);
+		properties.putAll(this.nodeExtra.getOrDefault(node, Map.of()));
+		properties.putAll(overrides);
 		// As command-line arguments: they take precedence over application.yml.
 		String[] args = properties.entrySet()
 			.stream()
@@ -115,7 +143,7 @@ public final class TestCluster implements AutoCloseable {
 		// Each node gets event loops of its own: stopping one must not dispose the
 		// JVM-wide
 		// Reactor Netty resources the others serve on.
-		Clock nodeClock = this.clock;
+		Clock clock = this.clocks[node];
 		this.nodes[node] = new SpringApplicationBuilder(QuorumKvApplication.class).initializers((context) -> {
 			((GenericApplicationContext) context).registerBean(ReactorResourceFactory.class, () -> {
 				ReactorResourceFactory factory = new ReactorResourceFactory();
@@ -123,8 +151,8 @@ public final class TestCluster implements AutoCloseable {
 				factory.setShutdownQuietPeriod(Duration.ZERO);
 				return factory;
 			});
-			if (nodeClock != null) {
-				((GenericApplicationContext) context).registerBean(Clock.class, () -> nodeClock);
+			if (clock != null) {
+				((GenericApplicationContext) context).registerBean(Clock.class, () -> clock);
 			}
 		}).run(args);
 	}
@@ -175,6 +203,11 @@ public final class TestCluster implements AutoCloseable {
 			this.clients[node] = TestClients.forUrl(url(node), (this.tls != null) ? this.tls.anonymousClient() : null);
 		}
 		return this.clients[node];
+	}
+
+	/** A client of one node's admin operations, with the test admin key. */
+	public WebTestClient adminClient(int node) {
+		return client(node).mutate().defaultHeader(HttpHeaders.AUTHORIZATION, TestKeys.bearer(TestKeys.ADMIN)).build();
 	}
 
 	/**

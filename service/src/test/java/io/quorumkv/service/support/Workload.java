@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 /**
  * Client threads writing and deleting their own keys through the public API until
@@ -27,10 +28,25 @@ public final class Workload implements AutoCloseable {
 	 */
 	public Workload(Ledger ledger, String prefix, int threadCount, int keys, String replicas,
 			IntFunction<List<String>> nodesOfThread, long seed, Duration requestTimeout) {
+		this(ledger, prefix, threadCount, keys, replicas, (t) -> () -> nodesOfThread.apply(t), seed, requestTimeout,
+				false);
+	}
+
+	/**
+	 * Client threads that each send every operation to the next node of a list that may
+	 * change (the cluster's live nodes, as they join and leave): load through every node.
+	 */
+	public static Workload rotating(Ledger ledger, String prefix, int threadCount, int keys, String replicas,
+			Supplier<List<String>> nodes, long seed, Duration requestTimeout) {
+		return new Workload(ledger, prefix, threadCount, keys, replicas, (t) -> nodes, seed, requestTimeout, true);
+	}
+
+	private Workload(Ledger ledger, String prefix, int threadCount, int keys, String replicas,
+			IntFunction<Supplier<List<String>>> nodesOfThread, long seed, Duration requestTimeout, boolean rotate) {
 		this.ledger = ledger;
 		for (int t = 0; t < threadCount; t++) {
 			int thread = t;
-			List<String> nodes = nodesOfThread.apply(t);
+			Supplier<List<String>> live = nodesOfThread.apply(t);
 			Random random = new Random(seed + t);
 			KvClient client = new KvClient(requestTimeout);
 			this.threads.add(Thread.ofPlatform().name("workload-" + t).start(() -> {
@@ -38,7 +54,8 @@ public final class Workload implements AutoCloseable {
 				long sequence = 0;
 				while (this.running.get()) {
 					String key = prefix + "-" + thread + "-" + random.nextInt(keys);
-					String base = nodes.get(node % nodes.size());
+					List<String> nodes = live.get();
+					String base = nodes.get((rotate ? node++ + thread : node) % nodes.size());
 					boolean delete = random.nextInt(5) == 0;
 					int status;
 					String value = null;
@@ -51,6 +68,7 @@ public final class Workload implements AutoCloseable {
 					}
 					boolean acked = status == (delete ? 202 : 201);
 					this.ledger.record(key, value, acked);
+					this.ledger.answered(status);
 					if (status == -1) {
 						node++;
 					}

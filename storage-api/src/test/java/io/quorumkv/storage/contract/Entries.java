@@ -36,6 +36,11 @@ public final class Entries {
 		return bytes(String.format("key-%08d", i));
 	}
 
+	/** The number of a {@link #numberedKey}. */
+	public static int keyNumber(byte[] key) {
+		return Integer.parseInt(new String(key, java.nio.charset.StandardCharsets.US_ASCII).substring(4));
+	}
+
 	public static byte[] randomBytes(Random random, int length) {
 		byte[] out = new byte[length];
 		random.nextBytes(out);

@@ -13,6 +13,7 @@ import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
 import io.quorumkv.storage.Expiry;
 import io.quorumkv.storage.Keys;
+import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageStats;
@@ -38,6 +39,8 @@ public final class ModelStorage implements Storage {
 	private final AtomicLong upserts = new AtomicLong();
 
 	private final Clock clock;
+
+	private volatile PurgePolicy purgePolicy = PurgePolicy.KEEP_ALL;
 
 	private ModelStorage(ConcurrentSkipListMap<byte[], Entry> data, Clock clock) {
 		this.data = data;
@@ -75,6 +78,20 @@ public final class ModelStorage implements Storage {
 		this.data.merge(entry.key(), entry, (kept, next) -> (EntryOrder.supersedes(next, kept)) ? next : kept);
 	}
 
+	@Override
+	public Mono<Long> retain(java.util.function.Predicate<byte[]> keep) {
+		return Mono.fromCallable(() -> {
+			checkOpen();
+			long removed = 0;
+			for (byte[] key : this.data.keySet()) {
+				if (!keep.test(key) && this.data.remove(key) != null) {
+					removed++;
+				}
+			}
+			return removed;
+		});
+	}
+
 	public @Nullable Entry find(byte[] key) {
 		return this.data.get(key);
 	}
@@ -109,6 +126,31 @@ public final class ModelStorage implements Storage {
 	@Override
 	public Mono<Void> flush() {
 		return Mono.fromRunnable(this::checkOpen);
+	}
+
+	@Override
+	public void purgePolicy(PurgePolicy policy) {
+		this.purgePolicy = policy;
+	}
+
+	/**
+	 * Drops the allowed tombstones, each only if it is still the kept entry. An expired
+	 * value counts as the tombstone of its timestamp.
+	 */
+	@Override
+	public Mono<Long> purgeTombstones() {
+		return Mono.fromCallable(() -> {
+			checkOpen();
+			long now = Expiry.nowMicros(this.clock);
+			long purged = 0;
+			for (Entry entry : this.data.values()) {
+				if (entry.asSeenAt(now).isTombstone() && this.purgePolicy.mayPurge(entry.key(), entry.timestamp())
+						&& this.data.remove(entry.key(), entry)) {
+					purged++;
+				}
+			}
+			return purged;
+		});
 	}
 
 	@Override

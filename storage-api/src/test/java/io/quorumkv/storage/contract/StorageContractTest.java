@@ -3,6 +3,7 @@ package io.quorumkv.storage.contract;
 import static io.quorumkv.storage.contract.Entries.allByteValues;
 import static io.quorumkv.storage.contract.Entries.bytes;
 import static io.quorumkv.storage.contract.Entries.delete;
+import static io.quorumkv.storage.contract.Entries.keyNumber;
 import static io.quorumkv.storage.contract.Entries.numberedKey;
 import static io.quorumkv.storage.contract.Entries.put;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,6 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
 import io.quorumkv.storage.Keys;
+import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageClosedException;
 import org.jspecify.annotations.Nullable;
@@ -460,6 +462,102 @@ public abstract class StorageContractTest {
 
 	}
 
+	/**
+	 * Purging tombstones ({@link Storage#purgePolicy}, {@link Storage#purgeTombstones}):
+	 * a purge pass and then a compaction drop exactly the tombstones the policy allows
+	 * (the tests' timestamps are decades old, past any grace period of a backend's own),
+	 * never a value, never a tombstone the policy refuses.
+	 */
+	@Nested
+	class Purge {
+
+		private long purgeAndCompact() {
+			Long purged = StorageContractTest.this.storage.purgeTombstones().block(TIMEOUT);
+			StorageContractTest.this.storage.compact().block(TIMEOUT);
+			assertThat(purged).isNotNull().isNotNegative();
+			return purged;
+		}
+
+		@Test
+		void onlyTheTombstonesThePolicyAllowsAreDropped() {
+			upsert(put("drop", "v", 1));
+			upsert(delete("drop", 2));
+			upsert(delete("keep", 3));
+			upsert(put("value", "v", 4));
+			StorageContractTest.this.storage.purgePolicy(
+					(key, timestamp) -> !new String(key, java.nio.charset.StandardCharsets.UTF_8).equals("keep"));
+			purgeAndCompact();
+			assertThat(get("drop")).isNull();
+			assertThat(get("keep")).isEqualTo(delete("keep", 3));
+			assertThat(get("value")).isEqualTo(put("value", "v", 4));
+			assertThat(keysOf(scan(bytes("a"), null))).containsExactly("keep", "value");
+		}
+
+		@Test
+		void aKeepAllPolicyKeepsEveryTombstone() {
+			upsert(put("k", "v", 1));
+			upsert(delete("k", 2));
+			StorageContractTest.this.storage.purgePolicy(PurgePolicy.KEEP_ALL);
+			assertThat(purgeAndCompact()).isZero();
+			assertThat(get("k")).isEqualTo(delete("k", 2));
+		}
+
+		@Test
+		void thePolicyIsAskedWithTheTombstonesKeyAndTimestamp() {
+			upsert(delete("k", 7));
+			upsert(put("v", "x", 8));
+			List<String> asked = Collections.synchronizedList(new ArrayList<>());
+			StorageContractTest.this.storage.purgePolicy((key, timestamp) -> {
+				asked.add(new String(key, java.nio.charset.StandardCharsets.UTF_8) + "@" + timestamp);
+				return false;
+			});
+			purgeAndCompact();
+			assertThat(asked).contains("k@7").doesNotContain("v@8");
+		}
+
+		@Test
+		void manyPagesOfTombstonesArePurgedExactlyAsAllowedAndStayPurgedAfterReopen() {
+			int count = 1_200;
+			for (int i = 0; i < count; i++) {
+				upsert(Entry.value(numberedKey(i), bytes("v" + i), 10));
+				upsert(Entry.tombstone(numberedKey(i), 11));
+			}
+			// Every third tombstone stays.
+			StorageContractTest.this.storage.purgePolicy((key, timestamp) -> Integer
+				.parseInt(new String(key, java.nio.charset.StandardCharsets.UTF_8).substring(4)) % 3 != 0);
+			purgeAndCompact();
+			reopen();
+			List<Entry> left = scan(numberedKey(0), null);
+			assertThat(left).hasSize(count / 3).allSatisfy((entry) -> assertThat(entry.isTombstone()).isTrue());
+			assertThat(left.getFirst().key()).isEqualTo(numberedKey(0));
+			assertThat(left.getLast().key()).isEqualTo(numberedKey(count - 3));
+		}
+
+		@Test
+		void anExpiredValueIsPurgedAsTheTombstoneOfItsTimestamp() {
+			// docs/design.md: storage turns an expired value into a tombstone and purges
+			// it under the tombstones' rule.
+			long now = StorageContractTest.this.clock.micros();
+			upsert(put("expired", "older", 4));
+			upsert(Entry.expiring(bytes("expired"), bytes("v"), 5, 6));
+			upsert(Entry.expiring(bytes("refused"), bytes("v"), 5, 6));
+			Entry live = Entry.expiring(bytes("live"), bytes("v"), 7, now + 60_000_000L);
+			upsert(live);
+			List<String> asked = Collections.synchronizedList(new ArrayList<>());
+			StorageContractTest.this.storage.purgePolicy((key, timestamp) -> {
+				String name = new String(key, java.nio.charset.StandardCharsets.UTF_8);
+				asked.add(name + "@" + timestamp);
+				return !name.equals("refused");
+			});
+			purgeAndCompact();
+			assertThat(get("expired")).as("purged, and the older value stays shadowed").isNull();
+			assertThat(get("refused")).isEqualTo(delete("refused", 5));
+			assertThat(get("live")).isEqualTo(live);
+			assertThat(asked).contains("expired@5", "refused@5").doesNotContain("live@7");
+		}
+
+	}
+
 	@Nested
 	class Scans {
 
@@ -568,6 +666,53 @@ public abstract class StorageContractTest {
 			// The store still serves reads and writes after abandoned scans.
 			upsert(put("after", "v", 1));
 			assertThat(get("after")).isEqualTo(put("after", "v", 1));
+		}
+
+	}
+
+	@Nested
+	class Retain {
+
+		@Test
+		void removesTheRejectedKeysWithoutATraceAndKeepsTheOthers() {
+			// Recent timestamps by the clock the backend judges by: a backend may purge a
+			// tombstone older than its grace period whenever it compacts, which is not
+			// what this test is about.
+			long now = StorageContractTest.this.clock.micros();
+			for (int i = 0; i < 2_000; i++) {
+				upsert((i % 7 == 0) ? Entry.tombstone(numberedKey(i), now)
+						: Entry.value(numberedKey(i), bytes("v" + i), now));
+			}
+			StepVerifier.create(StorageContractTest.this.storage.flush()).expectComplete().verify(TIMEOUT);
+			for (int i = 1_000; i < 1_500; i++) {
+				upsert(Entry.value(numberedKey(i), bytes("newer" + i), now + 1));
+			}
+			Long removed = StorageContractTest.this.storage.retain((key) -> keyNumber(key) % 3 != 0).block(TIMEOUT);
+			int rejected = (int) java.util.stream.IntStream.range(0, 2_000).filter((i) -> i % 3 == 0).count();
+			assertThat(removed).isEqualTo(rejected);
+			for (int i = 0; i < 2_000; i++) {
+				Entry kept = get(numberedKey(i));
+				if (i % 3 == 0) {
+					assertThat(kept).as("key %d", i).isNull();
+				}
+				else {
+					assertThat(kept).as("key %d", i).isNotNull();
+				}
+			}
+			assertThat(scan(numberedKey(0), null)).hasSize(2_000 - rejected);
+			reopen();
+			assertThat(get(numberedKey(3))).as("gone for good").isNull();
+			assertThat(get(numberedKey(1_001))).isEqualTo(Entry.value(numberedKey(1_001), bytes("newer1001"), now + 1));
+			upsert(Entry.value(numberedKey(3), bytes("again"), 1));
+			assertThat(get(numberedKey(3))).as("a key removed can be written again, even older")
+				.isEqualTo(Entry.value(numberedKey(3), bytes("again"), 1));
+		}
+
+		@Test
+		void retainingEverythingRemovesNothing() {
+			upsert(put("a", "1", 1));
+			assertThat(StorageContractTest.this.storage.retain((key) -> true).block(TIMEOUT)).isZero();
+			assertThat(get("a")).isEqualTo(put("a", "1", 1));
 		}
 
 	}

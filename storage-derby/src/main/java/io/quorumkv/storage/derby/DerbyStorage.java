@@ -12,6 +12,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Expiry;
+import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageException;
@@ -72,6 +73,10 @@ public final class DerbyStorage implements Storage {
 	private final LongAdder retries = new LongAdder();
 
 	private final LongAdder reconnects = new LongAdder();
+
+	private final LongAdder tombstonesPurged = new LongAdder();
+
+	private volatile PurgePolicy purgePolicy = PurgePolicy.KEEP_ALL;
 
 	private DerbyStorage(DerbyStorageOptions options, DerbyDatabase database, HikariDataSource pool, Clock clock) {
 		this.options = options;
@@ -153,6 +158,18 @@ public final class DerbyStorage implements Storage {
 		}
 	}
 
+	/**
+	 * Scans every row and deletes the rejected ones that still hold the version scanned,
+	 * a page at a time on the JDBC executor (each page one transaction).
+	 */
+	@Override
+	public Mono<Long> retain(java.util.function.Predicate<byte[]> keep) {
+		return scan(new byte[0], null).filter((entry) -> !keep.test(entry.key()))
+			.buffer(256)
+			.concatMap((page) -> this.<Long>work((connection) -> EntryTable.deleteSeen(connection, page)))
+			.reduce(0L, Long::sum);
+	}
+
 	@Override
 	public Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive) {
 		Objects.requireNonNull(fromInclusive, "fromInclusive");
@@ -186,6 +203,46 @@ public final class DerbyStorage implements Storage {
 	}
 
 	@Override
+	public void purgePolicy(PurgePolicy policy) {
+		this.purgePolicy = Objects.requireNonNull(policy, "policy");
+	}
+
+	/**
+	 * One pass over the tombstones, a page of {@code scan-batch-size} at a time, each
+	 * page one task and one transaction ({@link PurgePage}); a page that meets a deadlock
+	 * or lock timeout is rolled back and run again.
+	 */
+	@Override
+	public Mono<Long> purgeTombstones() {
+		return Mono.defer(() -> {
+			PurgePolicy policy = this.purgePolicy;
+			return purgePage(null, policy)
+				.expand((page) -> (page.next() != null) ? purgePage(page.next(), policy) : Mono.empty())
+				.map(PurgePage::purged)
+				.reduce(0L, Long::sum)
+				.doOnNext(this.tombstonesPurged::add);
+		});
+	}
+
+	private Mono<PurgePage> purgePage(byte @Nullable [] after, PurgePolicy policy) {
+		return this.<PurgePage>work((connection) -> {
+			for (int attempt = 1;; attempt++) {
+				try {
+					return PurgePage.run(connection, after, this.options.scanBatchSize(), policy,
+							Expiry.nowMicros(this.clock));
+				}
+				catch (SQLException ex) {
+					connection.rollback();
+					if (!SqlFailures.isRetryable(ex) || attempt == MAX_ATTEMPTS) {
+						throw SqlFailures.toStorageException("purge after " + attempt + " attempts", ex);
+					}
+					this.retries.increment();
+				}
+			}
+		});
+	}
+
+	@Override
 	public int maxKeySize() {
 		return EntryTable.MAX_KEY_BYTES;
 	}
@@ -196,7 +253,8 @@ public final class DerbyStorage implements Storage {
 		boolean up = bean != null && !this.closed.get();
 		return new StorageStats(BACKEND,
 				Map.of("gets", this.gets.sum(), "upserts", this.upserts.sum(), "scans", this.scans.sum(), "retries",
-						this.retries.sum(), "reconnects", this.reconnects.sum()),
+						this.retries.sum(), "reconnects", this.reconnects.sum(), "tombstones.purged",
+						this.tombstonesPurged.sum()),
 				Map.of("pool.active", up ? (long) bean.getActiveConnections() : 0L, "pool.idle",
 						up ? (long) bean.getIdleConnections() : 0L, "pool.pending",
 						up ? (long) bean.getThreadsAwaitingConnection() : 0L, "executor.queued",

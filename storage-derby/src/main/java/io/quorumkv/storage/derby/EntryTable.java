@@ -60,6 +60,9 @@ final class EntryTable {
 
 	private static final String INSERT = "INSERT INTO " + TABLE + " (K, TS, V, XP) VALUES (?, ?, ?, ?)";
 
+	/** Removes a row only while it still holds the version a scan saw. */
+	private static final String DELETE_SEEN = "DELETE FROM " + TABLE + " WHERE K = ? AND TS = ?";
+
 	private EntryTable() {
 	}
 
@@ -105,6 +108,23 @@ final class EntryTable {
 		if (!connection.getAutoCommit()) {
 			connection.commit();
 		}
+	}
+
+	/**
+	 * Deletes each of {@code entries} whose row still holds that version, in one
+	 * transaction; the number deleted.
+	 */
+	static long deleteSeen(Connection connection, java.util.List<Entry> entries) throws SQLException {
+		long deleted = 0;
+		try (PreparedStatement delete = connection.prepareStatement(DELETE_SEEN)) {
+			for (Entry entry : entries) {
+				delete.setBytes(1, encode(entry.key()));
+				delete.setLong(2, entry.timestamp());
+				deleted += delete.executeUpdate();
+			}
+		}
+		connection.commit();
+		return deleted;
 	}
 
 	/** The kept entry of {@code key}, or null. */

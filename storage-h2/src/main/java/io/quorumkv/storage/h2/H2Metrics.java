@@ -39,6 +39,12 @@ final class H2Metrics {
 
 	final LongAdder overloads = new LongAdder();
 
+	final LongAdder purges = new LongAdder();
+
+	final LongAdder purgeFailures = new LongAdder();
+
+	final LongAdder tombstonesPurged = new LongAdder();
+
 	/** The first background (periodic sync) failure; sticky. */
 	final AtomicReference<@Nullable String> backgroundFailure = new AtomicReference<>();
 
@@ -57,6 +63,9 @@ final class H2Metrics {
 		counters.put("flush.failures", this.flushFailures.sum());
 		counters.put("syncs", this.syncs.sum());
 		counters.put("overloads", this.overloads.sum());
+		counters.put("purges", this.purges.sum());
+		counters.put("purge.failures", this.purgeFailures.sum());
+		counters.put("tombstones.purged", this.tombstonesPurged.sum());
 		Map<String, Long> gauges = new LinkedHashMap<>();
 		PoolMetrics metrics = pool.getMetrics().orElse(null);
 		if (metrics != null) {

@@ -63,6 +63,28 @@ final class H2Schema {
 
 	static final String SCAN_NEXT_PAGE_BOUNDED = "SELECT k, v, ts, exp FROM kv WHERE k > $1 AND k < $3 ORDER BY k LIMIT $2";
 
+	/**
+	 * A page of tombstones for a purge pass, in key order: {@code $1} the page size,
+	 * {@code $2} now (a value expired by then is the tombstone of its {@code ts}).
+	 */
+	static final String TOMBSTONES_FIRST_PAGE = "SELECT k, ts FROM kv WHERE (v IS NULL OR exp <= $2) ORDER BY k LIMIT $1";
+
+	/** The next page, after key {@code $2}; {@code $3} now. */
+	static final String TOMBSTONES_NEXT_PAGE = "SELECT k, ts FROM kv WHERE (v IS NULL OR exp <= $3) AND k > $2 ORDER BY k LIMIT $1";
+
+	/**
+	 * Drops a tombstone (or a value expired by {@code $3}) only if it is still the kept
+	 * version: a newer version written since it was read (a value, or a tombstone of
+	 * another timestamp) is not touched.
+	 */
+	static final String PURGE = "DELETE FROM kv WHERE k = $1 AND ts = $2 AND (v IS NULL OR exp <= $3)";
+
+	/**
+	 * Removes a row only while it still holds the version a scan saw: a newer write of
+	 * the key, which changes its timestamp, is kept.
+	 */
+	static final String DELETE_SEEN = "DELETE FROM kv WHERE k = $1 AND ts = $2";
+
 	static final String CHECKPOINT_SYNC = "CHECKPOINT SYNC";
 
 	/** What {@code close()} runs, in order, on a connection of its own. */

@@ -14,6 +14,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Expiry;
 import io.quorumkv.storage.Keys;
+import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageException;
@@ -71,6 +72,8 @@ public final class H2Storage implements Storage {
 	private final AtomicLong completedWrites = new AtomicLong();
 
 	private final AtomicLong syncedWrites = new AtomicLong();
+
+	private volatile PurgePolicy purgePolicy = PurgePolicy.KEEP_ALL;
 
 	/** Held by a running periodic sync and by {@link #close()}. */
 	private final ReentrantLock syncLock = new ReentrantLock();
@@ -227,9 +230,46 @@ public final class H2Storage implements Storage {
 		});
 	}
 
+	/**
+	 * Scans every row and deletes each rejected one that still holds the version scanned,
+	 * a few at a time; a checkpoint then makes the deletions durable.
+	 */
+	@Override
+	public Mono<Long> retain(java.util.function.Predicate<byte[]> keep) {
+		return scan(new byte[0], null).filter((entry) -> !keep.test(entry.key()))
+			.flatMap((entry) -> this.client.sql(H2Schema.DELETE_SEEN)
+				.bind(0, entry.key())
+				.bind(1, entry.timestamp())
+				.fetch()
+				.rowsUpdated(), 4)
+			.reduce(0L, Long::sum)
+			.flatMap((removed) -> checkpointSync().thenReturn(removed))
+			.onErrorMap((ex) -> H2Errors.translate("retain", ex, this.closed.get()));
+	}
+
 	@Override
 	public Mono<Void> flush() {
 		return guard("flush", this.metrics.flushes, this.metrics.flushFailures, checkpointSync());
+	}
+
+	@Override
+	public void purgePolicy(PurgePolicy policy) {
+		this.purgePolicy = Objects.requireNonNull(policy, "policy");
+	}
+
+	/**
+	 * One pass over the tombstones, a page at a time ({@code scan-page-size} keys), each
+	 * page's allowed ones deleted in one transaction ({@link H2Purge}); a conflict with a
+	 * concurrent upsert runs the pass again (deletes that already committed stay done).
+	 */
+	@Override
+	public Mono<Long> purgeTombstones() {
+		Mono<Long> pass = Mono.defer(() -> new H2Purge(this.client, this.connections.scheduler(),
+				this.options.scanPageSize(), this.purgePolicy, Expiry.nowMicros(this.clock))
+			.run());
+		return guard("purge", this.metrics.purges, this.metrics.purgeFailures,
+				pass.retryWhen(Retry.max(this.options.maxUpsertRetries()).filter(H2Errors::isRetryableConflict))
+					.doOnNext(this.metrics.tombstonesPurged::add));
 	}
 
 	@Override

@@ -152,13 +152,30 @@ final class BackgroundWork {
 		this.compactionExecutor.execute(task);
 	}
 
+	/**
+	 * Compacts every table into the deepest level, leaving out every entry whose key
+	 * {@code drop} accepts; completes with how many were left out.
+	 */
+	CompletableFuture<Long> forceFullCompaction(java.util.function.Predicate<byte[]> drop) {
+		return CompletableFuture.supplyAsync(() -> {
+			try {
+				Optional<CompactionTask> task = this.planner.planFull(this.engine.state.get().levels());
+				return task.isPresent() ? this.compactions.run(task.get(), true, drop) : 0L;
+			}
+			catch (IOException ex) {
+				this.engine.fail(ex);
+				throw new java.io.UncheckedIOException(ex);
+			}
+		}, this.compactionExecutor);
+	}
+
 	/** Compacts every table into the deepest level, purging what may be purged. */
 	CompletableFuture<Void> forceFullCompaction() {
 		return CompletableFuture.runAsync(() -> {
 			try {
 				Optional<CompactionTask> task = this.planner.planFull(this.engine.state.get().levels());
 				if (task.isPresent()) {
-					this.compactions.run(task.get());
+					this.compactions.run(task.get(), true, null);
 				}
 			}
 			catch (IOException ex) {

@@ -9,18 +9,21 @@ import java.util.concurrent.locks.Lock;
 import java.util.function.BooleanSupplier;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.lsm.compaction.CompactionTask;
 import io.quorumkv.storage.lsm.compaction.Compactor;
 import io.quorumkv.storage.lsm.sstable.SsTable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs one compaction task on the compaction thread: merges (or, for a trivial move, only
  * re-levels) its tables, publishes the result through the manifest, then hands the inputs
  * to their last reader for unmapping and deletion. Builds the tombstone probe: a
- * tombstone is purged only when no table or memtable outside the task may hold a version
- * it shadows (key range, minimum timestamp and bloom filter of each table; a lookup in
- * each memtable), neither when the merge decides nor when the result is published (the
- * late-write gate, {@link LsmEngine#lateWrites}).
+ * tombstone is purged only when the storage's purge policy allows it and no table or
+ * memtable outside the task may hold a version it shadows (key range, minimum timestamp
+ * and bloom filter of each table; a lookup in each memtable), neither when the merge
+ * decides nor when the result is published (the late-write gate,
+ * {@link LsmEngine#lateWrites}).
  */
 final class CompactionRunner {
 
@@ -40,7 +43,19 @@ final class CompactionRunner {
 	}
 
 	void run(CompactionTask task) throws IOException {
-		if (task.isTrivialMove()) {
+		run(task, false, null);
+	}
+
+	/**
+	 * Runs {@code task}, leaving out every entry whose key {@code drop} accepts. With
+	 * {@code rewrite} or a {@code drop} filter even a trivial move is merged like any
+	 * other task, so that an operator's full compaction purges what may be purged and the
+	 * filter sees every entry, even when everything is in one table.
+	 * @return the entries dropped
+	 */
+	long run(CompactionTask task, boolean rewrite, java.util.function.@Nullable Predicate<byte[]> drop)
+			throws IOException {
+		if (task.isTrivialMove() && !rewrite && drop == null) {
 			this.engine.manifestLock.lock();
 			try {
 				this.manifest.publish((s) -> s.withLevels(s.levels().apply(task, task.inputs())));
@@ -50,16 +65,22 @@ final class CompactionRunner {
 			}
 			this.engine.stats.compactions.increment();
 			this.engine.signalFlushed();
-			return;
+			return 0;
 		}
 		LsmState s = this.engine.state.get();
 		Set<SsTable> inside = new HashSet<>(task.all());
-		Compactor.OlderVersionProbe probe = probe(s, inside);
+		PurgePolicy policy = this.engine.purgePolicy;
+		Compactor.OlderVersionProbe outsideProbe = probe(s, inside);
+		// A tombstone the policy does not allow is treated as shadowing an older version:
+		// the compactor keeps it. The late-write check below needs no policy (what it
+		// re-checks the policy has already allowed).
+		Compactor.OlderVersionProbe probe = (key, ts) -> !policy.mayPurge(key, ts)
+				|| outsideProbe.mayHoldOlder(key, ts);
 		long nowMicros = this.engine.nowMicros();
 		long graceMicros = saturatedMicros(this.engine.options.tombstoneGracePeriod());
 		long purgeBefore = (nowMicros - graceMicros > nowMicros) ? Long.MIN_VALUE : nowMicros - graceMicros;
 		Compactor.Result result = this.compactor.run(task, this.engine.nextFileNumber::getAndIncrement, nowMicros,
-				purgeBefore, probe, this.cancelled);
+				purgeBefore, probe, this.cancelled, drop);
 		// A write older than a purged tombstone may have arrived since the probe: such
 		// writes hold the late-write gate's read side, so under its write side the
 		// purged tombstones are checked again against the state of now, and the result
@@ -70,8 +91,9 @@ final class CompactionRunner {
 		}
 		try {
 			if (gate != null && shadowsALateWrite(result.purged(), inside)) {
+				// Nothing published: the filtered keys stay until the next retain.
 				discard(result.outputs());
-				return;
+				return 0;
 			}
 			this.engine.manifestLock.lock();
 			try {
@@ -101,6 +123,7 @@ final class CompactionRunner {
 		stats.tombstonesPurged.add(result.tombstonesPurged());
 		stats.expiredConverted.add(result.expired());
 		this.engine.signalFlushed();
+		return result.dropped();
 	}
 
 	/**

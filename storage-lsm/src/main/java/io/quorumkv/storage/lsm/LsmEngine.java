@@ -19,6 +19,7 @@ import java.util.function.UnaryOperator;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Expiry;
+import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.StorageOverloadedException;
@@ -68,6 +69,12 @@ final class LsmEngine {
 	private final long clockFloor;
 
 	final EngineStats stats = new EngineStats();
+
+	/**
+	 * What a compaction must also ask before it purges a tombstone ({@code Storage}'s
+	 * purge policy); by default only the grace period and the older-version probe decide.
+	 */
+	volatile PurgePolicy purgePolicy = PurgePolicy.ANY;
 
 	final AtomicReference<LsmState> state;
 

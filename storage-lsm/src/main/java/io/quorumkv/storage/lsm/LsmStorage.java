@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.StorageStats;
@@ -118,6 +119,16 @@ public final class LsmStorage implements Storage {
 		return this.engine.flush();
 	}
 
+	/**
+	 * Applied by every compaction from now on, in addition to the grace period and the
+	 * older-version probe ({@link #purgeTombstones()} stays the default: compactions
+	 * purge, {@link #compact()} runs one over everything).
+	 */
+	@Override
+	public void purgePolicy(PurgePolicy policy) {
+		this.engine.purgePolicy = Objects.requireNonNull(policy, "policy");
+	}
+
 	@Override
 	public StorageStats stats() {
 		return this.engine.stats();
@@ -139,11 +150,28 @@ public final class LsmStorage implements Storage {
 		this.engine.background.onCompactionThread(task);
 	}
 
-	/** Compacts every table into the deepest level (an operator's request). */
+	/**
+	 * Writes the memtables out, then compacts every table into the deepest level (an
+	 * operator's request; it purges every tombstone that may be purged).
+	 */
 	@Override
 	public Mono<Void> compact() {
 		// An operator who gives up waiting does not cancel the compaction.
-		return Mono.fromFuture(this::forceCompaction, true);
+		return Mono.fromFuture(() -> forceFlush().thenCompose((flushed) -> forceCompaction()), true);
+	}
+
+	/**
+	 * Freezes and flushes the memtables, then compacts every table into the deepest level
+	 * leaving out the rejected keys: they are gone from every table at once, without a
+	 * tombstone.
+	 */
+	@Override
+	public Mono<Long> retain(java.util.function.Predicate<byte[]> keep) {
+		return Mono.fromFuture(() -> {
+			this.engine.checkOpen();
+			return this.engine.background.forceFlush()
+				.thenCompose((flushed) -> this.engine.background.forceFullCompaction((key) -> !keep.test(key)));
+		}, true);
 	}
 
 	/** Test hook: compacts every table into the deepest level. */

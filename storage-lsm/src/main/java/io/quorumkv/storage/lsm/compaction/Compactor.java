@@ -67,10 +67,12 @@ public final class Compactor {
 
 	/**
 	 * The new tables (each with one reference, owned by the caller), the I/O done, the
-	 * tombstones purged (for the caller's re-check before it publishes) and the expired
-	 * values turned into tombstones (purged or not).
+	 * tombstones purged (for the caller's re-check before it publishes), the expired
+	 * values turned into tombstones (purged or not) and the number of entries dropped by
+	 * a key filter.
 	 */
-	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, List<Entry> purged, long expired) {
+	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, List<Entry> purged, long expired,
+			long dropped) {
 
 		public long tombstonesPurged() {
 			return this.purged.size();
@@ -87,6 +89,19 @@ public final class Compactor {
 	 */
 	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long nowMicros, long purgeBefore,
 			OlderVersionProbe probe, BooleanSupplier cancelled) throws IOException {
+		return run(task, numbers, nowMicros, purgeBefore, probe, cancelled, null);
+	}
+
+	/**
+	 * As
+	 * {@link #run(CompactionTask, java.util.function.LongSupplier, long, long, OlderVersionProbe, BooleanSupplier)},
+	 * and drops every entry whose key {@code drop} accepts (a full compaction that
+	 * removes keys: nothing of them is written).
+	 * @param drop keys to leave out, or null
+	 */
+	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long nowMicros, long purgeBefore,
+			OlderVersionProbe probe, BooleanSupplier cancelled,
+			java.util.function.@org.jspecify.annotations.Nullable Predicate<byte[]> drop) throws IOException {
 		List<EntryIterator> sources = new ArrayList<>();
 		for (SsTable t : task.inputs()) {
 			sources.add(t.iterator(FIRST_KEY));
@@ -99,10 +114,15 @@ public final class Compactor {
 		long written = 0;
 		List<Entry> purged = new ArrayList<>();
 		long expired = 0;
+		long dropped = 0;
 		try (MergingIterator merged = new MergingIterator(sources)) {
 			for (Entry kept = merged.current(); kept != null; merged.next(), kept = merged.current()) {
 				if (cancelled.getAsBoolean()) {
 					throw new CancellationException("compaction cancelled");
+				}
+				if (drop != null && drop.test(kept.key())) {
+					dropped++;
+					continue;
 				}
 				Entry e = kept.asSeenAt(nowMicros);
 				if (e != kept) {
@@ -127,7 +147,7 @@ public final class Compactor {
 				written += finish(builder, outputs);
 				builder = null;
 			}
-			return new Result(outputs, task.inputBytes(), written, purged, expired);
+			return new Result(outputs, task.inputBytes(), written, purged, expired, dropped);
 		}
 		catch (IOException | RuntimeException ex) {
 			if (builder != null) {

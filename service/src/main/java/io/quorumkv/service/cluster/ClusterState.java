@@ -1,0 +1,189 @@
+package io.quorumkv.service.cluster;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * This node and the ring it serves under: the one reference every request reads
+ * ({@link #layout()}, never blocking), replaced whole when the node agrees to a newer
+ * ring.
+ *
+ * <p>
+ * Every change of the node's ring runs on one thread of its own ({@link #ringThread()}),
+ * which serialises the changes without a lock and keeps their file I/O off the event
+ * loops: a newer ring is written to the data folder ({@link RingFile}) before it is
+ * published, so a node never serves under a ring it could lose in a crash. A node that
+ * was never seeded and never joined has no ring: it serves no data until a join gives it
+ * one.
+ */
+public final class ClusterState implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(ClusterState.class);
+
+	private volatile Node self;
+
+	private final RingFile file;
+
+	private final Duration drainLimit;
+
+	private final AtomicReference<@Nullable RingLayout> layout = new AtomicReference<>();
+
+	private volatile @Nullable String stamp;
+
+	private final List<Consumer<Ring>> listeners = new CopyOnWriteArrayList<>();
+
+	private final Scheduler ringThread = Schedulers.newSingle("quorumkv-ring", true);
+
+	/**
+	 * @param self this node, its id from its data folder
+	 * @param file where the ring is kept
+	 * @param ring the ring read from the data folder or seeded, null for a node that
+	 * waits to be joined
+	 * @param drainLimit the longest a new ring waits for the requests coordinated under
+	 * the previous one
+	 */
+	ClusterState(Node self, RingFile file, @Nullable Ring ring, Duration drainLimit) {
+		this.self = self;
+		this.file = file;
+		this.drainLimit = drainLimit;
+		if (ring != null) {
+			publish(new RingLayout(ring));
+		}
+	}
+
+	private void publish(RingLayout next) {
+		this.layout.set(next);
+		this.stamp = RingStamp.format(next.ring(), this.self);
+	}
+
+	/**
+	 * What this node's internal calls and answers carry ({@link RingStamp}); null while
+	 * it has no ring.
+	 */
+	public @Nullable String stamp() {
+		return this.stamp;
+	}
+
+	public Node self() {
+		return this.self;
+	}
+
+	/** The current layout; null while the node has no ring. */
+	public @Nullable RingLayout layout() {
+		return this.layout.get();
+	}
+
+	public Optional<Ring> ring() {
+		RingLayout current = this.layout.get();
+		return (current != null) ? Optional.of(current.ring()) : Optional.empty();
+	}
+
+	/** The current epoch; 0 while the node has no ring. */
+	public long epoch() {
+		RingLayout current = this.layout.get();
+		return (current != null) ? current.epoch() : 0;
+	}
+
+	/** The thread every change of the node's ring (and its agreement state) runs on. */
+	public Scheduler ringThread() {
+		return this.ringThread;
+	}
+
+	/** Called on the ring thread after each newer ring is published. */
+	public void onChange(Consumer<Ring> listener) {
+		this.listeners.add(listener);
+	}
+
+	/**
+	 * Adopts a newer ring of this node's cluster (or the first one of a node waiting to
+	 * be joined): kept durably, then published. Completes with whether the ring was newer
+	 * once the requests coordinated under the previous ring are decided (at most the
+	 * drain limit), so that whoever acknowledges the ring to a peer knows no request of
+	 * the older one is still under way here.
+	 */
+	public Mono<Boolean> install(Ring ring) {
+		return Mono.fromCallable(() -> installNow(ring)).subscribeOn(this.ringThread).flatMap((previous) -> {
+			if (previous.isEmpty()) {
+				return Mono.just(false);
+			}
+			RingLayout old = previous.get().layout;
+			return (old == null) ? Mono.just(true) : drained(old).thenReturn(true);
+		});
+	}
+
+	/** Must run on the ring thread. Empty when the ring is not newer. */
+	private Optional<Previous> installNow(Ring ring) {
+		RingLayout current = this.layout.get();
+		if (current == null) {
+			adoptReplacedId(ring);
+		}
+		else {
+			Ring mine = current.ring();
+			if (!mine.clusterId().equals(ring.clusterId())) {
+				throw new IllegalArgumentException(
+						"ring of cluster " + ring.clusterId() + " refused: this node is of " + mine.clusterId());
+			}
+			if (ring.epoch() <= mine.epoch()) {
+				return Optional.empty();
+			}
+		}
+		this.file.write(ring);
+		publish(new RingLayout(ring));
+		logger.info("Now serving under " + ring.describe()
+				+ ((current != null) ? " (was epoch " + current.epoch() + ")" : ""));
+		for (Consumer<Ring> listener : this.listeners) {
+			try {
+				listener.accept(ring);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("A ring listener failed on epoch " + ring.epoch(), ex);
+			}
+		}
+		return Optional.of(new Previous(current));
+	}
+
+	/**
+	 * A new node that replaces a dead one takes the dead node's id (and so its place):
+	 * the first ring it gets lists its URL under that id. The id is kept in the data
+	 * folder before the ring is.
+	 */
+	private void adoptReplacedId(Ring ring) {
+		if (ring.node(this.self.id()).isPresent()) {
+			return;
+		}
+		ring.nodeAt(this.self.url()).ifPresent((listed) -> {
+			NodeIdentity.replace(this.file.path().getParent(), listed.id());
+			logger.info("This node replaces node " + listed.id() + " and takes its id (was " + this.self.id() + ")");
+			this.self = new Node(listed.id(), this.self.url());
+		});
+	}
+
+	/** Waits until the requests coordinated under {@code old} are decided. */
+	private Mono<Void> drained(RingLayout old) {
+		return Flux.interval(Duration.ZERO, Duration.ofMillis(10))
+			.takeUntil((tick) -> old.inFlight().get() <= 0)
+			.take(this.drainLimit)
+			.then();
+	}
+
+	@Override
+	public void close() {
+		this.ringThread.dispose();
+	}
+
+	private record Previous(@Nullable RingLayout layout) {
+	}
+
+}

@@ -1,0 +1,104 @@
+package io.quorumkv.service.http;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.quorumkv.service.cluster.ClusterState;
+import io.quorumkv.service.cluster.RingStamp;
+import io.quorumkv.service.membership.RingSync;
+import io.quorumkv.service.replication.InternalApi;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import reactor.core.publisher.Mono;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Component;
+import org.springframework.web.reactive.function.server.HandlerFilterFunction;
+import org.springframework.web.reactive.function.server.HandlerFunction;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+
+/**
+ * Checks the ring of every internal data call ({@code X-QuorumKV-Ring},
+ * {@link RingStamp}) before it is served, and stamps the answer with this node's ring:
+ * <ul>
+ * <li>a caller of another cluster is refused (409), with a log line saying so;</li>
+ * <li>a caller ahead makes this node fetch the newer ring from it first (a 503 when that
+ * fails): no node serves a call under a ring older than its caller's;</li>
+ * <li>a caller behind is refused (409): its request was placed under an older ring, and
+ * the answer's stamp makes it catch up;</li>
+ * <li>a call without a stamp (an operator's tool) is served as it is.</li>
+ * </ul>
+ * A node without a ring serves no data call.
+ */
+@Component
+class RingGate implements HandlerFilterFunction<ServerResponse, ServerResponse> {
+
+	private static final Log logger = LogFactory.getLog(RingGate.class);
+
+	private static final long LOG_EVERY_NANOS = 60_000_000_000L;
+
+	private final ClusterState state;
+
+	private final RingSync sync;
+
+	private final Map<String, Long> lastLogged = new ConcurrentHashMap<>();
+
+	RingGate(ClusterState state, RingSync sync) {
+		this.state = state;
+		this.sync = sync;
+	}
+
+	@Override
+	public Mono<ServerResponse> filter(ServerRequest request, HandlerFunction<ServerResponse> next) {
+		String mine = this.state.stamp();
+		if (mine != null) {
+			request.exchange().getResponse().getHeaders().set(InternalApi.RING, mine);
+		}
+		String header = request.headers().firstHeader(InternalApi.RING);
+		if (header == null) {
+			return next.handle(request);
+		}
+		if (mine == null) {
+			return Mono.just(Reply.retryLater("this node is not a member of a cluster yet"));
+		}
+		RingStamp caller = RingStamp.parse(header);
+		if (caller == null) {
+			return Mono.just(Reply.text(HttpStatus.BAD_REQUEST, "malformed " + InternalApi.RING));
+		}
+		String cluster = this.state.ring().map((ring) -> ring.clusterId()).orElse("");
+		if (!caller.clusterId().equals(cluster)) {
+			String reason = "refused a call from " + caller.url() + " (node " + caller.nodeId() + ") of cluster "
+					+ caller.clusterId() + ": this node belongs to cluster " + cluster;
+			logOnce(caller.nodeId(), reason);
+			return Mono.just(Reply.text(HttpStatus.CONFLICT, reason));
+		}
+		long epoch = this.state.epoch();
+		if (caller.epoch() > epoch) {
+			return this.sync.catchUp(caller.node(), caller.epoch()).then(Mono.defer(() -> {
+				String now = this.state.stamp();
+				if (now != null) {
+					request.exchange().getResponse().getHeaders().set(InternalApi.RING, now);
+				}
+				return next.handle(request);
+			}))
+				.onErrorResume((error) -> Mono.just(Reply.retryLater("this node is behind the caller's epoch "
+						+ caller.epoch() + " and could not catch up: " + error.getMessage())));
+		}
+		if (caller.epoch() < epoch) {
+			return Mono.just(Reply.text(HttpStatus.CONFLICT,
+					"stale ring: the call is of epoch " + caller.epoch() + ", this node serves epoch " + epoch));
+		}
+		return next.handle(request);
+	}
+
+	private void logOnce(String key, String line) {
+		long now = System.nanoTime();
+		Long last = this.lastLogged.get(key);
+		if (last == null || now - last > LOG_EVERY_NANOS) {
+			this.lastLogged.put(key, now);
+			logger.warn(line);
+		}
+	}
+
+}

@@ -1,0 +1,305 @@
+package io.quorumkv.service.membership;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Function;
+
+import io.quorumkv.service.cluster.ClusterState;
+import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.cluster.NodeState;
+import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.cluster.RingChange;
+import io.quorumkv.service.cluster.RingJson;
+import io.quorumkv.service.cluster.RingLayout;
+import io.quorumkv.service.cluster.RingNode;
+import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.replication.PeerClient;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.http.HttpMethod;
+
+/**
+ * The operator's membership changes ({@code scripts/qkv join|decommission|remove|replace|
+ * status|cleanup}, through the {@code quorumkv} Actuator endpoint): each checks what it
+ * can, computes the next ring from this node's ring, and has it agreed
+ * ({@link Proposer}); this node then coordinates the change to its end
+ * ({@link ChangeDriver}). A change proposed against an epoch the ring has left, or while
+ * another is under way, is refused.
+ */
+public final class Membership {
+
+	private static final Log logger = LogFactory.getLog(Membership.class);
+
+	private final ClusterState state;
+
+	private final Proposer proposer;
+
+	private final PeerClient peers;
+
+	private final Transfers transfers;
+
+	private final Cleanup cleanup;
+
+	private final RingSync sync;
+
+	private final Duration callTimeout;
+
+	Membership(ClusterState state, Proposer proposer, PeerClient peers, Transfers transfers, Cleanup cleanup,
+			RingSync sync, Duration callTimeout) {
+		this.state = state;
+		this.sync = sync;
+		this.proposer = proposer;
+		this.peers = peers;
+		this.transfers = transfers;
+		this.cleanup = cleanup;
+		this.callTimeout = callTimeout;
+	}
+
+	/**
+	 * The answer to an operator: an HTTP status and what to show.
+	 *
+	 * @param status 200 when done, 400 for a request that can never succeed, 409 when
+	 * refused in the cluster's current state
+	 * @param body what happened
+	 */
+	public record Answer(int status, Map<String, @Nullable Object> body) {
+
+		static Answer refused(int status, String reason) {
+			Map<String, @Nullable Object> body = new LinkedHashMap<>();
+			body.put("refused", reason);
+			return new Answer(status, body);
+		}
+
+	}
+
+	/**
+	 * Adds the node at {@code url} (started with the seed list, waiting to be joined).
+	 */
+	public Mono<Answer> join(String url, @Nullable Long epoch) {
+		return change("join " + url, epoch, (ring) -> identity(url).map((identity) -> {
+			String cluster = identity.path("clusterId").isNull() ? null : identity.path("clusterId").asString(null);
+			if (cluster != null && !cluster.equals(ring.clusterId())) {
+				String reason = url + " belongs to cluster " + cluster + " (epoch " + identity.path("epoch").asLong()
+						+ "), not to " + ring.clusterId() + ": a node of another cluster cannot join; wipe its data "
+						+ "folder to make it a new node";
+				logger.warn("Refused to join " + url + ": " + reason);
+				throw new ChangeRefused(409, reason);
+			}
+			Node newcomer = Node.of(identity.required("id").asString(), url);
+			return ring.join(newcomer, UUID.randomUUID().toString(), this.state.self().id());
+		}));
+	}
+
+	/** Takes the live node at {@code url} out: it streams its keys away, then leaves. */
+	public Mono<Answer> decommission(String url, @Nullable Long epoch) {
+		return change("decommission " + url, epoch, (ring) -> Mono.fromCallable(
+				() -> ring.decommission(member(ring, url).id(), UUID.randomUUID().toString(), this.state.self().id())));
+	}
+
+	/** Takes the dead node at {@code url} out: the survivors re-create its copies. */
+	public Mono<Answer> remove(String url, @Nullable Long epoch) {
+		return change("remove " + url, epoch, (ring) -> {
+			RingNode dead = member(ring, url);
+			return requireDead(dead).then(Mono
+				.fromCallable(() -> ring.remove(dead.id(), UUID.randomUUID().toString(), this.state.self().id())));
+		});
+	}
+
+	/**
+	 * A new node at {@code newUrl} takes the place of the dead node at {@code deadUrl}.
+	 */
+	public Mono<Answer> replace(String deadUrl, String newUrl, @Nullable Long epoch) {
+		return change("replace " + deadUrl + " by " + newUrl, epoch, (ring) -> {
+			RingNode dead = member(ring, deadUrl);
+			return requireDead(dead).then(identity(newUrl)).map((identity) -> {
+				if (!identity.path("clusterId").isNull()) {
+					throw new ChangeRefused(409, newUrl + " already has a ring (cluster "
+							+ identity.path("clusterId").asString() + "): a replacement must be a new, empty node");
+				}
+				return ring.replace(dead.id(), URI.create(newUrl), UUID.randomUUID().toString(),
+						this.state.self().id());
+			});
+		});
+	}
+
+	private Mono<Answer> change(String what, @Nullable Long epoch, Function<Ring, Mono<Ring>> next) {
+		return newestRing().then(Mono.defer(() -> {
+			Ring ring = this.state.ring().orElse(null);
+			if (ring == null) {
+				return Mono.just(Answer.refused(409, "this node has no ring: ask a member of the cluster"));
+			}
+			if (epoch != null && epoch != ring.epoch()) {
+				return Mono.just(Answer.refused(409, "stale: the change was asked against epoch " + epoch
+						+ ", the ring is at epoch " + ring.epoch() + " (see scripts/qkv ring)"));
+			}
+			if (ring.node(this.state.self().id()).map(RingNode::state).orElse(null) != NodeState.NORMAL) {
+				return Mono.just(Answer.refused(409, "ask a normal member of the cluster to coordinate changes"));
+			}
+			return next.apply(ring)
+				.flatMap((proposed) -> this.proposer.propose(ring, proposed))
+				.map((result) -> switch (result) {
+					case Proposer.Result.Committed committed -> {
+						RingChange change = committed.ring().change();
+						Map<String, @Nullable Object> body = new LinkedHashMap<>();
+						body.put("change", (change != null) ? change.id() : null);
+						body.put("kind", (change != null) ? change.kind().label() : null);
+						body.put("node", (change != null) ? change.nodeId() : null);
+						body.put("epoch", committed.ring().epoch());
+						body.put("coordinator", this.state.self().base());
+						body.put("unconfirmed", committed.unreached());
+						logger.info("Operator's " + what + " agreed at epoch " + committed.ring().epoch());
+						yield new Answer(200, body);
+					}
+					case Proposer.Result.Refused refused -> Answer.refused(409, refused.reason().strip());
+				})
+				.onErrorResume(ChangeRefused.class,
+						(refused) -> Mono.just(Answer.refused(refused.status, refused.getMessage())))
+				.onErrorResume(IllegalArgumentException.class,
+						(bad) -> Mono.just(Answer.refused(400, bad.getMessage())))
+				.onErrorResume(IllegalStateException.class, (bad) -> Mono.just(Answer.refused(409, bad.getMessage())));
+		}));
+	}
+
+	/**
+	 * Catches up with the newest ring among the members before a change is computed, so
+	 * that an operator who asks a node a step behind (the end of the last change not yet
+	 * delivered to it) is not refused for that.
+	 */
+	private Mono<Void> newestRing() {
+		Ring ring = this.state.ring().orElse(null);
+		if (ring == null) {
+			return Mono.empty();
+		}
+		long mine = ring.epoch();
+		return Flux.fromIterable(ring.participants())
+			.filter((node) -> !node.id().equals(this.state.self().id()))
+			.flatMap((node) -> this.peers
+				.ringCall(node, HttpMethod.GET, InternalApi.RING_IDENTITY_PATH, null, this.callTimeout)
+				.filter(PeerClient.RingReply::ok)
+				.map((reply) -> new Peer(node, JsonMapper.shared().readTree(reply.body()).path("epoch").asLong(0)))
+				.onErrorResume((error) -> Mono.empty()))
+			.filter((peer) -> peer.epoch() > mine)
+			.reduce((a, b) -> (a.epoch() >= b.epoch()) ? a : b)
+			.flatMap((newest) -> this.sync.catchUp(newest.node(), newest.epoch()))
+			.onErrorResume((error) -> Mono.empty());
+	}
+
+	private record Peer(Node node, long epoch) {
+	}
+
+	private static RingNode member(Ring ring, String url) {
+		return ring.nodeAt(URI.create(url))
+			.orElseThrow(() -> new IllegalArgumentException("no node of the ring is at " + url));
+	}
+
+	/** Who the node at {@code url} is and of which cluster. */
+	private Mono<JsonNode> identity(String url) {
+		Node probe = Node.of(url);
+		return this.peers.ringCall(probe, HttpMethod.GET, InternalApi.RING_IDENTITY_PATH, null, this.callTimeout)
+			.onErrorMap((error) -> new ChangeRefused(409, url + " does not answer: " + error.getMessage()))
+			.map((reply) -> {
+				if (!reply.ok()) {
+					throw new ChangeRefused(409, url + " answered " + reply.status() + ": " + reply.body().strip());
+				}
+				return JsonMapper.shared().readTree(reply.body());
+			});
+	}
+
+	/** Removing or replacing a node that still answers would be wrong: refused. */
+	private Mono<Void> requireDead(RingNode node) {
+		return this.peers.ringCall(node.node(), HttpMethod.GET, InternalApi.RING_IDENTITY_PATH, null, this.callTimeout)
+			.map((reply) -> true)
+			.onErrorResume((error) -> Mono.just(false))
+			.flatMap(
+					(alive) -> alive
+							? Mono.error(
+									new ChangeRefused(409,
+											node.url() + " (node " + node.id()
+													+ ") still answers: decommission a live node instead"))
+							: Mono.empty());
+	}
+
+	/**
+	 * The ring and the change under way with the progress of every target's transfers:
+	 * streams done, keys and bytes received, rate and estimated time left.
+	 */
+	public Mono<Map<String, @Nullable Object>> status() {
+		return Mono.defer(() -> {
+			Map<String, @Nullable Object> status = new LinkedHashMap<>();
+			RingLayout layout = this.state.layout();
+			status.put("node", this.state.self().base());
+			status.put("cleanup", this.cleanup.status());
+			if (layout == null) {
+				status.put("ring", null);
+				return Mono.just(status);
+			}
+			Ring ring = layout.ring();
+			status.put("ring", RingJson.map(ring));
+			RingChange change = ring.change();
+			if (change == null || change.phase() != RingChange.Phase.STREAMING) {
+				status.put("transfers", List.of());
+				return Mono.just(status);
+			}
+			return Flux.fromIterable(new TransferPlan(layout).targets())
+				.concatMap(this::transfersOf)
+				.collectList()
+				.map((targets) -> {
+					status.put("transfers", targets);
+					return status;
+				});
+		});
+	}
+
+	private Mono<Map<String, Object>> transfersOf(Node target) {
+		if (target.id().equals(this.state.self().id())) {
+			return Mono.just(this.transfers.status());
+		}
+		return this.peers.ringCall(target, HttpMethod.GET, InternalApi.TRANSFERS_PATH, null, this.callTimeout)
+			.map((reply) -> {
+				@SuppressWarnings("unchecked")
+				Map<String, Object> map = reply.ok() ? JsonMapper.shared().readValue(reply.body(), Map.class)
+						: Map.of("node", target.id(), "error", reply.status() + ": " + reply.body().strip());
+				return map;
+			})
+			.onErrorResume(
+					(error) -> Mono.just(Map.of("node", target.id(), "error", String.valueOf(error.getMessage()))));
+	}
+
+	/** Removes from this node's storage the keys it no longer owns. */
+	public Mono<Answer> cleanup() {
+		return this.cleanup.run().map((removed) -> {
+			Map<String, @Nullable Object> body = new LinkedHashMap<>();
+			body.put("node", this.state.self().base());
+			body.put("removed", removed);
+			return new Answer(200, body);
+		}).onErrorResume(IllegalStateException.class, (busy) -> Mono.just(Answer.refused(409, busy.getMessage())));
+	}
+
+	/** This node's transfers in the change under way (for the coordinator and status). */
+	public Map<String, Object> transfers() {
+		return this.transfers.status();
+	}
+
+	/** A change refused before it was proposed. */
+	static final class ChangeRefused extends RuntimeException {
+
+		final int status;
+
+		ChangeRefused(int status, String message) {
+			super(message, null, false, false);
+			this.status = status;
+		}
+
+	}
+
+}

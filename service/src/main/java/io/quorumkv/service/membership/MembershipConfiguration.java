@@ -1,0 +1,133 @@
+package io.quorumkv.service.membership;
+
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quorumkv.service.cluster.ClusterState;
+import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.config.QuorumKvProperties.MembershipProperties;
+import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.replication.PeerClient;
+import io.quorumkv.storage.Storage;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.ContextClosedEvent;
+
+/**
+ * Ring exchange, agreement on ring changes, and carrying changes out: transfers, the
+ * change's driver, clean-up, and the operator's operations ({@link Membership}).
+ */
+@Configuration(proxyBeanMethods = false)
+class MembershipConfiguration {
+
+	@Bean
+	RingSync ringSync(ClusterState state, PeerClient peers, QuorumKvProperties properties, MeterRegistry meters) {
+		RingSync sync = new RingSync(state, peers, properties.cluster().membership().callTimeout());
+		peers.useRing(state::stamp, state::epoch, sync::onNewerAnswer);
+		Gauge.builder("quorumkv.ring.epoch", state, ClusterState::epoch)
+			.description("The epoch of the ring this node serves under")
+			.register(meters);
+		Gauge
+			.builder("quorumkv.membership.change.active", state,
+					(s) -> s.ring().map((ring) -> (ring.change() != null) ? 1.0 : 0.0).orElse(0.0))
+			.description("1 while a membership change is under way")
+			.register(meters);
+		return sync;
+	}
+
+	@Bean
+	Cleanup cleanup(ClusterState state, Storage storage, MeterRegistry meters) {
+		return new Cleanup(state, storage, meters);
+	}
+
+	@Bean
+	Participant participant(ClusterState state, RingSync sync, Cleanup cleanup, QuorumKvProperties properties) {
+		Participant participant = new Participant(state, sync, properties.storage().path(), cleanup::running);
+		cleanup.participant(participant);
+		return participant;
+	}
+
+	@Bean
+	Proposer proposer(ClusterState state, Participant participant, PeerClient peers, QuorumKvProperties properties) {
+		MembershipProperties membership = properties.cluster().membership();
+		return new Proposer(state, participant, peers, membership.callTimeout(), membership.lease());
+	}
+
+	@Bean(destroyMethod = "close")
+	AgreementRecovery agreementRecovery(ClusterState state, Participant participant, RingSync sync, PeerClient peers,
+			QuorumKvProperties properties) {
+		MembershipProperties membership = properties.cluster().membership();
+		return new AgreementRecovery(state, participant, sync, peers, membership.lease(), membership.callTimeout());
+	}
+
+	@Bean
+	TransferSource transferSource(ClusterState state, Storage storage) {
+		return new TransferSource(state, storage);
+	}
+
+	@Bean(destroyMethod = "close")
+	Transfers transfers(ClusterState state, PeerClient peers, Storage storage, QuorumKvProperties properties,
+			MeterRegistry meters) {
+		int maxFrame = InternalApi.maxBatchBody(properties.cluster().batch(),
+				(int) properties.http().maxBodySize().toBytes());
+		return new Transfers(state, peers, storage, properties.storage().path(), properties.cluster().membership(),
+				maxFrame, meters);
+	}
+
+	@Bean(destroyMethod = "close")
+	ChangeDriver changeDriver(ClusterState state, Proposer proposer, Transfers transfers, PeerClient peers,
+			QuorumKvProperties properties) {
+		MembershipProperties membership = properties.cluster().membership();
+		return new ChangeDriver(state, proposer, transfers, peers, membership.pollInterval(), membership.callTimeout());
+	}
+
+	@Bean
+	Membership membership(ClusterState state, Proposer proposer, PeerClient peers, Transfers transfers, Cleanup cleanup,
+			RingSync sync, QuorumKvProperties properties) {
+		return new Membership(state, proposer, peers, transfers, cleanup, sync,
+				properties.cluster().membership().callTimeout());
+	}
+
+	/**
+	 * Once the node serves: resumes its transfers, and cleans up after each finished
+	 * change when {@code auto-cleanup} is on (a node the change removed keeps its data).
+	 */
+	@Bean
+	ApplicationListener<ApplicationReadyEvent> membershipStarter(ClusterState state, Transfers transfers,
+			Cleanup cleanup, QuorumKvProperties properties) {
+		return (event) -> {
+			AtomicReference<@Nullable Ring> previous = new AtomicReference<>(state.ring().orElse(null));
+			state.onChange((ring) -> {
+				Ring before = previous.getAndSet(ring);
+				boolean finished = before != null && before.change() != null && ring.change() == null;
+				if (finished && properties.cluster().membership().autoCleanup() && ring.isMember(state.self().id())) {
+					Mono.delay(properties.cluster().membership().cleanupDelay())
+						.then(cleanup.run())
+						.subscribe(null, (error) -> LogFactory.getLog(Cleanup.class)
+							.warn("Cleanup after epoch " + ring.epoch() + " did not run: " + error.getMessage()));
+				}
+			});
+			transfers.reconcile();
+		};
+	}
+
+	/** Stops the background work of membership when the context starts closing. */
+	@Bean
+	ApplicationListener<ContextClosedEvent> membershipStopper(Transfers transfers, ChangeDriver driver,
+			AgreementRecovery recovery) {
+		return (event) -> {
+			driver.close();
+			recovery.close();
+			transfers.close();
+		};
+	}
+
+}

@@ -1,0 +1,163 @@
+package io.quorumkv.service.membership;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.storage.Entry;
+
+/**
+ * The frames of a transfer stream ({@code GET /internal/v0/transfer}): an entry is the
+ * replica scan's frame ({@link InternalApi#encode}); a progress frame says how far the
+ * source's scan has come when it has nothing to send for a while:
+ * {@code u32 keyLength, key (the last key scanned), i64 bytes scanned so far, i32 -2}.
+ * Entries carry no scan count: the next progress frame does. The stream opens with an
+ * estimate frame, {@code u32 1, 0x00, i64 bytes the whole scan will read (-1: unknown),
+ * i32 -3}. Decoding checks every length before use and keeps at most one incomplete
+ * frame.
+ */
+final class TransferCodec {
+
+	static final int PROGRESS = -2;
+
+	static final int ESTIMATE = -3;
+
+	static byte[] estimate(long bytes) {
+		ByteBuffer frame = ByteBuffer.allocate(4 + 1 + 8 + 4);
+		frame.putInt(1).put((byte) 0).putLong(bytes).putInt(ESTIMATE);
+		return frame.array();
+	}
+
+	private TransferCodec() {
+	}
+
+	static byte[] progress(byte[] lastKey, long scannedBytes) {
+		ByteBuffer frame = ByteBuffer.allocate(4 + lastKey.length + 8 + 4);
+		frame.putInt(lastKey.length).put(lastKey).putLong(scannedBytes).putInt(PROGRESS);
+		return frame.array();
+	}
+
+	/** One decoded frame. */
+	sealed interface Frame {
+
+		/** The last key the source scanned (entries come in key order). */
+		byte[] key();
+
+		/**
+		 * An entry to keep.
+		 *
+		 * @param entry the entry
+		 */
+		record Data(Entry entry) implements Frame {
+
+			@Override
+			public byte[] key() {
+				return this.entry.key();
+			}
+
+		}
+
+		/**
+		 * The source's scan reached {@code key}.
+		 *
+		 * @param key the last key scanned
+		 * @param scannedBytes the bytes of keys and values scanned so far
+		 */
+		record Progress(byte[] key, long scannedBytes) implements Frame {
+		}
+
+		/**
+		 * What the source's whole scan will read.
+		 *
+		 * @param bytes the estimate, -1 when unknown
+		 */
+		record Estimate(long bytes) implements Frame {
+
+			@Override
+			public byte[] key() {
+				return new byte[0];
+			}
+
+		}
+
+	}
+
+	/** Cuts a stream into frames, whatever the boundaries of the network buffers. */
+	static final class Decoder {
+
+		private final int maxFrameSize;
+
+		private ByteBuffer pending = ByteBuffer.allocate(0);
+
+		Decoder(int maxFrameSize) {
+			this.maxFrameSize = maxFrameSize;
+		}
+
+		List<Frame> decode(byte[] chunk) {
+			ByteBuffer input;
+			if (!this.pending.hasRemaining()) {
+				input = ByteBuffer.wrap(chunk);
+			}
+			else {
+				input = ByteBuffer.allocate(this.pending.remaining() + chunk.length);
+				input.put(this.pending).put(chunk).flip();
+			}
+			List<Frame> frames = new ArrayList<>();
+			while (true) {
+				input.mark();
+				Frame frame = next(input);
+				if (frame == null) {
+					input.reset();
+					break;
+				}
+				frames.add(frame);
+			}
+			this.pending = input.slice();
+			return frames;
+		}
+
+		boolean isComplete() {
+			return !this.pending.hasRemaining();
+		}
+
+		private Frame next(ByteBuffer input) {
+			if (input.remaining() < 4) {
+				return null;
+			}
+			int keyLength = input.getInt();
+			check(keyLength > 0 && keyLength <= this.maxFrameSize, "key length " + keyLength);
+			if (input.remaining() < keyLength + 12) {
+				return null;
+			}
+			byte[] key = new byte[keyLength];
+			input.get(key);
+			long timestamp = input.getLong();
+			int valueLength = input.getInt();
+			check(valueLength >= ESTIMATE && valueLength <= this.maxFrameSize, "value length " + valueLength);
+			if (valueLength == ESTIMATE) {
+				return new Frame.Estimate(timestamp);
+			}
+			if (valueLength == PROGRESS) {
+				return new Frame.Progress(key, timestamp);
+			}
+			if (valueLength == -1) {
+				return new Frame.Data(Entry.tombstone(key, timestamp));
+			}
+			if (input.remaining() < valueLength) {
+				return null;
+			}
+			byte[] value = new byte[valueLength];
+			input.get(value);
+			return new Frame.Data(Entry.value(key, value, timestamp));
+		}
+
+		private static void check(boolean condition, String what) {
+			if (!condition) {
+				throw new IllegalStateException("malformed transfer frame: " + what);
+			}
+		}
+
+	}
+
+}

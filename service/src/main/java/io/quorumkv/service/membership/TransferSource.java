@@ -1,0 +1,91 @@
+package io.quorumkv.service.membership;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.quorumkv.service.cluster.ClusterState;
+import io.quorumkv.service.cluster.RingChange;
+import io.quorumkv.service.cluster.RingLayout;
+import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Storage;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The source side of a transfer ({@code GET /internal/v0/transfer}): this node's entries
+ * that a target gains from it in the change under way ({@link TransferPlan}), read from
+ * its storage in key order, lazily and with backpressure: the scan advances only as fast
+ * as the target takes the frames. When nothing is due for a while, a progress frame tells
+ * the target how far the scan has come ({@link TransferCodec}).
+ */
+public final class TransferSource {
+
+	/** Entries scanned without one to send before a progress frame goes out. */
+	private static final int PROGRESS_EVERY = 512;
+
+	private final ClusterState state;
+
+	private final Storage storage;
+
+	TransferSource(ClusterState state, Storage storage) {
+		this.state = state;
+		this.storage = storage;
+	}
+
+	/**
+	 * The frames owed to {@code target} from {@code start} on.
+	 * @throws ChangeMismatchException when the change under way here is not
+	 * {@code changeId} in its streaming phase
+	 */
+	public Flux<byte[]> frames(String changeId, String target, byte[] start) {
+		return Flux.defer(() -> {
+			RingLayout layout = this.state.layout();
+			RingChange change = (layout != null) ? layout.ring().change() : null;
+			if (change == null || !change.id().equals(changeId) || change.phase() != RingChange.Phase.STREAMING) {
+				return Flux.error(new ChangeMismatchException(
+						"change " + changeId + " is not streaming here (epoch " + this.state.epoch()
+								+ ((change != null) ? ", " + change.phase().label() + " " + change.id() : ", no change")
+								+ ")"));
+			}
+			TransferPlan plan = new TransferPlan(layout);
+			String self = this.state.self().id();
+			AtomicLong scanned = new AtomicLong();
+			AtomicLong skipped = new AtomicLong();
+			Flux<byte[]> estimate = Flux.just(TransferCodec.estimate(estimatedBytes()));
+			return estimate.concatWith(this.storage.scan(start, null).concatMap((entry) -> {
+				scanned.addAndGet(size(entry));
+				if (plan.sends(entry.key(), self, target)) {
+					skipped.set(0);
+					return Mono.just(InternalApi.encode(entry));
+				}
+				if (skipped.incrementAndGet() % PROGRESS_EVERY == 0) {
+					return Mono.just(TransferCodec.progress(entry.key(), scanned.get()));
+				}
+				return Mono.empty();
+			}, 64));
+		});
+	}
+
+	/**
+	 * An estimate of what a full scan reads, from the storage's statistics; -1 if none.
+	 */
+	public long estimatedBytes() {
+		Long disk = this.storage.stats().gauges().get("disk.bytes");
+		return (disk != null) ? disk : -1;
+	}
+
+	static long size(Entry entry) {
+		byte[] value = entry.value();
+		return entry.key().length + ((value != null) ? value.length : 0) + 16;
+	}
+
+	/** The transfer asked for is not the change under way on this node. */
+	public static final class ChangeMismatchException extends RuntimeException {
+
+		ChangeMismatchException(String message) {
+			super(message, null, false, false);
+		}
+
+	}
+
+}

@@ -1,0 +1,400 @@
+package io.quorumkv.service.membership;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quorumkv.service.cluster.ClusterState;
+import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.cluster.RingChange;
+import io.quorumkv.service.cluster.RingLayout;
+import io.quorumkv.service.config.QuorumKvProperties.MembershipProperties;
+import io.quorumkv.service.membership.TransferCodec.Frame;
+import io.quorumkv.service.membership.TransferProgress.Source;
+import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.replication.PeerClient;
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Storage;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.retry.Retry;
+
+/**
+ * The target side of a change's streaming phase: this node pulls the keys it gains from
+ * each of its sources ({@link TransferPlan}), one stream per source through the one peer
+ * transport ({@code GET /internal/v0/transfer}), with backpressure down to the source's
+ * storage scan and at a rate limit shared by all its streams. Entries are written in
+ * batches ({@link Storage#upsertAll}); every checkpoint interval they are made durable
+ * and each stream's cursor is recorded ({@link TransferProgress}), so a stream broken by
+ * a restart of either end resumes after its cursor. A stream that fails is retried with
+ * backoff until it completes or the ring moves on.
+ */
+public final class Transfers implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(Transfers.class);
+
+	private static final int MAX_BATCH_ENTRIES = 1024;
+
+	private final ClusterState state;
+
+	private final PeerClient peers;
+
+	private final Storage storage;
+
+	private final Path folder;
+
+	private final MembershipProperties settings;
+
+	private final int maxFrameSize;
+
+	private final Pacer pacer;
+
+	private final Scheduler files = Schedulers.newSingle("quorumkv-transfers", true);
+
+	private final Map<String, Disposable> running = new ConcurrentHashMap<>();
+
+	private final Map<String, Long> estimates = new ConcurrentHashMap<>();
+
+	private final Counter keysCounter;
+
+	private final Counter bytesCounter;
+
+	private volatile @Nullable TransferProgress progress;
+
+	private volatile long lastCheckpoint = System.nanoTime();
+
+	private volatile long startedNanos;
+
+	private volatile long bytesAtStart;
+
+	Transfers(ClusterState state, PeerClient peers, Storage storage, Path folder, MembershipProperties settings,
+			int maxFrameSize, MeterRegistry meters) {
+		this.state = state;
+		this.peers = peers;
+		this.storage = storage;
+		this.folder = folder;
+		this.settings = settings;
+		this.maxFrameSize = maxFrameSize;
+		this.pacer = new Pacer(settings.streamRate().toBytes());
+		this.progress = TransferProgress.read(folder);
+		this.keysCounter = Counter.builder("quorumkv.membership.streamed.keys")
+			.description("Entries received from transfers of membership changes")
+			.register(meters);
+		this.bytesCounter = Counter.builder("quorumkv.membership.streamed.bytes")
+			.description("Bytes of entries received from transfers of membership changes")
+			.baseUnit("bytes")
+			.register(meters);
+		state.onChange((ring) -> reconcile());
+	}
+
+	/**
+	 * Starts (or stops) this node's streams to match the ring: called on start and on
+	 * every new ring.
+	 */
+	synchronized void reconcile() {
+		RingLayout layout = this.state.layout();
+		RingChange change = (layout != null) ? layout.ring().change() : null;
+		String self = this.state.self().id();
+		if (change == null || change.phase() != RingChange.Phase.STREAMING) {
+			stopAll();
+			return;
+		}
+		TransferPlan plan = new TransferPlan(layout);
+		if (plan.targets().stream().noneMatch((node) -> node.id().equals(self))) {
+			stopAll();
+			return;
+		}
+		TransferProgress current = this.progress;
+		if (current == null || !current.change().equals(change.id())) {
+			stopAll();
+			current = new TransferProgress(change.id(), Map.of());
+			this.progress = current;
+			this.startedNanos = System.nanoTime();
+			this.bytesAtStart = 0;
+		}
+		else if (this.startedNanos == 0) {
+			this.startedNanos = System.nanoTime();
+			this.bytesAtStart = current.sources().values().stream().mapToLong(Source::bytes).sum();
+		}
+		for (Node source : plan.sources(self)) {
+			Source done = current.sources().getOrDefault(source.id(), Source.FRESH);
+			if (!done.done() && !this.running.containsKey(source.id())) {
+				logger.info("Pulling the keys of change " + change.id() + " from " + source
+						+ ((done.cursor() != null) ? " (resuming after " + done.keys() + " keys)" : ""));
+				this.running.put(source.id(), pull(change.id(), source));
+			}
+		}
+	}
+
+	private void stopAll() {
+		this.running.values().forEach(Disposable::dispose);
+		this.running.clear();
+	}
+
+	private Disposable pull(String changeId, Node source) {
+		return Flux.defer(() -> stream(changeId, source))
+			.retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(200))
+				.maxBackoff(Duration.ofSeconds(3))
+				.doBeforeRetry((signal) -> logger.info("Transfer from " + source + " interrupted ("
+						+ signal.failure().getMessage() + "); resuming from its cursor")))
+			.then(finish(changeId, source.id()))
+			.subscribe(null, (error) -> logger.warn("Transfer from " + source + " stopped: " + error.getMessage()),
+					() -> this.running.remove(source.id()));
+	}
+
+	private Flux<Void> stream(String changeId, Node source) {
+		TransferProgress current = this.progress;
+		Source from = (current != null) ? current.sources().getOrDefault(source.id(), Source.FRESH) : Source.FRESH;
+		byte[] start = (from.cursor() != null) ? successor(from.cursor()) : new byte[0];
+		TransferCodec.Decoder decoder = new TransferCodec.Decoder(this.maxFrameSize);
+		String path = InternalApi.TRANSFER_PATH + "?change=" + InternalApi.encodeKey(changeId.getBytes()) + "&start="
+				+ InternalApi.encodeKey(start);
+		Duration idle = this.settings.callTimeout().multipliedBy(6);
+		return this.peers.stream(source, path, idle)
+			.concatMapIterable(decoder::decode)
+			.bufferUntil(new Cutter(this.settings.streamBatch().toBytes()))
+			.concatMap((frames) -> apply(changeId, source.id(), frames), 1)
+			.concatWith(Mono.defer(() -> decoder.isComplete() ? Mono.empty()
+					: Mono.error(new IllegalStateException("stream ended inside a frame"))));
+	}
+
+	private Mono<Void> apply(String changeId, String source, List<Frame> frames) {
+		List<Entry> entries = new ArrayList<>(frames.size());
+		long bytes = 0;
+		long scanned = -1;
+		byte[] last = null;
+		for (Frame frame : frames) {
+			switch (frame) {
+				case Frame.Data data -> {
+					entries.add(data.entry());
+					bytes += TransferSource.size(data.entry());
+					last = data.key();
+				}
+				case Frame.Progress progress -> {
+					scanned = progress.scannedBytes();
+					last = progress.key();
+				}
+				case Frame.Estimate estimate -> this.estimates.put(source, estimate.bytes());
+			}
+		}
+		byte[] cursor = last;
+		long size = bytes;
+		long scannedSoFar = scanned;
+		Mono<Void> write = entries.isEmpty() ? Mono.empty() : this.storage.upsertAll(entries);
+		return this.pacer.delay(size).then(write).then(Mono.defer(() -> {
+			this.keysCounter.increment(entries.size());
+			this.bytesCounter.increment(size);
+			if (cursor != null) {
+				advance(changeId, source, cursor, entries.size(), size, scannedSoFar);
+			}
+			return checkpointIfDue();
+		}));
+	}
+
+	private synchronized void advance(String changeId, String source, byte[] cursor, int keys, long bytes,
+			long scanned) {
+		TransferProgress current = this.progress;
+		if (current == null || !current.change().equals(changeId)) {
+			return;
+		}
+		Source before = current.sources().getOrDefault(source, Source.FRESH);
+		this.progress = current.with(source, new Source(cursor, false, before.keys() + keys, before.bytes() + bytes,
+				Math.max(before.scanned(), scanned)));
+	}
+
+	private Mono<Void> checkpointIfDue() {
+		if (System.nanoTime() - this.lastCheckpoint < this.settings.checkpointInterval().toNanos()) {
+			return Mono.empty();
+		}
+		this.lastCheckpoint = System.nanoTime();
+		return checkpoint();
+	}
+
+	/** Makes what was written durable, then records the cursors that cover it. */
+	private Mono<Void> checkpoint() {
+		TransferProgress snapshot = this.progress;
+		if (snapshot == null) {
+			return Mono.empty();
+		}
+		return this.storage.flush()
+			.then(Mono.fromRunnable(() -> snapshot.write(this.folder)).subscribeOn(this.files))
+			.then();
+	}
+
+	private Mono<Void> finish(String changeId, String source) {
+		return Mono.defer(() -> {
+			synchronized (this) {
+				TransferProgress current = this.progress;
+				if (current == null || !current.change().equals(changeId)) {
+					return Mono.empty();
+				}
+				Source before = current.sources().getOrDefault(source, Source.FRESH);
+				this.progress = current.with(source,
+						new Source(before.cursor(), true, before.keys(), before.bytes(), before.scanned()));
+			}
+			logger.info("Transfer of change " + changeId + " from " + source + " complete");
+			return checkpoint();
+		});
+	}
+
+	/**
+	 * This node's part in the change under way: whether it receives keys, and how far
+	 * each stream has come; {@code done} once every stream is complete and durable.
+	 */
+	public Map<String, Object> status() {
+		Map<String, Object> status = new LinkedHashMap<>();
+		RingLayout layout = this.state.layout();
+		RingChange change = (layout != null) ? layout.ring().change() : null;
+		status.put("node", this.state.self().id());
+		status.put("epoch", this.state.epoch());
+		if (change == null) {
+			status.put("change", null);
+			return status;
+		}
+		status.put("change", change.id());
+		status.put("phase", change.phase().label());
+		if (change.phase() != RingChange.Phase.STREAMING) {
+			status.put("target", false);
+			status.put("done", true);
+			return status;
+		}
+		TransferPlan plan = new TransferPlan(layout);
+		String self = this.state.self().id();
+		boolean target = plan.targets().stream().anyMatch((node) -> node.id().equals(self));
+		status.put("target", target);
+		TransferProgress current = this.progress;
+		List<Map<String, Object>> sources = new ArrayList<>();
+		boolean done = true;
+		long keys = 0;
+		long bytes = 0;
+		long scanned = 0;
+		long estimate = 0;
+		boolean estimated = true;
+		for (Node source : target ? plan.sources(self) : List.<Node>of()) {
+			Source p = (current != null && current.change().equals(change.id()))
+					? current.sources().getOrDefault(source.id(), Source.FRESH) : Source.FRESH;
+			Long sourceEstimate = this.estimates.get(source.id());
+			Map<String, Object> row = new LinkedHashMap<>();
+			row.put("source", source.id());
+			row.put("done", p.done());
+			row.put("keys", p.keys());
+			row.put("bytes", p.bytes());
+			row.put("scannedBytes", p.scanned());
+			row.put("estimatedBytes", (sourceEstimate != null) ? sourceEstimate : -1L);
+			sources.add(row);
+			done &= p.done();
+			keys += p.keys();
+			bytes += p.bytes();
+			if (!p.done()) {
+				scanned += p.scanned();
+				if (sourceEstimate == null || sourceEstimate < 0) {
+					estimated = false;
+				}
+				else {
+					estimate += Math.max(sourceEstimate, p.scanned());
+				}
+			}
+		}
+		status.put("done", done);
+		status.put("streams", sources.size());
+		status.put("streamsDone", sources.stream().filter((row) -> (Boolean) row.get("done")).count());
+		status.put("keys", keys);
+		status.put("bytes", bytes);
+		double seconds = (this.startedNanos > 0) ? (System.nanoTime() - this.startedNanos) / 1e9 : 0;
+		double rate = (seconds > 0) ? (bytes - this.bytesAtStart) / seconds : 0;
+		double scanRate = (seconds > 0 && scanned > 0) ? scanned / seconds : 0;
+		status.put("bytesPerSecond", Math.round(rate));
+		status.put("keysPerSecond", (seconds > 0) ? Math.round(keys / seconds) : 0);
+		Long eta = null;
+		if (done) {
+			eta = 0L;
+		}
+		else if (estimated && scanRate > 0) {
+			eta = Math.round((estimate - scanned) / scanRate);
+		}
+		status.put("etaSeconds", eta);
+		status.put("sources", sources);
+		return status;
+	}
+
+	/** The smallest key after {@code key}. */
+	static byte[] successor(byte[] key) {
+		byte[] next = Arrays.copyOf(key, key.length + 1);
+		next[key.length] = 0;
+		return next;
+	}
+
+	@Override
+	public void close() {
+		stopAll();
+		this.files.dispose();
+	}
+
+	/** Cuts the frames into batches of at most a byte size or a count. */
+	private static final class Cutter implements Predicate<Frame> {
+
+		private final long maxBytes;
+
+		private long bytes;
+
+		private int count;
+
+		Cutter(long maxBytes) {
+			this.maxBytes = maxBytes;
+		}
+
+		@Override
+		public boolean test(Frame frame) {
+			if (frame instanceof Frame.Data data) {
+				this.bytes += TransferSource.size(data.entry());
+			}
+			this.count++;
+			if (this.bytes >= this.maxBytes || this.count >= MAX_BATCH_ENTRIES || frame instanceof Frame.Progress) {
+				this.bytes = 0;
+				this.count = 0;
+				return true;
+			}
+			return false;
+		}
+
+	}
+
+	/** A rate limit shared by every stream: each batch waits for its share of time. */
+	private static final class Pacer {
+
+		private final double nanosPerByte;
+
+		private long next;
+
+		Pacer(long bytesPerSecond) {
+			this.nanosPerByte = 1e9 / bytesPerSecond;
+		}
+
+		Mono<Void> delay(long bytes) {
+			long wait;
+			synchronized (this) {
+				long now = System.nanoTime();
+				long start = Math.max(now, this.next);
+				this.next = start + (long) (bytes * this.nanosPerByte);
+				wait = start - now;
+			}
+			return (wait <= 0) ? Mono.empty() : Mono.delay(Duration.ofNanos(wait)).then();
+		}
+
+	}
+
+}

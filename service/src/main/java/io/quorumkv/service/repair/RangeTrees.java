@@ -1,0 +1,90 @@
+package io.quorumkv.service.repair;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+
+import com.dynatrace.hash4j.hashing.HashValue128;
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Storage;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * The trees of several ranges, built together from one scan of the whole store (a storage
+ * scans in key order, and every range is spread over the key space).
+ */
+final class RangeTrees {
+
+	private final List<MerkleTree> trees;
+
+	private RangeTrees(List<TokenRange> ranges, int depth) {
+		List<MerkleTree> trees = new ArrayList<>(ranges.size());
+		for (int i = 0; i < ranges.size(); i++) {
+			if (i > 0 && ranges.get(i).start() <= ranges.get(i - 1).end()) {
+				throw new IllegalArgumentException("ranges overlap or are out of order: " + ranges);
+			}
+			trees.add(new MerkleTree(ranges.get(i), depth));
+		}
+		this.trees = List.copyOf(trees);
+	}
+
+	/**
+	 * Scans {@code storage} at the pacer's rate on {@code scheduler} and builds the trees
+	 * of {@code ranges} (sorted, disjoint) over the entries whose key {@code keep}
+	 * accepts.
+	 */
+	static Mono<RangeTrees> build(Storage storage, List<TokenRange> ranges, int depth, Predicate<byte[]> keep,
+			Pacer pacer, Scheduler scheduler) {
+		return Mono.defer(() -> {
+			RangeTrees trees = new RangeTrees(ranges, depth);
+			return pacer.paced(storage.scan(new byte[0], null))
+				.filter((entry) -> keep.test(entry.key()))
+				.doOnNext(trees::add)
+				.then(Mono.fromSupplier(trees::seal));
+		}).subscribeOn(scheduler);
+	}
+
+	List<MerkleTree> trees() {
+		return this.trees;
+	}
+
+	MerkleTree tree(int index) {
+		return this.trees.get(index);
+	}
+
+	/** The index of the tree whose range holds {@code token}, or -1. */
+	int find(long token) {
+		int low = 0;
+		int high = this.trees.size() - 1;
+		while (low <= high) {
+			int middle = (low + high) >>> 1;
+			TokenRange range = this.trees.get(middle).range();
+			if (token < range.start()) {
+				high = middle - 1;
+			}
+			else if (token > range.end()) {
+				low = middle + 1;
+			}
+			else {
+				return middle;
+			}
+		}
+		return -1;
+	}
+
+	private void add(Entry entry) {
+		long token = TokenRange.token(entry.key());
+		int tree = find(token);
+		if (tree >= 0) {
+			HashValue128 hash = EntryDigest.of(entry).versionHash();
+			this.trees.get(tree).add(token, hash.getMostSignificantBits(), hash.getLeastSignificantBits());
+		}
+	}
+
+	private RangeTrees seal() {
+		this.trees.forEach(MerkleTree::seal);
+		return this;
+	}
+
+}

@@ -1,0 +1,165 @@
+package io.quorumkv.service.cluster;
+
+import static io.quorumkv.service.support.Eventually.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.support.TestCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.http.MediaType;
+
+/**
+ * Three real nodes and their ring: seeded once, kept in the data folder, served at
+ * {@code GET /v0/ring}, carried by every internal call so that a node behind catches up
+ * and a caller behind or of another cluster is refused.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(OutputCaptureExtension.class)
+class RingExchangeTest {
+
+	@TempDir
+	static Path root;
+
+	static TestCluster cluster;
+
+	@BeforeAll
+	static void start() {
+		cluster = new TestCluster(root, 3, Map.of("quorumkv.cluster.replication-factor", "2")).startAll();
+	}
+
+	@AfterAll
+	static void stop() {
+		cluster.close();
+	}
+
+	@Test
+	@Order(1)
+	void everyNodeServesTheSameSeededRing() {
+		String first = publicRing(0);
+		assertThat(first).startsWith("{\"clusterId\":\"qkv-")
+			.contains("\"epoch\":1,\"replicationFactor\":2,\"placement\":{\"strategy\":\"rendezvous\","
+					+ "\"virtualNodes\":128},\"nodes\":[")
+			.contains("{\"id\":\"" + cluster.url(2) + "\",\"url\":\"" + cluster.url(2) + "\",\"state\":\"normal\"}");
+		assertThat(publicRing(1)).isEqualTo(first);
+		assertThat(publicRing(2)).isEqualTo(first);
+	}
+
+	@Test
+	@Order(2)
+	void theStoredRingWinsOverTheSeedListAfterTheFirstStart() {
+		String before = publicRing(2);
+		cluster.stop(2);
+		// Started with a seed list that names it alone: its ring still has three nodes.
+		cluster.start(2, Map.of("quorumkv.cluster.nodes", cluster.url(2), "quorumkv.cluster.replication-factor", "1"));
+		assertThat(publicRing(2)).isEqualTo(before);
+	}
+
+	@Test
+	@Order(3)
+	void aNodeBehindCatchesUpFromTheFirstCallOfANodeAhead() {
+		ClusterState zero = cluster.bean(0, ClusterState.class);
+		Ring current = zero.ring().orElseThrow();
+		Ring next = new Ring(current.clusterId(), current.epoch() + 1, current.replicationFactor(), current.strategy(),
+				current.virtualNodes(), current.nodes(), null);
+		assertThat(zero.install(next).block(Duration.ofSeconds(5))).isTrue();
+		for (int i = 0; i < 20; i++) {
+			cluster.client(0)
+				.put()
+				.uri(cluster.uri(0, "/v0/entity?id=after-" + i))
+				.bodyValue("v".getBytes(StandardCharsets.UTF_8))
+				.exchange()
+				.expectStatus()
+				.isCreated();
+		}
+		eventually(Duration.ofSeconds(10), () -> {
+			for (int node = 0; node < 3; node++) {
+				assertThat(publicRing(node)).contains("\"epoch\":" + next.epoch() + ",");
+			}
+		});
+		assertThat(cluster.bean(1, ClusterState.class).ring()).contains(next);
+	}
+
+	@Test
+	@Order(4)
+	void aCallerBehindOrOfAnotherClusterIsRefusedAndToldWhy(CapturedOutput output) {
+		Ring ring = cluster.bean(1, ClusterState.class).ring().orElseThrow();
+		String behind = (ring.epoch() - 1) + " " + ring.clusterId() + " " + cluster.url(0) + " " + cluster.url(0);
+		cluster.client(1)
+			.get()
+			.uri(cluster.uri(1, InternalApi.ENTRY_PATH + "?id=k"))
+			.header(InternalApi.SECRET, TestCluster.SECRET)
+			.header(InternalApi.RING, behind)
+			.exchange()
+			.expectStatus()
+			.isEqualTo(409)
+			.expectHeader()
+			.valueMatches(InternalApi.RING, ring.epoch() + " " + ring.clusterId() + " .*")
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).contains("stale ring"));
+		String other = ring.epoch() + " qkv-another node-x http://127.0.0.1:1";
+		cluster.client(1)
+			.post()
+			.uri(cluster.uri(1, InternalApi.BATCH_PATH))
+			.header(InternalApi.SECRET, TestCluster.SECRET)
+			.header(InternalApi.RING, other)
+			.contentType(MediaType.APPLICATION_OCTET_STREAM)
+			.bodyValue(new byte[0])
+			.exchange()
+			.expectStatus()
+			.isEqualTo(409)
+			.expectBody(String.class)
+			.value((body) -> assertThat(body)
+				.contains("of cluster qkv-another: this node belongs to cluster " + ring.clusterId()));
+		assertThat(output.getOut()).contains("refused a call from http://127.0.0.1:1 (node node-x) of cluster "
+				+ "qkv-another: this node belongs to cluster " + ring.clusterId());
+	}
+
+	@Test
+	@Order(5)
+	void aNewcomerServesNoDataUntilItIsJoined(@TempDir Path newcomerRoot) {
+		try (TestCluster newcomer = new TestCluster(newcomerRoot, 1,
+				Map.of("quorumkv.cluster.nodes", cluster.url(0) + "," + cluster.url(1)))) {
+			newcomer.start(0);
+			newcomer.client(0).get().uri("/v0/ring").exchange().expectStatus().isEqualTo(503);
+			newcomer.client(0)
+				.get()
+				.uri("/v0/entity?id=k")
+				.exchange()
+				.expectStatus()
+				.isEqualTo(503)
+				.expectBody(String.class)
+				.value((body) -> assertThat(body).contains("not a member of a cluster yet"));
+			newcomer.client(0).get().uri("/v0/status").exchange().expectStatus().isOk();
+		}
+	}
+
+	private static String publicRing(int node) {
+		return cluster.client(node)
+			.get()
+			.uri("/v0/ring")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectHeader()
+			.contentType(MediaType.APPLICATION_JSON)
+			.expectBody(String.class)
+			.returnResult()
+			.getResponseBody();
+	}
+
+}

@@ -1,0 +1,167 @@
+package io.quorumkv.service.membership;
+
+import static io.quorumkv.service.support.Eventually.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.quorumkv.service.cluster.ClusterState;
+import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.support.TestCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.http.MediaType;
+
+/**
+ * Real nodes in this JVM through whole membership changes: a newcomer joins three nodes
+ * (RF 2), then one of the four is decommissioned; after each change every key reads back
+ * and lives on exactly RF nodes, and a stale or concurrent proposal is refused.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class MembershipChangeTest {
+
+	static final int KEYS = 300;
+
+	@TempDir
+	static Path root;
+
+	static TestCluster cluster;
+
+	static String seeds;
+
+	@BeforeAll
+	static void start() {
+		cluster = new TestCluster(root, 4,
+				Map.of("quorumkv.cluster.replication-factor", "2", "management.endpoints.web.exposure.include",
+						"health,quorumkv", "quorumkv.cluster.membership.lease", "2s",
+						"quorumkv.cluster.membership.poll-interval", "200ms"));
+		seeds = cluster.url(0) + "," + cluster.url(1) + "," + cluster.url(2);
+		for (int node = 0; node < 4; node++) {
+			cluster.start(node, Map.of("quorumkv.cluster.nodes", seeds));
+		}
+		for (int i = 0; i < KEYS; i++) {
+			put(i % 3, "key-" + i, "value-" + i);
+		}
+	}
+
+	@AfterAll
+	static void stop() {
+		cluster.close();
+	}
+
+	@Test
+	@Order(1)
+	void aNewcomerJoinsAndTakesItsShare() {
+		String answer = admin(0, "join", "{\"url\":\"" + cluster.url(3) + "\"}", 200);
+		assertThat(answer).contains("\"kind\":\"join\"").contains("\"epoch\":2");
+		awaitNoChange(List.of(0, 1, 2, 3), 4);
+		assertEveryKeyReadsBackAndLivesOnExactly(2, List.of(0, 1, 2, 3));
+		assertThat(held(3)).as("the newcomer's share of %d keys at RF 2 over 4 nodes", KEYS).isBetween(100, 200);
+	}
+
+	@Test
+	@Order(2)
+	void aStaleOrConcurrentProposalIsRefused() {
+		String stale = admin(1, "decommission", "{\"url\":\"" + cluster.url(2) + "\",\"epoch\":1}", 409);
+		assertThat(stale).contains("stale");
+		assertThat(ring(1).epoch()).isEqualTo(4);
+	}
+
+	@Test
+	@Order(3)
+	void aDecommissionedNodeStreamsItsKeysAwayAndLeaves() {
+		admin(1, "decommission", "{\"url\":\"" + cluster.url(2) + "\"}", 200);
+		awaitNoChange(List.of(0, 1, 3), 7);
+		assertEveryKeyReadsBackAndLivesOnExactly(2, List.of(0, 1, 3));
+		cluster.client(2).get().uri("/v0/entity?id=key-1").exchange().expectStatus().isEqualTo(503);
+	}
+
+	private static void awaitNoChange(List<Integer> nodes, long epoch) {
+		eventually(Duration.ofSeconds(60), () -> {
+			for (int node : nodes) {
+				Ring ring = ring(node);
+				assertThat(ring.epoch()).as("epoch of node %d", node).isEqualTo(epoch);
+				assertThat(ring.change()).isNull();
+			}
+		});
+	}
+
+	private static void assertEveryKeyReadsBackAndLivesOnExactly(int copies, List<Integer> nodes) {
+		eventually(Duration.ofSeconds(30), () -> {
+			List<String> wrong = new ArrayList<>();
+			for (int i = 0; i < KEYS; i++) {
+				int holders = 0;
+				for (int node : nodes) {
+					if (cluster.localValue(node, "key-" + i) != null) {
+						holders++;
+					}
+				}
+				if (holders != copies) {
+					wrong.add("key-" + i + " on " + holders);
+				}
+			}
+			assertThat(wrong).as("keys not on exactly %d nodes", copies).isEmpty();
+		});
+		for (int i = 0; i < KEYS; i++) {
+			int reader = nodes.get(i % nodes.size());
+			cluster.client(reader)
+				.get()
+				.uri("/v0/entity?id=key-" + i)
+				.exchange()
+				.expectStatus()
+				.isOk()
+				.expectBody(String.class)
+				.isEqualTo("value-" + i);
+		}
+	}
+
+	private static int held(int node) {
+		int held = 0;
+		for (int i = 0; i < KEYS; i++) {
+			if (cluster.localValue(node, "key-" + i) != null) {
+				held++;
+			}
+		}
+		return held;
+	}
+
+	private static Ring ring(int node) {
+		return cluster.bean(node, ClusterState.class).ring().orElseThrow();
+	}
+
+	private static String admin(int node, String action, String json, int status) {
+		return cluster.adminClient(node)
+			.post()
+			.uri("/actuator/quorumkv/" + action)
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue(json)
+			.exchange()
+			.expectStatus()
+			.isEqualTo(status)
+			.expectBody(String.class)
+			.returnResult()
+			.getResponseBody();
+	}
+
+	private static void put(int node, String key, String value) {
+		cluster.client(node)
+			.put()
+			.uri("/v0/entity?id=" + key)
+			.bodyValue(value.getBytes(StandardCharsets.UTF_8))
+			.exchange()
+			.expectStatus()
+			.isCreated();
+	}
+
+}
