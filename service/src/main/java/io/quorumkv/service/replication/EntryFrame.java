@@ -13,20 +13,22 @@ import io.quorumkv.storage.Entry;
  * <pre>
  * frame = u32 keyLength | key | i64 timestamp | i32 valueLength | value
  *       | u32 keyLength | key | i64 timestamp | i32 -1                          (a tombstone)
- *       | u32 keyLength | key | i64 timestamp | i32 -2 | i64 expiresAt
+ *       | u32 keyLength | key | i64 timestamp | i32 -4 | i64 expiresAt
  *         | i32 valueLength | value                                            (an expiring value)
  * </pre>
  *
  * The third form was added with expiry; the first two are the frames of before, written
  * alike, so an older node's frames decode unchanged. An older node refuses a frame of the
- * third form as malformed (a value length of -2): a write with a time to live fails on it
- * loudly rather than being kept without its expiry.
+ * third form as malformed (a value length of -4): a write with a time to live fails on it
+ * loudly rather than being kept without its expiry. The value lengths -2 and -3 are not
+ * entries: a membership change's transfer stream ({@code TransferCodec}) carries these
+ * frames among progress (-2) and estimate (-3) frames of its own.
  */
 final class EntryFrame {
 
 	static final int TOMBSTONE = -1;
 
-	static final int EXPIRING = -2;
+	static final int EXPIRING = -4;
 
 	private EntryFrame() {
 	}

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 
 import io.quorumkv.service.config.QuorumKvProperties.BatchProperties;
 import io.quorumkv.storage.Entry;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The node-to-node protocol on {@code /internal/v0}: paths, headers and the binary frame
@@ -141,6 +142,25 @@ public final class InternalApi {
 		ByteBuffer frame = ByteBuffer.allocate(EntryFrame.size(entry));
 		EntryFrame.put(frame, entry);
 		return frame.array();
+	}
+
+	/**
+	 * The scan frame ({@link #encode}) at {@code in}'s position, for streams that carry
+	 * these frames among frames of their own (a transfer stream).
+	 * @return the entry, or null when {@code in} ends inside the frame (its position is
+	 * then undefined)
+	 * @throws IllegalArgumentException when a length is out of its bounds
+	 */
+	public static @Nullable Entry decode(ByteBuffer in, int maxFrameSize) {
+		try {
+			return EntryFrame.read(in, maxFrameSize, maxFrameSize);
+		}
+		catch (java.nio.BufferUnderflowException ex) {
+			return null;
+		}
+		catch (EntryFrame.MalformedFrameException ex) {
+			throw new IllegalArgumentException(ex.getMessage());
+		}
 	}
 
 }
