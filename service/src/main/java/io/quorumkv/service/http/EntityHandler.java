@@ -123,11 +123,19 @@ class EntityHandler {
 		});
 	}
 
-	/** DELETE /v0/entity: writes a tombstone. */
+	/**
+	 * DELETE /v0/entity: writes a tombstone. A {@code ttl} is refused (400), whatever its
+	 * value: a tombstone does not expire, and a client sending one expects something this
+	 * call would not do.
+	 */
 	Mono<ServerResponse> delete(ServerRequest request) {
 		return handle("delete", request, (query) -> {
 			byte[] key = query.key("id", this.maxKeySize);
 			Replicas replicas = replicas(query);
+			if (query.text("ttl") != null) {
+				throw ApiException
+					.badRequest("ttl is for PUT only: a DELETE writes a tombstone, which does not expire");
+			}
 			return this.replication.write(key, null, replicas).thenReturn(Reply.ACCEPTED);
 		});
 	}

@@ -140,7 +140,7 @@ class TtlApiTest {
 	@Test
 	void aBadTtlIsA400WithAReason() {
 		List<String> bad = List.of("", "0", "-1", "+5", "%205", "5%20", "1.5", "1e3", "abc", "0x10", "315360001",
-				"99999999999", "9223372036854775808", "5&ttl=6");
+				"99999999999", "9223372036854775808", "99999999999999999999999999", "5&ttl=6");
 		for (String ttl : bad) {
 			this.client.method(HttpMethod.PUT)
 				.uri(uri("/v0/entity?id=bad&ttl=" + ttl))
@@ -154,6 +154,23 @@ class TtlApiTest {
 		get("id=bad").expectStatus().isNotFound();
 		put("id=bad&ttl=315360000", "ten years").expectStatus().isCreated();
 		put("id=one&ttl=1", "a second").expectStatus().isCreated();
+	}
+
+	@Test
+	void aDeleteWithATtlIsA400AndDeletesNothing() {
+		put("id=kept", "v").expectStatus().isCreated();
+		for (String ttl : List.of("60", "1", "", "0", "-1", "abc", "99999999999")) {
+			this.client.method(HttpMethod.DELETE)
+				.uri(uri("/v0/entity?id=kept&ttl=" + ttl))
+				.exchange()
+				.expectStatus()
+				.isBadRequest()
+				.expectBody(String.class)
+				.value((body) -> assertThat(body).as("ttl=%s", ttl).contains("ttl").contains("DELETE"));
+		}
+		get("id=kept").expectStatus().isOk().expectBody(String.class).isEqualTo("v");
+		this.client.method(HttpMethod.DELETE).uri(uri("/v0/entity?id=kept")).exchange().expectStatus().isAccepted();
+		get("id=kept").expectStatus().isNotFound();
 	}
 
 }
