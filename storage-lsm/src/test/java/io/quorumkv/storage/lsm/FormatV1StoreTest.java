@@ -69,6 +69,7 @@ class FormatV1StoreTest {
 	private LsmStorage open() {
 		// No compaction but the forced one: the tables of each format are counted.
 		return LsmStorage.open(LsmOptions.defaults(this.dir)
+			.withCompression(Compression.LZ4)
 			.withFsync(FsyncPolicy.NEVER)
 			.withCompaction(100, 256L << 20, 10, 64L << 20), this.clock);
 	}
@@ -113,8 +114,7 @@ class FormatV1StoreTest {
 			}
 			storage.forceFlush().get(30, TimeUnit.SECONDS);
 			assertThat(tableVersions(storage)).containsExactly(4L, 2L);
-			assertThat(storage.stats().gauges())
-				.as("uncompressed version-1 tables beside LZ4 tables (the default setting)")
+			assertThat(storage.stats().gauges()).as("uncompressed version-1 tables beside LZ4 tables (the setting)")
 				.containsEntry("tables.codec.none", 4L)
 				.containsEntry("tables.codec.lz4", 2L);
 		}
