@@ -1,5 +1,6 @@
 package io.quorumkv.client;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -57,6 +58,22 @@ public final class BlockingQuorumKvClient {
 	 */
 	public void put(String key, byte[] value, Replicas replicas) {
 		this.client.put(key, value, replicas).block();
+	}
+
+	/**
+	 * Stores {@code value} under {@code key}, expiring {@code ttl} after the write (see
+	 * {@link QuorumKvClient#put(String, byte[], Duration)}).
+	 */
+	public void put(String key, byte[] value, Duration ttl) {
+		this.client.put(key, value, ttl).block();
+	}
+
+	/**
+	 * Stores {@code value} under {@code key}, expiring {@code ttl} after the write,
+	 * confirmed by {@code replicas.ack()} replicas.
+	 */
+	public void put(String key, byte[] value, Duration ttl, Replicas replicas) {
+		this.client.put(key, value, ttl, replicas).block();
 	}
 
 	/** Deletes {@code key} with the node's default quorum. */

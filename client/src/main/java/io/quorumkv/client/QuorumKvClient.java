@@ -2,6 +2,7 @@ package io.quorumkv.client;
 
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 
@@ -98,6 +99,30 @@ public final class QuorumKvClient implements AutoCloseable {
 	}
 
 	/**
+	 * Stores {@code value} under {@code key} with the node's default quorum; it expires
+	 * {@code ttl} after the write (whole seconds, 1 s to 10 years), then reads as absent.
+	 * A later write replaces the expiry with its own (none for a write without one).
+	 * <pre>{@code
+	 * client.put("session:42", token, Duration.ofMinutes(30)).block();
+	 * }</pre>
+	 * @throws IllegalArgumentException for a {@code ttl} out of range or not whole
+	 * seconds
+	 */
+	public Mono<Void> put(String key, byte[] value, Duration ttl) {
+		return write(Operation.PUT, key, Objects.requireNonNull(value, "value").clone(), null,
+				Objects.requireNonNull(ttl, "ttl"));
+	}
+
+	/**
+	 * {@link #put(String, byte[], Duration)} confirmed by {@code replicas.ack()}
+	 * replicas.
+	 */
+	public Mono<Void> put(String key, byte[] value, Duration ttl, Replicas replicas) {
+		return write(Operation.PUT, key, Objects.requireNonNull(value, "value").clone(),
+				Objects.requireNonNull(replicas, "replicas"), Objects.requireNonNull(ttl, "ttl"));
+	}
+
+	/**
 	 * Deletes {@code key} with the node's default quorum (deleting an absent key
 	 * succeeds).
 	 */
@@ -182,8 +207,13 @@ public final class QuorumKvClient implements AutoCloseable {
 	}
 
 	private Mono<Void> write(Operation operation, String key, byte @Nullable [] value, @Nullable Replicas replicas) {
+		return write(operation, key, value, replicas, null);
+	}
+
+	private Mono<Void> write(Operation operation, String key, byte @Nullable [] value, @Nullable Replicas replicas,
+			@Nullable Duration ttl) {
 		byte[] bytes = Requests.utf8("key", key);
-		String path = Requests.entity(bytes, replicas);
+		String path = Requests.entity(bytes, replicas, ttl);
 		HttpMethod method = (operation == Operation.PUT) ? HttpMethod.PUT : HttpMethod.DELETE;
 		return this.attempts
 			.run(operation, bytes, (node) -> this.transport.exchange(method, node, path, value)

@@ -5,6 +5,7 @@ import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
@@ -21,13 +22,40 @@ final class Requests {
 	private Requests() {
 	}
 
+	/** The longest time to live the API accepts: ten years of 365 days. */
+	static final Duration MAX_TTL = Duration.ofDays(10 * 365);
+
 	static String entity(byte[] key, @Nullable Replicas replicas) {
+		return entity(key, replicas, null);
+	}
+
+	/**
+	 * The entity path, with the time to live of a write in seconds when {@code ttl} is
+	 * given.
+	 */
+	static String entity(byte[] key, @Nullable Replicas replicas, @Nullable Duration ttl) {
 		StringBuilder path = new StringBuilder(16 + key.length * 3).append("/v0/entity?id=");
 		appendEncoded(path, key);
 		if (replicas != null) {
 			path.append("&replicas=").append(replicas.queryValue());
 		}
+		if (ttl != null) {
+			path.append("&ttl=").append(ttlSeconds(ttl));
+		}
 		return path.toString();
+	}
+
+	/**
+	 * A time to live in whole seconds: at least one second and at most {@link #MAX_TTL},
+	 * a fraction of a second refused rather than rounded.
+	 */
+	static long ttlSeconds(Duration ttl) {
+		Objects.requireNonNull(ttl, "ttl");
+		if (ttl.getNano() != 0 || ttl.getSeconds() < 1 || ttl.compareTo(MAX_TTL) > 0) {
+			throw new IllegalArgumentException(
+					"ttl must be whole seconds from 1 s to " + MAX_TTL.toDays() + " days: " + ttl);
+		}
+		return ttl.getSeconds();
 	}
 
 	/**

@@ -35,6 +35,19 @@ class ClientPartsTest {
 	}
 
 	@Test
+	void aTimeToLiveTravelsInWholeSecondsWithinTheApisRange() {
+		byte[] key = "k".getBytes(StandardCharsets.UTF_8);
+		assertThat(Requests.entity(key, Replicas.of(2, 3), Duration.ofMinutes(30)))
+			.isEqualTo("/v0/entity?id=k&replicas=2/3&ttl=1800");
+		assertThat(Requests.entity(key, null, Duration.ofDays(3650))).isEqualTo("/v0/entity?id=k&ttl=315360000");
+		assertThat(Requests.entity(key, null, null)).isEqualTo("/v0/entity?id=k");
+		for (Duration bad : List.of(Duration.ZERO, Duration.ofSeconds(-1), Duration.ofMillis(1500),
+				Duration.ofDays(3650).plusSeconds(1))) {
+			assertThatIllegalArgumentException().as("%s", bad).isThrownBy(() -> Requests.ttlSeconds(bad));
+		}
+	}
+
+	@Test
 	void roundRobinTakesHealthyNodesInTurnThenTheDownOnes() {
 		Router router = Router.roundRobin();
 		Router.NodeView view = new Router.NodeView(List.of(A, B), List.of(C));

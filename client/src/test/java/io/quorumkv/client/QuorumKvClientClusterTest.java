@@ -21,6 +21,7 @@ import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -60,6 +61,22 @@ class QuorumKvClientClusterTest {
 			.assertNext((value) -> assertThat(value).isEqualTo(bytes("hello")))
 			.expectComplete()
 			.verify(WAIT);
+	}
+
+	@Test
+	void aWriteWithATimeToLiveIsAcceptedAndReadsBackBeforeItExpires() {
+		// Expiry itself is tested against a node whose clock the test moves
+		// (service: TtlApiTest); here the nodes run on the wall clock.
+		StepVerifier
+			.create(this.client.put("leased", bytes("for a day"), Duration.ofDays(1), Replicas.of(3, 3))
+				.then(this.client.get("leased", Replicas.of(3, 3))))
+			.assertNext((value) -> assertThat(value).isEqualTo(bytes("for a day")))
+			.expectComplete()
+			.verify(WAIT);
+		this.client.blocking().put("leased-blocking", bytes("v"), Duration.ofSeconds(3600));
+		assertThat(this.client.blocking().get("leased-blocking")).hasValue(bytes("v"));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.client.put("leased", bytes("v"), Duration.ofMillis(10)));
 	}
 
 	@Test

@@ -135,7 +135,7 @@ final class Dataset {
 		}
 	}
 
-	private static void copyTree(Path from, Path to) throws IOException {
+	static void copyTree(Path from, Path to) throws IOException {
 		Files.walkFileTree(from, new SimpleFileVisitor<>() {
 			@Override
 			public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {

@@ -6,7 +6,8 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One version of one key: a value, or a tombstone when {@code value} is {@code null}.
+ * One version of one key: a value, or a tombstone when {@code value} is {@code null}; a
+ * value may expire ({@code expiresAt}, see {@link Expiry}).
  *
  * <p>
  * The constructor copies both arrays, so a caller may reuse its buffers. The accessors
@@ -16,27 +17,58 @@ import org.jspecify.annotations.Nullable;
  * <pre>{@code
  * Entry put = Entry.value(key, bytes, clock.now());
  * Entry delete = Entry.tombstone(key, clock.now());
+ * Entry lease = Entry.expiring(key, bytes, ts, Expiry.after(ts, 60));
  * Entry winner = EntryOrder.max(put, delete);
  * }</pre>
+ *
+ * <p>
+ * Expiry: an expiring value is a value until {@code expiresAt}; from then on it is the
+ * tombstone it turned into, {@code Entry.tombstone(key, timestamp)} ({@link #asSeenAt}):
+ * it reads as absent and still shadows every older version of its key. The expiry rides
+ * with its write and takes no part in which write wins, except between two writes with
+ * equal timestamps and equal values ({@link EntryOrder}).
  *
  * @param key the key bytes, never empty
  * @param value the value bytes (possibly empty), or {@code null} for a tombstone
  * @param timestamp the coordinator's hybrid-logical-clock stamp in microseconds
+ * @param expiresAt when the value expires, in microseconds on the timestamps' scale;
+ * {@link Expiry#NEVER} for a value that does not expire and for every tombstone
  */
-public record Entry(byte[] key, byte @Nullable [] value, long timestamp) {
+public record Entry(byte[] key, byte @Nullable [] value, long timestamp, long expiresAt) {
+
+	/** The expiry of an entry that never expires: {@link Expiry#NEVER}. */
+	public static final long NO_EXPIRY = Expiry.NEVER;
 
 	public Entry {
 		Objects.requireNonNull(key, "key");
 		if (key.length == 0) {
 			throw new IllegalArgumentException("key must not be empty");
 		}
+		if (value == null && expiresAt != NO_EXPIRY) {
+			throw new IllegalArgumentException("a tombstone does not expire");
+		}
 		key = key.clone();
 		value = (value != null) ? value.clone() : null;
+	}
+
+	/**
+	 * An entry that does not expire: a value, or a tombstone when {@code value} is null.
+	 */
+	public Entry(byte[] key, byte @Nullable [] value, long timestamp) {
+		this(key, value, timestamp, NO_EXPIRY);
 	}
 
 	/** A value entry. */
 	public static Entry value(byte[] key, byte[] value, long timestamp) {
 		return new Entry(key, Objects.requireNonNull(value, "value"), timestamp);
+	}
+
+	/**
+	 * A value that expires at {@code expiresAt} (microseconds, {@link Expiry}); with
+	 * {@link #NO_EXPIRY} it never does.
+	 */
+	public static Entry expiring(byte[] key, byte[] value, long timestamp, long expiresAt) {
+		return new Entry(key, Objects.requireNonNull(value, "value"), timestamp, expiresAt);
 	}
 
 	/** A tombstone: the key was deleted at {@code timestamp}. */
@@ -48,27 +80,53 @@ public record Entry(byte[] key, byte @Nullable [] value, long timestamp) {
 		return this.value == null;
 	}
 
-	/** Bytes this entry occupies as data (key + value + timestamp), for accounting. */
+	/** Whether this is a value with an expiry. */
+	public boolean expires() {
+		return this.expiresAt != NO_EXPIRY;
+	}
+
+	/** Whether this is a value that has expired at {@code nowMicros}. */
+	public boolean isExpiredAt(long nowMicros) {
+		return this.expiresAt != NO_EXPIRY && this.expiresAt <= nowMicros;
+	}
+
+	/**
+	 * This entry as a reader sees it at {@code nowMicros}: itself, or once expired the
+	 * tombstone it turned into (same key and timestamp). The tombstone is greater than
+	 * the expired value by {@link EntryOrder}, so turning one into the other can only
+	 * make a replica's kept version greater.
+	 */
+	public Entry asSeenAt(long nowMicros) {
+		return isExpiredAt(nowMicros) ? new Entry(this.key, null, this.timestamp) : this;
+	}
+
+	/**
+	 * Bytes this entry occupies as data (key + value + timestamp, + expiry when it
+	 * expires), for accounting.
+	 */
 	public long sizeInBytes() {
-		return this.key.length + ((this.value != null) ? this.value.length : 0) + Long.BYTES;
+		return this.key.length + ((this.value != null) ? this.value.length : 0) + Long.BYTES
+				+ (expires() ? Long.BYTES : 0);
 	}
 
 	@Override
 	public boolean equals(Object other) {
-		return other instanceof Entry that && this.timestamp == that.timestamp && Arrays.equals(this.key, that.key)
-				&& Arrays.equals(this.value, that.value);
+		return other instanceof Entry that && this.timestamp == that.timestamp && this.expiresAt == that.expiresAt
+				&& Arrays.equals(this.key, that.key) && Arrays.equals(this.value, that.value);
 	}
 
 	@Override
 	public int hashCode() {
-		return 31 * (31 * Arrays.hashCode(this.key) + Arrays.hashCode(this.value)) + Long.hashCode(this.timestamp);
+		return 31
+				* (31 * (31 * Arrays.hashCode(this.key) + Arrays.hashCode(this.value)) + Long.hashCode(this.timestamp))
+				+ Long.hashCode(this.expiresAt);
 	}
 
 	@Override
 	public String toString() {
 		return "Entry[key=" + Keys.toDisplayString(this.key) + ", "
 				+ ((this.value != null) ? "value=" + this.value.length + " bytes" : "tombstone") + ", timestamp="
-				+ this.timestamp + "]";
+				+ this.timestamp + (expires() ? ", expiresAt=" + this.expiresAt : "") + "]";
 	}
 
 }

@@ -13,11 +13,16 @@ import org.jspecify.annotations.Nullable;
  * <li>the greater timestamp wins;</li>
  * <li>on equal timestamps a tombstone beats a value;</li>
  * <li>between two values with equal timestamps the greater value in unsigned byte order
- * wins.</li>
+ * wins;</li>
+ * <li>between two equal values with equal timestamps (only writes stamped alike by two
+ * coordinators) the one that expires first wins, a value that never expires last.</li>
  * </ol>
  *
  * The order is total on versions, so keeping the greatest makes replicas converge
- * whatever order writes arrive in. It does not look at keys.
+ * whatever order writes arrive in. It does not look at keys. The expiry takes part only
+ * in the last rule: it rides with its write (an expiring write replaces a value that does
+ * not expire when it is newer, and the other way round). An expired value reads as the
+ * tombstone of its timestamp ({@link Entry#asSeenAt}), which rule 2 ranks above it.
  */
 public final class EntryOrder implements Comparator<Entry> {
 
@@ -29,12 +34,23 @@ public final class EntryOrder implements Comparator<Entry> {
 
 	@Override
 	public int compare(Entry a, Entry b) {
-		return compareVersions(a.timestamp(), a.value(), b.timestamp(), b.value());
+		return compareVersions(a.timestamp(), a.value(), a.expiresAt(), b.timestamp(), b.value(), b.expiresAt());
 	}
 
 	/**
 	 * The order on the parts of a version, for backends that hold them apart (a SQL row,
-	 * a table cell).
+	 * a table cell); expiries are {@link Expiry#NEVER} for values that do not expire and
+	 * for tombstones.
+	 */
+	public static int compareVersions(long timestampA, byte @Nullable [] valueA, long expiresAtA, long timestampB,
+			byte @Nullable [] valueB, long expiresAtB) {
+		int byValue = compareVersions(timestampA, valueA, timestampB, valueB);
+		// The earlier expiry wins: the reverse of the expiries' numeric order.
+		return (byValue != 0) ? byValue : Long.compare(expiresAtB, expiresAtA);
+	}
+
+	/**
+	 * The order on the parts of two versions that do not expire (rules 1 to 3 only).
 	 */
 	public static int compareVersions(long timestampA, byte @Nullable [] valueA, long timestampB,
 			byte @Nullable [] valueB) {

@@ -21,6 +21,14 @@ import reactor.core.publisher.Mono;
  * <li>{@link #scan} streams kept entries in {@link Keys#ORDER}, tombstones included,
  * lazily and with backpressure: a range of a million keys is never held in memory.</li>
  * <li>{@link #flush} completes once everything upserted before it is on disk.</li>
+ * <li>Expiry: {@link #get} and {@link #scan} answer a kept value whose
+ * {@link Entry#expiresAt() expiry} has passed by the backend's clock (a {@code Clock}
+ * given when it is opened) as the tombstone it turned into,
+ * {@code Entry.tombstone(key, timestamp)} ({@link Entry#asSeenAt}): expired data reads as
+ * deleted, and still shadows older versions for repair. Upserts keep the expiry with the
+ * entry; the order of versions ({@link EntryOrder}) does not depend on the clock. A
+ * backend may store an expired value as that tombstone, and purges it under the rule of
+ * its tombstones.</li>
  * </ul>
  * All methods are lazy: nothing happens until subscription. A backend that blocks (JDBC)
  * does its work on a bounded scheduler of its own, never on the caller's thread, so that
@@ -34,7 +42,10 @@ import reactor.core.publisher.Mono;
  */
 public interface Storage extends AutoCloseable {
 
-	/** The kept entry of {@code key}, tombstone included; empty if never written. */
+	/**
+	 * The kept entry of {@code key}, tombstone included (an expired value as its
+	 * tombstone); empty if never written.
+	 */
 	Mono<Entry> get(byte[] key);
 
 	/** Keeps {@code entry} if it is greater than the kept one by {@link EntryOrder}. */
@@ -67,7 +78,8 @@ public interface Storage extends AutoCloseable {
 
 	/**
 	 * Kept entries with {@code fromInclusive <= key < toExclusive} in unsigned key order,
-	 * tombstones included; {@code toExclusive == null} means no upper bound.
+	 * tombstones included (expired values as their tombstones, judged at one instant per
+	 * scan); {@code toExclusive == null} means no upper bound.
 	 */
 	Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive);
 

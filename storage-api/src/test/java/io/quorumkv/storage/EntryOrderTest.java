@@ -70,4 +70,63 @@ class EntryOrderTest {
 		assertThat(Keys.toDisplayString(new byte[] { 'a', 0, (byte) 0xFF })).isEqualTo("a\\x00\\xff");
 	}
 
+	@Test
+	void expiryTakesPartOnlyBetweenEqualValuesOfEqualTimestamps() {
+		Entry plain = Entry.value(K, new byte[] { 1 }, 5);
+		Entry soon = Entry.expiring(K, new byte[] { 1 }, 5, 100);
+		Entry later = Entry.expiring(K, new byte[] { 1 }, 5, 200);
+		assertThat(EntryOrder.INSTANCE.compare(soon, later)).isPositive();
+		assertThat(EntryOrder.INSTANCE.compare(later, plain)).isPositive();
+		assertThat(EntryOrder.INSTANCE.compare(soon, Entry.expiring(K, new byte[] { 1 }, 5, 100))).isZero();
+		// Every other rule comes first: time, then a tombstone, then the value bytes.
+		assertThat(EntryOrder.max(Entry.expiring(K, new byte[] { 1 }, 6, 1), plain).timestamp()).isEqualTo(6);
+		assertThat(EntryOrder.max(Entry.value(K, new byte[] { 1 }, 6), soon).expires()).isFalse();
+		assertThat(EntryOrder.max(Entry.tombstone(K, 5), soon).isTombstone()).isTrue();
+		assertThat(EntryOrder.max(Entry.expiring(K, new byte[] { 0 }, 5, 1), plain)).isSameAs(plain);
+		assertThat(EntryOrder.compareVersions(5, new byte[] { 1 }, 100, 5, new byte[] { 1 }, Expiry.NEVER))
+			.isPositive();
+	}
+
+	@Test
+	void anExpiredValueIsSeenAsTheTombstoneOfItsTimestamp() {
+		Entry lease = Entry.expiring(K, new byte[] { 1 }, 5, 100);
+		assertThat(lease.expires()).isTrue();
+		assertThat(lease.asSeenAt(99)).isSameAs(lease);
+		assertThat(lease.isExpiredAt(99)).isFalse();
+		assertThat(lease.isExpiredAt(100)).isTrue();
+		assertThat(lease.asSeenAt(100)).isEqualTo(Entry.tombstone(K, 5));
+		assertThat(EntryOrder.INSTANCE.compare(lease.asSeenAt(100), lease)).isPositive();
+		Entry plain = Entry.value(K, new byte[] { 1 }, 5);
+		assertThat(plain.expires()).isFalse();
+		assertThat(plain.asSeenAt(Long.MAX_VALUE)).isSameAs(plain);
+		assertThat(Entry.tombstone(K, 5).isExpiredAt(Long.MAX_VALUE)).isFalse();
+	}
+
+	@Test
+	void theExpiryIsPartOfAnEntrysIdentity() {
+		Entry lease = Entry.expiring(K, new byte[] { 1 }, 5, 100);
+		assertThat(lease).isNotEqualTo(Entry.value(K, new byte[] { 1 }, 5))
+			.isNotEqualTo(Entry.expiring(K, new byte[] { 1 }, 5, 101))
+			.isEqualTo(new Entry(K, new byte[] { 1 }, 5, 100))
+			.hasSameHashCodeAs(new Entry(K, new byte[] { 1 }, 5, 100));
+		assertThat(lease.toString()).contains("expiresAt=100");
+		assertThat(lease.sizeInBytes()).isEqualTo(Entry.value(K, new byte[] { 1 }, 5).sizeInBytes() + 8);
+		assertThat(Entry.expiring(K, new byte[] { 1 }, 5, Entry.NO_EXPIRY))
+			.isEqualTo(Entry.value(K, new byte[] { 1 }, 5));
+		assertThatIllegalArgumentException().isThrownBy(() -> new Entry(K, null, 5, 100))
+			.withMessageContaining("tombstone");
+	}
+
+	@Test
+	void expiriesAreSecondsAfterAStampAndSaturate() {
+		assertThat(Expiry.after(1_000, 2)).isEqualTo(2_001_000);
+		assertThat(Expiry.after(Long.MAX_VALUE - 10, 1)).isEqualTo(Expiry.NEVER - 1);
+		assertThat(Expiry.after(0, Long.MAX_VALUE)).isEqualTo(Expiry.NEVER - 1);
+		assertThat(Expiry.after(-5, 0)).isEqualTo(-5);
+		assertThatIllegalArgumentException().isThrownBy(() -> Expiry.after(0, -1));
+		assertThat(Expiry
+			.nowMicros(java.time.Clock.fixed(java.time.Instant.ofEpochSecond(3, 4_567), java.time.ZoneOffset.UTC)))
+			.isEqualTo(3_000_004);
+	}
+
 }

@@ -16,17 +16,18 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
  * The cluster: the configuration ({@link Topology}), this node's id and ring
  * ({@link ClusterState}: the stored ring, or on a seed's first start the ring seeded from
- * {@code quorumkv.cluster.nodes}), and the clock. The wall clock is a {@link Clock} bean
- * when the context has one (tests inject a skewed or manual clock that way), the system's
- * UTC clock otherwise.
+ * {@code quorumkv.cluster.nodes}), and the clock. The wall clock is a {@link Clock} bean:
+ * the hybrid logical clock's source and what storage judges expiry by; the context's own
+ * when it has one (tests inject a skewed or manual clock that way), the system's UTC
+ * clock otherwise.
  */
 @Configuration(proxyBeanMethods = false)
 class ClusterConfiguration {
@@ -104,11 +105,20 @@ class ClusterConfiguration {
 	 * every bean that stamps (they depend on it), writing the exact last stamp.
 	 */
 	@Bean(destroyMethod = "close")
-	HybridLogicalClock hybridLogicalClock(ObjectProvider<Clock> wall, QuorumKvProperties properties)
-			throws IOException {
+	HybridLogicalClock hybridLogicalClock(Clock wall, QuorumKvProperties properties) throws IOException {
 		ClusterProperties cluster = properties.cluster();
-		return HybridLogicalClock.durable(wall.getIfAvailable(Clock::systemUTC), cluster.maxClockSkew(),
-				properties.storage().path().resolve("clock"), cluster.clockReservation());
+		return HybridLogicalClock.durable(wall, cluster.maxClockSkew(), properties.storage().path().resolve("clock"),
+				cluster.clockReservation());
+	}
+
+	/**
+	 * The node's wall clock: the hybrid logical clock's source, and what storage judges
+	 * expiry by. Tests give a clock they move (a {@code Clock} bean of their own).
+	 */
+	@Bean
+	@ConditionalOnMissingBean(Clock.class)
+	Clock clock() {
+		return Clock.systemUTC();
 	}
 
 	@Bean

@@ -91,6 +91,15 @@ public final class HybridLogicalClock implements AutoCloseable {
 	}
 
 	/**
+	 * The clock's time now, without issuing a timestamp: the wall clock, or the last
+	 * timestamp issued or observed when that is ahead. Expiries are judged by it, on the
+	 * scale they were stamped on.
+	 */
+	public long current() {
+		return Math.max(this.wallMicros.getAsLong(), this.last.get());
+	}
+
+	/**
 	 * Moves the clock past a timestamp seen from elsewhere (a replica's write or answer),
 	 * unless it is too far ahead of the wall clock.
 	 * @return false when the timestamp was refused (and not adopted)

@@ -11,6 +11,7 @@ import io.quorumkv.service.cluster.PlacementStrategy;
 import io.quorumkv.storage.derby.DerbyStorageOptions;
 import io.quorumkv.storage.h2.H2Durability;
 import io.quorumkv.storage.h2.H2StorageOptions;
+import io.quorumkv.storage.lsm.Compression;
 import io.quorumkv.storage.lsm.FsyncPolicy;
 import io.quorumkv.storage.lsm.LsmOptions;
 import org.jspecify.annotations.Nullable;
@@ -214,6 +215,11 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * period and a repair) is quorumkv.storage.tombstone-grace-period
 	 * @param maxImmutableMemtables memtables waiting for their flush before writers stall
 	 * @param maxStall longest stall of a write before it fails with a 503
+	 * @param compression how the data blocks of new tables are compressed: {@code none}
+	 * (the default: with no cache of decoded blocks yet, LZ4 measured about 40% of the
+	 * uncompressed get rate), {@code lz4} or {@code zstd} (less disk, slower reads); each
+	 * table records its own, so a change needs no rewrite (compactions rewrite tables
+	 * under the new setting)
 	 */
 	public record LsmProperties(@DefaultValue("64MB") DataSize memtableSize, @DefaultValue("4KB") DataSize blockSize,
 			@DefaultValue("10") int bloomBitsPerKey, @DefaultValue("interval") FsyncPolicy fsync,
@@ -221,14 +227,15 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("256MB") DataSize levelBaseSize, @DefaultValue("10") int levelSizeMultiplier,
 			@DefaultValue("64MB") DataSize targetTableSize, @DefaultValue("7") int maxLevels,
 			@DefaultValue("0s") Duration tombstoneGracePeriod, @DefaultValue("2") int maxImmutableMemtables,
-			@DefaultValue("10s") Duration maxStall) {
+			@DefaultValue("10s") Duration maxStall, @DefaultValue("none") Compression compression) {
 
 		/** The backend's options for a folder. */
 		public LsmOptions toOptions(Path directory) {
 			return new LsmOptions(directory, this.memtableSize.toBytes(), (int) this.blockSize.toBytes(),
 					this.bloomBitsPerKey, this.fsync, this.fsyncInterval, this.level0CompactionTrigger,
 					this.levelBaseSize.toBytes(), this.levelSizeMultiplier, this.targetTableSize.toBytes(),
-					this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall);
+					this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall,
+					this.compression);
 		}
 
 	}

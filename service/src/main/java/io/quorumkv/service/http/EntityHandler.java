@@ -45,6 +45,9 @@ class EntityHandler {
 	/** The largest {@code limit} of a range (a billion records). */
 	static final long MAX_LIMIT = 1_000_000_000L;
 
+	/** The longest {@code ttl} of a write, in seconds: ten years of 365 days. */
+	static final long MAX_TTL_SECONDS = 10L * 365 * 24 * 3600;
+
 	private static final Reply NOT_FOUND = Reply.text(HttpStatus.NOT_FOUND, "not found");
 
 	private static final MediaType YAML = MediaType.parseMediaType("application/yaml");
@@ -102,27 +105,37 @@ class EntityHandler {
 	}
 
 	/**
-	 * PUT /v0/entity: the body, read whole within {@link BodyBudget}, is the value. An
-	 * announced length over the limit is refused before a byte of the body is read.
+	 * PUT /v0/entity: the body, read whole within {@link BodyBudget}, is the value; with
+	 * {@code ttl} it expires that many seconds after the write's timestamp. An announced
+	 * length over the limit is refused before a byte of the body is read.
 	 */
 	Mono<ServerResponse> put(ServerRequest request) {
 		return handle("put", request, (query) -> {
 			byte[] key = query.key("id", this.maxKeySize);
 			Replicas replicas = replicas(query);
+			long ttl = ttl(query.text("ttl"));
 			if (request.headers().contentLength().orElse(-1) > this.maxBodySize) {
 				throw new ApiException(HttpStatus.CONTENT_TOO_LARGE,
 						"request body too large: the limit is " + this.maxBodySize + " bytes");
 			}
 			return this.bodies.read(request, this.maxBodySize,
-					(value) -> this.replication.write(key, value, replicas).thenReturn(Reply.CREATED));
+					(value) -> this.replication.write(key, value, ttl, replicas).thenReturn(Reply.CREATED));
 		});
 	}
 
-	/** DELETE /v0/entity: writes a tombstone. */
+	/**
+	 * DELETE /v0/entity: writes a tombstone. A {@code ttl} is refused (400), whatever its
+	 * value: a tombstone does not expire, and a client sending one expects something this
+	 * call would not do.
+	 */
 	Mono<ServerResponse> delete(ServerRequest request) {
 		return handle("delete", request, (query) -> {
 			byte[] key = query.key("id", this.maxKeySize);
 			Replicas replicas = replicas(query);
+			if (query.text("ttl") != null) {
+				throw ApiException
+					.badRequest("ttl is for PUT only: a DELETE writes a tombstone, which does not expire");
+			}
 			return this.replication.write(key, null, replicas).thenReturn(Reply.ACCEPTED);
 		});
 	}
@@ -158,6 +171,24 @@ class EntityHandler {
 				// cancelling here must not cancel them.
 				.singleOrEmpty();
 		});
+	}
+
+	/**
+	 * The {@code ttl} parameter in seconds: absent is 0 (the value does not expire);
+	 * otherwise 1 to {@link #MAX_TTL_SECONDS}, decimal digits only.
+	 */
+	static long ttl(@Nullable String text) {
+		if (text == null) {
+			return 0;
+		}
+		if (text.isEmpty() || text.length() > 10 || !text.chars().allMatch((c) -> c >= '0' && c <= '9')) {
+			throw ApiException.badRequest("ttl must be a whole number of seconds from 1 to " + MAX_TTL_SECONDS);
+		}
+		long ttl = Long.parseLong(text);
+		if (ttl < 1 || ttl > MAX_TTL_SECONDS) {
+			throw ApiException.badRequest("ttl must be a whole number of seconds from 1 to " + MAX_TTL_SECONDS);
+		}
+		return ttl;
 	}
 
 	/** The {@code limit} parameter: absent is no limit. */

@@ -3,6 +3,7 @@ package io.quorumkv.service.http;
 import static org.springframework.web.reactive.function.server.RequestPredicates.path;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.handler.codec.compression.Zstd;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.HttpProperties;
 import io.quorumkv.service.replication.InternalApi;
@@ -33,6 +34,17 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  */
 @Configuration(proxyBeanMethods = false)
 class HttpConfiguration {
+
+	/**
+	 * Netty's HTTP content decoder asks, on the first message it decodes, whether zstd is
+	 * available; with zstd-jni on the class path (the LSM's block codec) the first answer
+	 * loads zstd-jni's native library out of its jar, blocking reads that an event loop
+	 * must not do (EventLoopBlockingTest caught it). Asked once here, while the context
+	 * starts on the main thread, before the server accepts a connection.
+	 */
+	HttpConfiguration() {
+		Zstd.isAvailable();
+	}
 
 	@Bean
 	RouterFunction<ServerResponse> publicApi(EntityHandler handler, RingHandler ring, InFlightLimiter limiter) {

@@ -66,6 +66,11 @@ class InternalHandler {
 				.flatMap((entry) -> ServerResponse.ok()
 					.header(InternalApi.TIMESTAMP, Long.toString(entry.timestamp()))
 					.header(InternalApi.TOMBSTONE, Boolean.toString(entry.isTombstone()))
+					.headers((headers) -> {
+						if (entry.expires()) {
+							headers.set(InternalApi.EXPIRES_AT, Long.toString(entry.expiresAt()));
+						}
+					})
 					.contentType(MediaType.APPLICATION_OCTET_STREAM)
 					.bodyValue(entry.isTombstone() ? new byte[0] : entry.value()))
 				.switchIfEmpty(Mono.defer(
@@ -76,11 +81,17 @@ class InternalHandler {
 	Mono<ServerResponse> put(ServerRequest request) {
 		return Mono.defer(() -> {
 			byte[] key = QueryParameters.parse(request.uri().getRawQuery()).key("id", this.maxKeySize);
-			long timestamp = parseTimestamp(request.headers().firstHeader(InternalApi.TIMESTAMP));
+			long timestamp = parseTimestamp(InternalApi.TIMESTAMP,
+					request.headers().firstHeader(InternalApi.TIMESTAMP));
 			boolean tombstone = Boolean.parseBoolean(request.headers().firstHeader(InternalApi.TOMBSTONE));
+			String expiry = request.headers().firstHeader(InternalApi.EXPIRES_AT);
+			long expiresAt = (expiry != null) ? parseTimestamp(InternalApi.EXPIRES_AT, expiry) : Entry.NO_EXPIRY;
+			if (tombstone && expiry != null) {
+				throw ApiException.badRequest("a tombstone has no " + InternalApi.EXPIRES_AT);
+			}
 			return this.bodies.read(request, this.maxBodySize, (value) -> {
 				this.clock.accept(timestamp, ClockGuard.Source.WRITE, sender(request));
-				return this.storage.upsert(new Entry(key, tombstone ? null : value, timestamp));
+				return this.storage.upsert(new Entry(key, tombstone ? null : value, timestamp, expiresAt));
 			}).then(Mono.defer(() -> ServerResponse.status(HttpStatus.CREATED).build()));
 		}).onErrorResume(ClockSkewException.class, InternalHandler::refused).onErrorResume(ErrorResponses::toResponse);
 	}
@@ -176,15 +187,15 @@ class InternalHandler {
 		}).onErrorResume(ErrorResponses::toResponse);
 	}
 
-	private static long parseTimestamp(String header) {
+	private static long parseTimestamp(String name, String header) {
 		if (header == null) {
-			throw ApiException.badRequest("missing " + InternalApi.TIMESTAMP);
+			throw ApiException.badRequest("missing " + name);
 		}
 		try {
 			return Long.parseLong(header);
 		}
 		catch (NumberFormatException ex) {
-			throw ApiException.badRequest("malformed " + InternalApi.TIMESTAMP);
+			throw ApiException.badRequest("malformed " + name);
 		}
 	}
 

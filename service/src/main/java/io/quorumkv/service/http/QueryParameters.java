@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
 final class QueryParameters {
 
 	/** The parameters the API reads, matched without building a name per request. */
-	private static final String[] NAMES = { "id", "replicas", "ack", "from", "start", "end", "after", "limit" };
+	private static final String[] NAMES = { "id", "replicas", "ack", "from", "start", "end", "after", "limit", "ttl" };
 
 	private final Map<String, byte[]> values;
 

@@ -9,8 +9,10 @@ import io.quorumkv.storage.Entry;
 
 /**
  * The frames of a transfer stream ({@code GET /internal/v0/transfer}): an entry is the
- * replica scan's frame ({@link InternalApi#encode}); a progress frame says how far the
- * source's scan has come when it has nothing to send for a while:
+ * replica scan's frame ({@link InternalApi#encode}, decoded by
+ * {@link InternalApi#decode}: a value, a tombstone, or an expiring value with its
+ * expiry); a progress frame says how far the source's scan has come when it has nothing
+ * to send for a while:
  * {@code u32 keyLength, key (the last key scanned), i64 bytes scanned so far, i32 -2}.
  * Entries carry no scan count: the next progress frame does. The stream opens with an
  * estimate frame, {@code u32 1, 0x00, i64 bytes the whole scan will read (-1: unknown),
@@ -125,31 +127,28 @@ final class TransferCodec {
 			if (input.remaining() < 4) {
 				return null;
 			}
-			int keyLength = input.getInt();
+			int start = input.position();
+			int keyLength = input.getInt(start);
 			check(keyLength > 0 && keyLength <= this.maxFrameSize, "key length " + keyLength);
-			if (input.remaining() < keyLength + 12) {
+			if (input.remaining() < 4 + keyLength + 12) {
 				return null;
 			}
-			byte[] key = new byte[keyLength];
-			input.get(key);
-			long timestamp = input.getLong();
-			int valueLength = input.getInt();
-			check(valueLength >= ESTIMATE && valueLength <= this.maxFrameSize, "value length " + valueLength);
-			if (valueLength == ESTIMATE) {
-				return new Frame.Estimate(timestamp);
+			int valueLength = input.getInt(start + 4 + keyLength + 8);
+			if (valueLength == ESTIMATE || valueLength == PROGRESS) {
+				input.position(start + 4);
+				byte[] key = new byte[keyLength];
+				input.get(key);
+				long bytes = input.getLong();
+				input.getInt();
+				return (valueLength == ESTIMATE) ? new Frame.Estimate(bytes) : new Frame.Progress(key, bytes);
 			}
-			if (valueLength == PROGRESS) {
-				return new Frame.Progress(key, timestamp);
+			try {
+				Entry entry = InternalApi.decode(input, this.maxFrameSize);
+				return (entry != null) ? new Frame.Data(entry) : null;
 			}
-			if (valueLength == -1) {
-				return new Frame.Data(Entry.tombstone(key, timestamp));
+			catch (IllegalArgumentException ex) {
+				throw new IllegalStateException("malformed transfer frame: " + ex.getMessage());
 			}
-			if (input.remaining() < valueLength) {
-				return null;
-			}
-			byte[] value = new byte[valueLength];
-			input.get(value);
-			return new Frame.Data(Entry.value(key, value, timestamp));
 		}
 
 		private static void check(boolean condition, String what) {

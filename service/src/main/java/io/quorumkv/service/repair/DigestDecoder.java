@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.quorumkv.service.repair.RepairCodec.MalformedRepairException;
+import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -57,11 +58,23 @@ final class DigestDecoder {
 		byte[] key = new byte[keyLength];
 		in.get(key);
 		long timestamp = in.getLong();
-		byte tombstone = in.get();
-		if (tombstone != 0 && tombstone != 1) {
-			throw new MalformedRepairException("digest tombstone flag " + tombstone);
+		byte kind = in.get();
+		if (kind != RepairCodec.VALUE && kind != RepairCodec.TOMBSTONE && kind != RepairCodec.EXPIRING) {
+			throw new MalformedRepairException("digest kind " + kind);
 		}
-		return new EntryDigest(key, timestamp, tombstone == 1, in.getLong(), in.getLong());
+		long valueHigh = in.getLong();
+		long valueLow = in.getLong();
+		long expiresAt = Entry.NO_EXPIRY;
+		if (kind == RepairCodec.EXPIRING) {
+			if (in.remaining() < Long.BYTES) {
+				return null;
+			}
+			expiresAt = in.getLong();
+			if (expiresAt == Entry.NO_EXPIRY) {
+				throw new MalformedRepairException("expiring digest without an expiry");
+			}
+		}
+		return new EntryDigest(key, timestamp, kind == RepairCodec.TOMBSTONE, valueHigh, valueLow, expiresAt);
 	}
 
 }

@@ -18,8 +18,14 @@ import io.quorumkv.service.repair.MerkleTree.NodeHash;
  * digests  := session | u32 n | (u32 tree | u32 level | u32 index) * n    → digest*
  * done     := i64 repairedAt | u32 n | (i64 start | i64 end) * n
  * hashes   := u32 n | (i64 high | i64 low | i64 count) * n
- * digest   := u32 keyLength | key | i64 timestamp | u8 tombstone | i64 valueHigh | i64 valueLow
+ * digest   := u32 keyLength | key | i64 timestamp | u8 kind | i64 valueHigh | i64 valueLow
+ *             | [i64 expiresAt, kind 2 only]
+ * kind     := 0 value | 1 tombstone | 2 expiring value
  * </pre>
+ *
+ * Kind 2 came with expiry; a node of before refuses it as malformed, so a repair between
+ * versions fails loudly rather than dropping an expiry (send {@code ttl} only once every
+ * node runs a version with it, docs/api.md).
  *
  * Every decoder checks each count and length against the bytes it was given and fails
  * with {@link MalformedRepairException} instead of reading past them.
@@ -27,6 +33,12 @@ import io.quorumkv.service.repair.MerkleTree.NodeHash;
 final class RepairCodec {
 
 	static final int DIGEST_FIXED = 4 + 8 + 1 + 16;
+
+	static final byte VALUE = 0;
+
+	static final byte TOMBSTONE = 1;
+
+	static final byte EXPIRING = 2;
 
 	private RepairCodec() {
 	}
@@ -162,14 +174,18 @@ final class RepairCodec {
 
 	static byte[] digest(EntryDigest digest) {
 		byte[] key = digest.key();
-		return ByteBuffer.allocate(DIGEST_FIXED + key.length)
+		boolean expires = digest.expires();
+		ByteBuffer out = ByteBuffer.allocate(DIGEST_FIXED + key.length + (expires ? Long.BYTES : 0))
 			.putInt(key.length)
 			.put(key)
 			.putLong(digest.timestamp())
-			.put((byte) (digest.tombstone() ? 1 : 0))
+			.put(digest.tombstone() ? TOMBSTONE : expires ? EXPIRING : VALUE)
 			.putLong(digest.valueHigh())
-			.putLong(digest.valueLow())
-			.array();
+			.putLong(digest.valueLow());
+		if (expires) {
+			out.putLong(digest.expiresAt());
+		}
+		return out.array();
 	}
 
 	private static ByteBuffer putSession(ByteBuffer out, SessionId session) {

@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>
  * request  := op*            op := 0x01 u32 keyLength key          (get)
- *                                | 0x02 frame                      (upsert, {@link InternalApi#encode})
+ *                                | 0x02 frame                      (upsert, {@link EntryFrame})
  * answer   := result*        result := 0x00                        (upsert kept)
  *                                    | 0x01 frame                  (get: the replica's entry)
  *                                    | 0x02                        (get: never written here)
@@ -147,6 +147,9 @@ public final class BatchCodec {
 		catch (BufferUnderflowException ex) {
 			throw new MalformedBatchException("operation " + operations.size() + " ends early");
 		}
+		catch (EntryFrame.MalformedFrameException ex) {
+			throw new MalformedBatchException("operation " + operations.size() + ": " + ex.getMessage());
+		}
 		return operations;
 	}
 
@@ -220,27 +223,22 @@ public final class BatchCodec {
 		catch (BufferUnderflowException ex) {
 			throw new MalformedBatchException("result " + results.size() + " ends early");
 		}
+		catch (EntryFrame.MalformedFrameException ex) {
+			throw new MalformedBatchException("result " + results.size() + ": " + ex.getMessage());
+		}
 		if (in.hasRemaining()) {
 			throw new MalformedBatchException(in.remaining() + " bytes after the last result");
 		}
 		return results;
 	}
 
-	/** Bytes of {@code entry} as a frame ({@link InternalApi#encode}). */
+	/** Bytes of {@code entry} as a frame ({@link EntryFrame}). */
 	public static int frameSize(Entry entry) {
-		byte[] value = entry.value();
-		return 4 + entry.key().length + 8 + 4 + ((value != null) ? value.length : 0);
+		return EntryFrame.size(entry);
 	}
 
 	private static void putFrame(ByteBuffer out, Entry entry) {
-		byte[] value = entry.value();
-		out.putInt(entry.key().length).put(entry.key()).putLong(entry.timestamp());
-		if (value != null) {
-			out.putInt(value.length).put(value);
-		}
-		else {
-			out.putInt(-1);
-		}
+		EntryFrame.put(out, entry);
 	}
 
 	private static byte[] key(ByteBuffer in, int maxKeySize) {
@@ -253,19 +251,9 @@ public final class BatchCodec {
 		return key;
 	}
 
+	/** A frame of a body that is all there: a frame running past it is malformed. */
 	private static Entry frame(ByteBuffer in, int maxKeySize) {
-		byte[] key = key(in, maxKeySize);
-		long timestamp = in.getLong();
-		int length = in.getInt();
-		if (length < -1 || length > in.remaining()) {
-			throw new MalformedBatchException("value length " + length + " with " + in.remaining() + " bytes left");
-		}
-		if (length == -1) {
-			return Entry.tombstone(key, timestamp);
-		}
-		byte[] value = new byte[length];
-		in.get(value);
-		return Entry.value(key, value, timestamp);
+		return EntryFrame.read(in, maxKeySize, in.remaining());
 	}
 
 	private static String message(ByteBuffer in) {

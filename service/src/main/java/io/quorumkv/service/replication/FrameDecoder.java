@@ -1,15 +1,17 @@
 package io.quorumkv.service.replication;
 
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
 import io.quorumkv.storage.Entry;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Cuts a replica scan stream ({@link InternalApi#encode frames}) into entries, whatever
- * the boundaries of the network buffers. One decoder per stream; holds at most one
- * incomplete frame.
+ * Cuts a replica scan stream ({@link EntryFrame frames}) into entries, whatever the
+ * boundaries of the network buffers. One decoder per stream; holds at most one incomplete
+ * frame.
  */
 final class FrameDecoder {
 
@@ -43,34 +45,16 @@ final class FrameDecoder {
 		return !this.pending.hasRemaining();
 	}
 
-	private Entry next(ByteBuffer input) {
-		if (input.remaining() < 4) {
+	/** The next complete frame of {@code input}, or null when it ends inside one. */
+	private @Nullable Entry next(ByteBuffer input) {
+		try {
+			return EntryFrame.read(input, this.maxFrameSize, this.maxFrameSize);
+		}
+		catch (BufferUnderflowException ex) {
 			return null;
 		}
-		int keyLength = input.getInt();
-		check(keyLength > 0 && keyLength <= this.maxFrameSize, "key length " + keyLength);
-		if (input.remaining() < keyLength + 12) {
-			return null;
-		}
-		byte[] key = new byte[keyLength];
-		input.get(key);
-		long timestamp = input.getLong();
-		int valueLength = input.getInt();
-		check(valueLength >= -1 && valueLength <= this.maxFrameSize, "value length " + valueLength);
-		if (valueLength < 0) {
-			return Entry.tombstone(key, timestamp);
-		}
-		if (input.remaining() < valueLength) {
-			return null;
-		}
-		byte[] value = new byte[valueLength];
-		input.get(value);
-		return Entry.value(key, value, timestamp);
-	}
-
-	private static void check(boolean condition, String what) {
-		if (!condition) {
-			throw new PeerException("malformed replica scan frame: " + what);
+		catch (EntryFrame.MalformedFrameException ex) {
+			throw new PeerException("malformed replica scan frame: " + ex.getMessage());
 		}
 	}
 

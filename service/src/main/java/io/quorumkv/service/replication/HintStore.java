@@ -32,8 +32,9 @@ import reactor.core.publisher.Mono;
  *
  * <pre>
  * hint key   := 0x00 | u64 XXH3-64(peer id) | SHA-256(key)            (41 bytes)
- * hint value := u8 kind (1 value, 2 tombstone) | u16 peerIdLength | peer id (UTF-8)
- *               | u32 keyLength | key | value bytes
+ * hint value := u8 kind (0 expiring value, 1 value, 2 tombstone) | u16 peerIdLength
+ *               | peer id (UTF-8) | u32 keyLength | key
+ *               | [i64 expiresAt, kind 0 only] | value bytes
  * </pre>
  *
  * The key is fixed-size whatever the data key's length, so every key the data store
@@ -43,18 +44,25 @@ import reactor.core.publisher.Mono;
  * joined the ring, or left it: its hints then go to the key's current owners). The store
  * keeps per peer and key only the greatest missed version, by the data's own order: the
  * hint's timestamp is the entry's, and at equal timestamps the kinds compare as the
- * data's do (a tombstone, 2, beats a value, 1; two values by their bytes, the peer id and
- * key before them being the same). Delivery writes a storage tombstone at the hint's
- * timestamp, which beats that hint and no newer one, so a hint stored during delivery
- * survives; the store purges those tombstones right away ({@link PurgePolicy#ANY}: hints
- * are never replicated), so it holds little more than the pending hints. Hints of the
- * earlier layout ({@code peer id, 0x00, key}) are moved to this one when the store opens.
+ * data's do (a tombstone, 2, beats a value, 1, or an expiring one, 0; two values by their
+ * bytes, the peer id and key before them being the same). Only two writes of one key
+ * stamped at the same microsecond, one of them expiring, may compare otherwise than in
+ * the data (where the value bytes decide first, then the earlier expiry): the hint kept
+ * may then not be the replicas' winner, and repair settles it. A hint of an expiring
+ * write is delivered even after its expiry: expired, it is the tombstone that shadows the
+ * replica's older versions. Delivery writes a storage tombstone at the hint's timestamp,
+ * which beats that hint and no newer one, so a hint stored during delivery survives; the
+ * store purges those tombstones right away ({@link PurgePolicy#ANY}: hints are never
+ * replicated), so it holds little more than the pending hints. Hints of the earlier
+ * layout ({@code peer id, 0x00, key}) are moved to this one when the store opens.
  */
 public final class HintStore implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(HintStore.class);
 
 	static final byte FORMAT = 0x00;
+
+	private static final byte EXPIRING = 0;
 
 	private static final byte VALUE = 1;
 
@@ -242,8 +250,14 @@ public final class HintStore implements AutoCloseable {
 		}
 		byte[] key = entry.key();
 		byte[] value = entry.value();
-		ByteBuffer out = ByteBuffer.allocate(1 + 2 + id.length + 4 + key.length + ((value != null) ? value.length : 0));
-		out.put((value != null) ? VALUE : TOMBSTONE).putShort((short) id.length).put(id).putInt(key.length).put(key);
+		boolean expires = entry.expires();
+		byte kind = (value == null) ? TOMBSTONE : expires ? EXPIRING : VALUE;
+		ByteBuffer out = ByteBuffer.allocate(
+				1 + 2 + id.length + 4 + key.length + (expires ? Long.BYTES : 0) + ((value != null) ? value.length : 0));
+		out.put(kind).putShort((short) id.length).put(id).putInt(key.length).put(key);
+		if (expires) {
+			out.putLong(entry.expiresAt());
+		}
 		if (value != null) {
 			out.put(value);
 		}
@@ -259,7 +273,7 @@ public final class HintStore implements AutoCloseable {
 		}
 		byte kind = in.get();
 		int idLength = Short.toUnsignedInt(in.getShort());
-		if ((kind != VALUE && kind != TOMBSTONE) || idLength > in.remaining()) {
+		if ((kind != VALUE && kind != TOMBSTONE && kind != EXPIRING) || idLength > in.remaining()) {
 			throw new IllegalStateException(
 					"hint with kind " + kind + " and peer id length " + idLength + " is damaged");
 		}
@@ -289,9 +303,17 @@ public final class HintStore implements AutoCloseable {
 		if (kind == TOMBSTONE) {
 			return Entry.tombstone(key, hint.timestamp());
 		}
+		long expiresAt = Entry.NO_EXPIRY;
+		if (kind == EXPIRING) {
+			if (in.remaining() < Long.BYTES) {
+				throw new IllegalStateException("expiring hint without its expiry is damaged");
+			}
+			expiresAt = in.getLong();
+		}
 		byte[] value = new byte[in.remaining()];
 		in.get(value);
-		return Entry.value(key, value, hint.timestamp());
+		return (kind == EXPIRING) ? Entry.expiring(key, value, hint.timestamp(), expiresAt)
+				: Entry.value(key, value, hint.timestamp());
 	}
 
 	static Log logger() {

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 
 import io.quorumkv.service.config.QuorumKvProperties.BatchProperties;
 import io.quorumkv.storage.Entry;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The node-to-node protocol on {@code /internal/v0}: paths, headers and the binary frame
@@ -11,9 +12,11 @@ import io.quorumkv.storage.Entry;
  *
  * <ul>
  * <li>{@code GET /internal/v0/entry?id=K}: 200 with the value and {@link #TIMESTAMP},
- * {@link #TOMBSTONE} headers; 404 with {@link #ABSENT} when never written.</li>
- * <li>{@code PUT /internal/v0/entry?id=K} with {@link #TIMESTAMP} and {@link #TOMBSTONE},
- * body = value: 201; the replica keeps the greater entry.</li>
+ * {@link #TOMBSTONE} headers, and {@link #EXPIRES_AT} for a value that expires; 404 with
+ * {@link #ABSENT} when never written.</li>
+ * <li>{@code PUT /internal/v0/entry?id=K} with {@link #TIMESTAMP}, {@link #TOMBSTONE}
+ * and, for a value that expires, {@link #EXPIRES_AT}, body = value: 201; the replica
+ * keeps the greater entry.</li>
  * <li>{@code GET /internal/v0/entries?start=K[&end=K]}: a stream of {@link #encode
  * frames}, tombstones included, in key order.</li>
  * <li>{@code POST /internal/v0/batch}, body = operations ({@link BatchCodec}): 200 with
@@ -82,6 +85,13 @@ public final class InternalApi {
 
 	public static final String ABSENT = "X-QuorumKV-Absent";
 
+	/**
+	 * The expiry of an expiring value, in microseconds ({@code Entry.expiresAt}); absent
+	 * for a value that does not expire and for a tombstone. An older node ignores the
+	 * header: see docs/api.md on upgrading before using a time to live.
+	 */
+	public static final String EXPIRES_AT = "X-QuorumKV-Expires-At";
+
 	public static final String FROM = "X-QuorumKV-From";
 
 	public static final String CLOCK = "X-QuorumKV-Clock";
@@ -126,19 +136,31 @@ public final class InternalApi {
 	}
 
 	/**
-	 * One scan frame: {@code u32 keyLength, key, i64 timestamp, i32 valueLength (-1 for a
-	 * tombstone), value}, big-endian.
+	 * One scan frame ({@link EntryFrame}: the entry, with its expiry when it has one).
 	 */
 	public static byte[] encode(Entry entry) {
-		byte[] key = entry.key();
-		byte[] value = entry.value();
-		int valueLength = (value != null) ? value.length : 0;
-		ByteBuffer frame = ByteBuffer.allocate(4 + key.length + 8 + 4 + valueLength);
-		frame.putInt(key.length).put(key).putLong(entry.timestamp()).putInt((value != null) ? value.length : -1);
-		if (value != null) {
-			frame.put(value);
-		}
+		ByteBuffer frame = ByteBuffer.allocate(EntryFrame.size(entry));
+		EntryFrame.put(frame, entry);
 		return frame.array();
+	}
+
+	/**
+	 * The scan frame ({@link #encode}) at {@code in}'s position, for streams that carry
+	 * these frames among frames of their own (a transfer stream).
+	 * @return the entry, or null when {@code in} ends inside the frame (its position is
+	 * then undefined)
+	 * @throws IllegalArgumentException when a length is out of its bounds
+	 */
+	public static @Nullable Entry decode(ByteBuffer in, int maxFrameSize) {
+		try {
+			return EntryFrame.read(in, maxFrameSize, maxFrameSize);
+		}
+		catch (java.nio.BufferUnderflowException ex) {
+			return null;
+		}
+		catch (EntryFrame.MalformedFrameException ex) {
+			throw new IllegalArgumentException(ex.getMessage());
+		}
 	}
 
 }

@@ -306,6 +306,11 @@ public final class PeerClient implements AutoCloseable {
 			.httpRequest(connection)
 			.header(InternalApi.TIMESTAMP, Long.toString(entry.timestamp()))
 			.header(InternalApi.TOMBSTONE, Boolean.toString(value == null))
+			.headers((headers) -> {
+				if (entry.expires()) {
+					headers.set(InternalApi.EXPIRES_AT, Long.toString(entry.expiresAt()));
+				}
+			})
 			.contentType(MediaType.APPLICATION_OCTET_STREAM)).body(bytes((value != null) ? value : NO_BYTES))
 			.exchangeToMono((response) -> {
 				observe(peer, response);
@@ -591,8 +596,16 @@ public final class PeerClient implements AutoCloseable {
 			return response.releaseBody().then(Mono.error(new PeerException("replica answer without a timestamp")));
 		}
 		boolean tombstone = Boolean.parseBoolean(headers.getFirst(InternalApi.TOMBSTONE));
-		return joined(response, this.maxFrameSize)
-			.map((value) -> Optional.of(new Entry(key, tombstone ? null : value, Long.parseLong(timestamp))));
+		String expiry = headers.getFirst(InternalApi.EXPIRES_AT);
+		long expiresAt;
+		try {
+			expiresAt = (expiry != null && !tombstone) ? Long.parseLong(expiry) : Entry.NO_EXPIRY;
+		}
+		catch (NumberFormatException ex) {
+			return response.releaseBody().then(Mono.error(new PeerException("replica answer with a bad expiry")));
+		}
+		return joined(response, this.maxFrameSize).map(
+				(value) -> Optional.of(new Entry(key, tombstone ? null : value, Long.parseLong(timestamp), expiresAt)));
 	}
 
 	private static Mono<Void> expect(ClientResponse response, HttpStatus status) {

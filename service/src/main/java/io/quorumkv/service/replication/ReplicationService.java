@@ -27,6 +27,7 @@ import io.quorumkv.service.cluster.RingLayout.Targets;
 import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
+import io.quorumkv.storage.Expiry;
 import io.quorumkv.storage.Keys;
 import io.quorumkv.storage.StorageException;
 import org.jspecify.annotations.Nullable;
@@ -41,6 +42,13 @@ import reactor.core.publisher.MonoSink;
  * soon as {@code ack} can no longer be reached. It never waits for stragglers to answer
  * the client; their replies still arrive in the background, where reads repair stale
  * replicas (read repair) and failed writes leave hints ({@link HintStore}).
+ *
+ * <p>
+ * A write with a time to live carries an absolute expiry: its timestamp plus the time to
+ * live, stamped once here. Reads judge expiry by this node's clock
+ * ({@link HybridLogicalClock#current()}) as well as each replica's: an entry expired by
+ * either reads as the tombstone of its timestamp. Read repair pushes the winning entry as
+ * the replicas hold it, expiry included.
  */
 public class ReplicationService {
 
@@ -88,7 +96,8 @@ public class ReplicationService {
 	}
 
 	/**
-	 * The winning entry of the key (a tombstone included); empty when no replica has it.
+	 * The winning entry of the key (a tombstone included, an expired value as its
+	 * tombstone); empty when no replica has it.
 	 */
 	public Mono<Entry> get(byte[] key, Replicas replicas) {
 		return Mono.create((sink) -> {
@@ -102,6 +111,7 @@ public class ReplicationService {
 				Entry winner = r.winner();
 				if (winner != null) {
 					this.clock.observe(winner.timestamp());
+					winner = winner.asSeenAt(this.clock.current());
 				}
 				sink.success(winner);
 			}, (r) -> {
@@ -127,11 +137,25 @@ public class ReplicationService {
 	 * {@code ack} of each ({@link QuorumRound}).
 	 */
 	public Mono<Void> write(byte[] key, byte @Nullable [] value, Replicas replicas) {
+		return write(key, value, 0, replicas);
+	}
+
+	/**
+	 * Writes a value that expires {@code ttlSeconds} after its timestamp (never when 0),
+	 * or a tombstone when {@code value} is null; stamped once now, the expiry with it,
+	 * and sent to the key's owners as {@link #write(byte[], byte[], Replicas)} does.
+	 */
+	public Mono<Void> write(byte[] key, byte @Nullable [] value, long ttlSeconds, Replicas replicas) {
+		if (ttlSeconds < 0 || (value == null && ttlSeconds != 0)) {
+			throw new IllegalArgumentException("a time to live is positive, and for a value only");
+		}
 		return Mono.create((sink) -> {
 			RingLayout layout = layout();
 			Targets targets = layout.writes(key, replicas.from());
 			long start = System.nanoTime();
-			Entry entry = new Entry(key, value, this.clock.now());
+			long stamp = this.clock.now();
+			Entry entry = new Entry(key, value, stamp,
+					(ttlSeconds > 0) ? Expiry.after(stamp, ttlSeconds) : Entry.NO_EXPIRY);
 			// A write a storage refused (disk full, failed storage) is reported as that
 			// failure (503), not as replicas that did not answer (504).
 			AtomicReference<@Nullable Throwable> storageFailure = new AtomicReference<>();
@@ -167,11 +191,12 @@ public class ReplicationService {
 
 	/**
 	 * The live entries of a key range, in key order: a lazy k-way merge of every ring
-	 * member's local scan, one entry per key (the greatest), tombstones dropped, at most
-	 * {@code limit}. A member whose scan fails (at its start or midway) is left out as
-	 * long as no more than {@code from - ack} are: then every key still has {@code ack}
-	 * of its replicas in the merge, so the range reads every write acknowledged by a
-	 * quorum it overlaps, as a single key's read does. Past that the range fails with
+	 * member's local scan, one entry per key (the greatest), tombstones and expired
+	 * values dropped (expiry judged once, when the range starts), at most {@code limit}.
+	 * A member whose scan fails (at its start or midway) is left out as long as no more
+	 * than {@code from - ack} are: then every key still has {@code ack} of its replicas
+	 * in the merge, so the range reads every write acknowledged by a quorum it overlaps,
+	 * as a single key's read does. Past that the range fails with
 	 * {@link ReplicaUnavailableException} (503).
 	 * @param fromKey the first key; included when {@code inclusive}
 	 * @param toExclusive the end of the range, null for none
@@ -194,9 +219,10 @@ public class ReplicationService {
 			}
 			@SuppressWarnings("unchecked")
 			Flux<Entry>[] array = scans.toArray(Flux[]::new);
+			long now = this.clock.current();
 			return Flux.mergeComparing(KEY_THEN_NEWEST, array)
 				.distinctUntilChanged((entry) -> ByteBuffer.wrap(entry.key()))
-				.filter((entry) -> !entry.isTombstone())
+				.filter((entry) -> !entry.isTombstone() && !entry.isExpiredAt(now))
 				.take(limit);
 		});
 	}

@@ -1,6 +1,7 @@
 package io.quorumkv.service.storage;
 
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 
 import io.quorumkv.service.config.QuorumKvProperties;
@@ -25,25 +26,27 @@ class StorageConfiguration {
 
 	private static final Log logger = LogFactory.getLog(StorageConfiguration.class);
 
+	/** Opens the backend; it judges expiry by the node's clock. */
 	@Bean
-	StorageFactory storageFactory(QuorumKvProperties properties) {
+	StorageFactory storageFactory(QuorumKvProperties properties, Clock clock) {
 		StorageProperties storage = properties.storage();
 		return switch (storage.backend()) {
 			case LSM -> new StorageFactory() {
 
 				@Override
 				public Storage open(Path directory) {
-					return LsmStorage.open(storage.lsm().toOptions(directory));
+					return LsmStorage.open(storage.lsm().toOptions(directory), clock);
 				}
 
 				@Override
 				public Storage openLocal(Path directory) {
-					return LsmStorage.open(storage.lsm().toOptions(directory).withTombstoneGracePeriod(Duration.ZERO));
+					return LsmStorage.open(storage.lsm().toOptions(directory).withTombstoneGracePeriod(Duration.ZERO),
+							clock);
 				}
 
 			};
-			case H2 -> (directory) -> H2Storage.open(storage.h2().toOptions(directory));
-			case DERBY -> (directory) -> DerbyStorage.open(storage.derby().toOptions(directory));
+			case H2 -> (directory) -> H2Storage.open(storage.h2().toOptions(directory), clock);
+			case DERBY -> (directory) -> DerbyStorage.open(storage.derby().toOptions(directory), clock);
 		};
 	}
 

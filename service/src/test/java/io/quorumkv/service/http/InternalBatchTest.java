@@ -157,4 +157,58 @@ class InternalBatchTest {
 		assertThat(results.get(2).isFailure()).isTrue();
 	}
 
+	/** Far ahead of the model's system clock: the entries do not expire during a test. */
+	private static final long LATER = 4_000_000_000_000_000L;
+
+	@Test
+	void expiriesTravelInBatchFrames() {
+		Entry lease = Entry.expiring(key("l"), key("v"), 10, LATER);
+		List<Result> results = run(List.of(Operation.upsert(lease), Operation.get(key("l"))));
+		assertThat(this.upsertAlls).containsExactly(List.of(lease));
+		assertThat(results.get(1).entry()).isEqualTo(lease);
+	}
+
+	private ServerRequest single(MockServerHttpRequest.BodyBuilder request, byte[] body) {
+		return ServerRequest.create(
+				MockServerWebExchange.from(request.body(Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body)))),
+				HandlerStrategies.withDefaults().messageReaders());
+	}
+
+	@Test
+	void expiriesTravelInSingleEntryCallsAsAHeader() {
+		ServerResponse put = this.handler
+			.put(single(MockServerHttpRequest.put(InternalApi.ENTRY_PATH + "?id=s")
+				.header(InternalApi.TIMESTAMP, "7")
+				.header(InternalApi.TOMBSTONE, "false")
+				.header(InternalApi.EXPIRES_AT, Long.toString(LATER)), key("value")))
+			.block(TIMEOUT);
+		assertThat(put.statusCode().value()).isEqualTo(201);
+		assertThat(this.model.find(key("s"))).isEqualTo(Entry.expiring(key("s"), key("value"), 7, LATER));
+		ServerResponse get = this.handler
+			.get(single(MockServerHttpRequest.method(org.springframework.http.HttpMethod.GET,
+					java.net.URI.create(InternalApi.ENTRY_PATH + "?id=s")), new byte[0]))
+			.block(TIMEOUT);
+		assertThat(get.headers().getFirst(InternalApi.EXPIRES_AT)).isEqualTo(Long.toString(LATER));
+		this.model.upsert(Entry.value(key("p"), key("plain"), 3)).block(TIMEOUT);
+		ServerResponse plain = this.handler
+			.get(single(MockServerHttpRequest.method(org.springframework.http.HttpMethod.GET,
+					java.net.URI.create(InternalApi.ENTRY_PATH + "?id=p")), new byte[0]))
+			.block(TIMEOUT);
+		assertThat(plain.headers().containsHeader(InternalApi.EXPIRES_AT)).isFalse();
+		ServerResponse expiringTombstone = this.handler
+			.put(single(MockServerHttpRequest.put(InternalApi.ENTRY_PATH + "?id=t")
+				.header(InternalApi.TIMESTAMP, "7")
+				.header(InternalApi.TOMBSTONE, "true")
+				.header(InternalApi.EXPIRES_AT, "9"), new byte[0]))
+			.block(TIMEOUT);
+		assertThat(expiringTombstone.statusCode().value()).isEqualTo(400);
+		ServerResponse badExpiry = this.handler
+			.put(single(MockServerHttpRequest.put(InternalApi.ENTRY_PATH + "?id=t")
+				.header(InternalApi.TIMESTAMP, "7")
+				.header(InternalApi.EXPIRES_AT, "soon"), new byte[0]))
+			.block(TIMEOUT);
+		assertThat(badExpiry.statusCode().value()).isEqualTo(400);
+		assertThat(this.model.find(key("t"))).isNull();
+	}
+
 }

@@ -100,6 +100,22 @@ class MerkleTreeTest {
 		assertThat(value.mayLoseTo(EntryDigest.of(Entry.value(key(1), new byte[] { 1 }, 10)))).isFalse();
 	}
 
+	@Test
+	void aCopyWithAnotherExpiryIsAnotherVersion() {
+		EntryDigest lease = EntryDigest.of(Entry.expiring(key(1), new byte[] { 1 }, 10, 20));
+		EntryDigest lostItsExpiry = EntryDigest.of(Entry.value(key(1), new byte[] { 1 }, 10));
+		EntryDigest otherExpiry = EntryDigest.of(Entry.expiring(key(1), new byte[] { 1 }, 10, 30));
+		assertThat(lease.sameVersion(lostItsExpiry)).isFalse();
+		assertThat(lease.sameVersion(otherExpiry)).isFalse();
+		assertThat(lostItsExpiry.mayLoseTo(lease)).isTrue();
+		assertThat(otherExpiry.mayLoseTo(lease)).isTrue();
+		assertThat(lease.versionHash()).isNotEqualTo(lostItsExpiry.versionHash())
+			.isNotEqualTo(otherExpiry.versionHash());
+		assertThat(lease.sameVersion(EntryDigest.of(Entry.expiring(key(1), new byte[] { 1 }, 10, 20)))).isTrue();
+		assertThat(tree(List.of(Entry.expiring(key(1), new byte[] { 1 }, 10, 20))).node(0, 0)
+			.sameAs(tree(List.of(Entry.value(key(1), new byte[] { 1 }, 10))).node(0, 0))).isFalse();
+	}
+
 	private static MerkleTree tree(List<Entry> entries) {
 		MerkleTree tree = new MerkleTree(TokenRange.split(1).getFirst(), 10);
 		for (Entry entry : entries) {

@@ -38,6 +38,7 @@ class RepairCodecTest {
 	void digestStreamsAreCutWhereverTheBuffersEnd() {
 		List<EntryDigest> digests = List.of(EntryDigest.of(Entry.value(bytes("a"), bytes("1"), 1)),
 				EntryDigest.of(Entry.tombstone(bytes("bb"), 2)),
+				EntryDigest.of(Entry.expiring(bytes("lease"), bytes("v"), 4, 4_000_004)),
 				EntryDigest.of(Entry.value(bytes("ccc"), new byte[0], 3)));
 		byte[] stream = new byte[0];
 		for (EntryDigest digest : digests) {
@@ -51,6 +52,7 @@ class RepairCodecTest {
 			List<EntryDigest> decoded = new ArrayList<>(decoder.decode(Arrays.copyOfRange(stream, 0, cut)));
 			decoded.addAll(decoder.decode(Arrays.copyOfRange(stream, cut, stream.length)));
 			assertThat(decoded).as("cut at %d", cut).isEqualTo(digests);
+			assertThat(decoded.get(2).expiresAt()).isEqualTo(4_000_004);
 			assertThat(decoder.isComplete()).isTrue();
 		}
 	}

@@ -19,8 +19,9 @@ class FrameDecoderTest {
 		List<Entry> entries = new ArrayList<>();
 		for (int i = 0; i < 200; i++) {
 			byte[] key = ("key-" + i).getBytes();
+			byte[] value = Arrays.copyOf(new byte[] { (byte) i }, random.nextInt(300));
 			entries.add((i % 7 == 0) ? Entry.tombstone(key, i)
-					: Entry.value(key, Arrays.copyOf(new byte[] { (byte) i }, random.nextInt(300)), -i));
+					: (i % 3 == 0) ? Entry.expiring(key, value, -i, i * 1_000_000L) : Entry.value(key, value, -i));
 		}
 		return entries;
 	}

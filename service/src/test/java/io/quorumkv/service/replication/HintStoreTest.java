@@ -23,7 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** The hint store on each backend: every key the data store takes has a hint. */
+/**
+ * The hint store on each backend: every key the data store takes has a hint, the expiry
+ * of an expiring write included.
+ */
 class HintStoreTest {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -100,6 +103,47 @@ class HintStoreTest {
 			assertThat(hints.hints(this.peer).collectList().block(TIMEOUT))
 				.containsExactly(Entry.value(key, "newer".getBytes(StandardCharsets.UTF_8), 10));
 		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(Backend.class)
+	void hintsOfValuesTombstonesAndExpiringValuesComeBackAsTheyWereWritten(Backend backend) {
+		try (Storage storage = backend.opener.apply(this.dir); HintStore hints = open(storage)) {
+			// Expiries long past by the store's clock: a hint is delivered expired or not
+			// (an expired write is the tombstone that shadows the replica's older
+			// versions), and the hint itself never expires in the hint store.
+			List<Entry> missed = List.of(Entry.value(bytes("a"), bytes("plain"), 5), Entry.tombstone(bytes("b"), 6),
+					Entry.expiring(bytes("c"), bytes("lease"), 7, 8), Entry.expiring(bytes("d"), new byte[0], 9, 10),
+					Entry.expiring(bytes("e"), bytes("far"), 11, Long.MAX_VALUE - 1));
+			for (Entry entry : missed) {
+				hints.add(this.peer, entry).block(TIMEOUT);
+			}
+			assertThat(hints.hints(this.peer).collectList().block(TIMEOUT)).containsExactlyInAnyOrderElementsOf(missed);
+			hints.remove(this.peer, missed.get(2)).block(TIMEOUT);
+			assertThat(footprintAfterPurge(hints, storage)).as("the delivered hint is dropped, no other")
+				.isEqualTo(missed.size() - 1);
+			assertThat(hints.hints(this.peer).collectList().block(TIMEOUT)).containsExactlyInAnyOrder(missed.get(0),
+					missed.get(1), missed.get(3), missed.get(4));
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(Backend.class)
+	void aTombstoneBeatsAnExpiringValueOfItsTimestampAsInTheData(Backend backend) {
+		try (Storage storage = backend.opener.apply(this.dir); HintStore hints = open(storage)) {
+			byte[] key = bytes("k");
+			hints.add(this.peer, Entry.expiring(key, bytes("lease"), 9, Long.MAX_VALUE - 1)).block(TIMEOUT);
+			hints.add(this.peer, Entry.tombstone(key, 9)).block(TIMEOUT);
+			hints.add(this.peer, Entry.expiring(key, bytes("other"), 9, Long.MAX_VALUE - 1)).block(TIMEOUT);
+			assertThat(hints.hints(this.peer).collectList().block(TIMEOUT)).containsExactly(Entry.tombstone(key, 9));
+			hints.add(this.peer, Entry.expiring(key, bytes("newer"), 10, 20)).block(TIMEOUT);
+			assertThat(hints.hints(this.peer).collectList().block(TIMEOUT))
+				.containsExactly(Entry.expiring(key, bytes("newer"), 10, 20));
+		}
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
 	}
 
 	@ParameterizedTest

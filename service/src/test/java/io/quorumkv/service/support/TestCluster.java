@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -84,6 +85,15 @@ public final class TestCluster implements AutoCloseable {
 	/** Properties of one node only, from its next start on (over the cluster's). */
 	public TestCluster withProperties(int node, Map<String, String> properties) {
 		this.nodeExtra.put(node, Map.copyOf(properties));
+		return this;
+	}
+
+	/**
+	 * Gives every node started from now on {@code clock} as its {@code Clock} bean (its
+	 * hybrid logical clock and its storage read it), so that a test can move time.
+	 */
+	public TestCluster withClock(Clock clock) {
+		Arrays.fill(this.clocks, clock);
 		return this;
 	}
 
@@ -236,6 +246,12 @@ public final class TestCluster implements AutoCloseable {
 		}
 		byte[] body = result.getResponseBody();
 		return new String((body != null) ? body : new byte[0]);
+	}
+
+	/** The expiry one node's own storage holds for a key, or null when it has none. */
+	public @Nullable Long localExpiry(int node, String key) {
+		String header = internalGet(node, key).getResponseHeaders().getFirst(InternalApi.EXPIRES_AT);
+		return (header != null) ? Long.valueOf(header) : null;
 	}
 
 	/** The timestamp one node's own storage holds for a key, or null. */

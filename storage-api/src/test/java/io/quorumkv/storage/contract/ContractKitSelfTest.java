@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Map;
@@ -13,6 +14,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Expiry;
 import io.quorumkv.storage.Keys;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageClosedException;
@@ -48,7 +50,20 @@ class ContractKitSelfTest {
 		/** Scans include the end key. */
 		SCAN_END_INCLUSIVE,
 		/** Read-then-write without atomicity: concurrent upserts lose updates. */
-		LOST_UPDATES
+		LOST_UPDATES,
+		/** Expired values are answered as values. */
+		IGNORES_EXPIRY,
+		/** The expiry is not stored: every value lives for ever. */
+		DROPS_EXPIRY,
+		/**
+		 * Equal values of equal timestamps: the one first written stays, whatever its
+		 * expiry.
+		 */
+		FIRST_OF_EQUAL_VALUES_STAYS,
+		/**
+		 * Reads judge expiry by the system clock, not the clock the backend was given.
+		 */
+		SYSTEM_CLOCK
 
 	}
 
@@ -81,7 +96,7 @@ class ContractKitSelfTest {
 
 		@Override
 		protected Storage open(Path dir) {
-			return new BrokenStorage(dir, defect);
+			return new BrokenStorage(dir, defect, this.clock);
 		}
 
 	}
@@ -90,7 +105,7 @@ class ContractKitSelfTest {
 
 		@Override
 		protected Storage open(Path dir) {
-			return ModelStorage.open(dir);
+			return ModelStorage.open(dir, this.clock);
 		}
 
 	}
@@ -107,8 +122,11 @@ class ContractKitSelfTest {
 
 		private final AtomicBoolean closed = new AtomicBoolean();
 
-		BrokenStorage(Path dir, Defect defect) {
+		private final Clock clock;
+
+		BrokenStorage(Path dir, Defect defect, Clock clock) {
 			this.defect = defect;
+			this.clock = (defect == Defect.SYSTEM_CLOCK) ? Clock.systemUTC() : clock;
 			Comparator<byte[]> order = (defect == Defect.SIGNED_KEY_ORDER) ? SIGNED : Keys.ORDER;
 			this.data = (defect == Defect.FORGETS_ON_CLOSE) ? new ConcurrentSkipListMap<>(order)
 					: DISKS.computeIfAbsent(dir.toAbsolutePath().resolve(defect.name()),
@@ -128,21 +146,31 @@ class ContractKitSelfTest {
 			}
 			int cmp = (this.defect == Defect.SIGNED_VALUE_TIE_BREAK) ? Arrays.compare(next.value(), kept.value())
 					: Arrays.compareUnsigned(next.value(), kept.value());
+			if (cmp == 0 && this.defect != Defect.FIRST_OF_EQUAL_VALUES_STAYS) {
+				return next.expiresAt() < kept.expiresAt();
+			}
 			return cmp > 0;
+		}
+
+		private @Nullable Entry seen(@Nullable Entry kept) {
+			return (kept == null || this.defect == Defect.IGNORES_EXPIRY) ? kept
+					: kept.asSeenAt(Expiry.nowMicros(this.clock));
 		}
 
 		@Override
 		public Mono<Entry> get(byte[] key) {
 			return Mono.fromCallable(() -> {
 				check();
-				return this.data.get(key);
+				return seen(this.data.get(key));
 			});
 		}
 
 		@Override
-		public Mono<Void> upsert(Entry entry) {
+		public Mono<Void> upsert(Entry written) {
 			return Mono.fromRunnable(() -> {
 				check();
+				Entry entry = (this.defect == Defect.DROPS_EXPIRY)
+						? new Entry(written.key(), written.value(), written.timestamp()) : written;
 				if (this.defect == Defect.LOST_UPDATES) {
 					Entry kept = this.data.get(entry.key());
 					// A read-then-write backend has a round trip here.
@@ -166,6 +194,7 @@ class ContractKitSelfTest {
 						: (this.data.comparator().compare(fromInclusive, toExclusive) > 0) ? new java.util.TreeMap<>()
 								: this.data.subMap(fromInclusive, true, toExclusive, endInclusive);
 				return Flux.fromIterable(range.values())
+					.map(this::seen)
 					.filter((e) -> !(this.defect == Defect.SCAN_SKIPS_TOMBSTONES && e.isTombstone()));
 			});
 		}

@@ -1,6 +1,7 @@
 package io.quorumkv.storage.contract;
 
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
+import io.quorumkv.storage.Expiry;
 import io.quorumkv.storage.Keys;
 import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
@@ -22,7 +24,9 @@ import reactor.core.publisher.Mono;
 /**
  * The reference model of the SPI: a sorted map keeping the greatest entry per key. It
  * passes the contract kit and serves as the expected state in model-based tests.
- * Instances opened on the same folder share their data, which models persistence.
+ * Instances opened on the same folder share their data, which models persistence. Reads
+ * judge expiry by the model's clock; {@link #find} and {@link #snapshot} show the kept
+ * entries as they were written.
  */
 public final class ModelStorage implements Storage {
 
@@ -34,15 +38,18 @@ public final class ModelStorage implements Storage {
 
 	private final AtomicLong upserts = new AtomicLong();
 
+	private final Clock clock;
+
 	private volatile PurgePolicy purgePolicy = PurgePolicy.KEEP_ALL;
 
-	private ModelStorage(ConcurrentSkipListMap<byte[], Entry> data) {
+	private ModelStorage(ConcurrentSkipListMap<byte[], Entry> data, Clock clock) {
 		this.data = data;
+		this.clock = clock;
 	}
 
 	/** A model that forgets everything on close. */
 	public static ModelStorage inMemory() {
-		return new ModelStorage(new ConcurrentSkipListMap<>(Keys.ORDER));
+		return new ModelStorage(new ConcurrentSkipListMap<>(Keys.ORDER), Clock.systemUTC());
 	}
 
 	/**
@@ -50,8 +57,13 @@ public final class ModelStorage implements Storage {
 	 * {@code dir}.
 	 */
 	public static ModelStorage open(Path dir) {
+		return open(dir, Clock.systemUTC());
+	}
+
+	/** {@link #open(Path)}, judging expiry by {@code clock}. */
+	public static ModelStorage open(Path dir, Clock clock) {
 		return new ModelStorage(
-				DISKS.computeIfAbsent(dir.toAbsolutePath(), (d) -> new ConcurrentSkipListMap<>(Keys.ORDER)));
+				DISKS.computeIfAbsent(dir.toAbsolutePath(), (d) -> new ConcurrentSkipListMap<>(Keys.ORDER)), clock);
 	}
 
 	/** The kept entries, for comparison in model-based tests. */
@@ -88,7 +100,8 @@ public final class ModelStorage implements Storage {
 	public Mono<Entry> get(byte[] key) {
 		return Mono.fromCallable(() -> {
 			checkOpen();
-			return this.data.get(key);
+			Entry kept = this.data.get(key);
+			return (kept != null) ? kept.asSeenAt(Expiry.nowMicros(this.clock)) : null;
 		});
 	}
 
@@ -105,7 +118,8 @@ public final class ModelStorage implements Storage {
 					? (Keys.compare(fromInclusive, toExclusive) >= 0) ? new java.util.TreeMap<>()
 							: this.data.subMap(fromInclusive, true, toExclusive, false)
 					: this.data.tailMap(fromInclusive, true);
-			return Flux.fromIterable(range.values());
+			long now = Expiry.nowMicros(this.clock);
+			return Flux.fromIterable(range.values()).map((entry) -> entry.asSeenAt(now));
 		});
 	}
 
@@ -119,14 +133,18 @@ public final class ModelStorage implements Storage {
 		this.purgePolicy = policy;
 	}
 
-	/** Drops the allowed tombstones, each only if it is still the kept entry. */
+	/**
+	 * Drops the allowed tombstones, each only if it is still the kept entry. An expired
+	 * value counts as the tombstone of its timestamp.
+	 */
 	@Override
 	public Mono<Long> purgeTombstones() {
 		return Mono.fromCallable(() -> {
 			checkOpen();
+			long now = Expiry.nowMicros(this.clock);
 			long purged = 0;
 			for (Entry entry : this.data.values()) {
-				if (entry.isTombstone() && this.purgePolicy.mayPurge(entry.key(), entry.timestamp())
+				if (entry.asSeenAt(now).isTombstone() && this.purgePolicy.mayPurge(entry.key(), entry.timestamp())
 						&& this.data.remove(entry.key(), entry)) {
 					purged++;
 				}

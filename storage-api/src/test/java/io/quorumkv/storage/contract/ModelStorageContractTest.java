@@ -9,7 +9,7 @@ class ModelStorageContractTest extends StorageContractTest {
 
 	@Override
 	protected Storage open(Path dir) {
-		return ModelStorage.open(dir);
+		return ModelStorage.open(dir, this.clock);
 	}
 
 }

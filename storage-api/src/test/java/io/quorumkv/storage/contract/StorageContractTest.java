@@ -56,7 +56,9 @@ import reactor.test.StepVerifier;
  * }</pre>
  *
  * Each test starts with a fresh instance on an empty folder; {@link #reopen()} closes it
- * and opens a new instance on the same folder to check persistence.
+ * and opens a new instance on the same folder to check persistence. A backend judges
+ * expiry by a clock it is given: {@link #open(Path)} gives it {@link #clock}, which the
+ * expiry tests move (they never sleep).
  */
 public abstract class StorageContractTest {
 
@@ -68,7 +70,10 @@ public abstract class StorageContractTest {
 
 	protected Storage storage;
 
-	/** Opens the backend on {@code dir}, creating it when empty. */
+	/** The clock every instance of the backend under test must judge expiry by. */
+	protected final ManualClock clock = ManualClock.startingAt(java.time.Instant.parse("2030-06-01T00:00:00Z"));
+
+	/** Opens the backend on {@code dir}, creating it when empty, with {@link #clock}. */
 	protected abstract Storage open(Path dir);
 
 	@BeforeEach
@@ -334,6 +339,130 @@ public abstract class StorageContractTest {
 	}
 
 	/**
+	 * Expiry (docs/design.md, "Data model and order"): an expiring value reads as itself
+	 * until its expiry, then as the tombstone of its timestamp, by the backend's clock.
+	 */
+	@Nested
+	class Expiring {
+
+		private final ManualClock clock = StorageContractTest.this.clock;
+
+		private Entry lease(String key, String value, long timestamp, long ttlSeconds) {
+			return Entry.expiring(bytes(key), bytes(value), timestamp,
+					io.quorumkv.storage.Expiry.after(timestamp, ttlSeconds));
+		}
+
+		@Test
+		void anExpiringValueReadsUntilItsExpiryThenAsTheTombstoneOfItsTimestamp() {
+			long now = this.clock.micros();
+			Entry lease = lease("k", "v", now, 60);
+			upsert(lease);
+			assertThat(get("k")).isEqualTo(lease);
+			this.clock.advance(Duration.ofSeconds(59));
+			assertThat(get("k")).as("a second before its expiry").isEqualTo(lease);
+			this.clock.advance(Duration.ofSeconds(1));
+			assertThat(get("k")).as("at its expiry").isEqualTo(delete("k", now));
+			this.clock.advance(Duration.ofDays(400));
+			assertThat(get("k")).isEqualTo(delete("k", now));
+		}
+
+		@Test
+		void scansAnswerExpiredValuesAsTombstones() {
+			long now = this.clock.micros();
+			upsert(put("a", "plain", now));
+			upsert(lease("b", "short", now, 10));
+			upsert(lease("c", "long", now, 100));
+			assertThat(scan(bytes("a"), null)).containsExactly(put("a", "plain", now), lease("b", "short", now, 10),
+					lease("c", "long", now, 100));
+			this.clock.advance(Duration.ofSeconds(10));
+			assertThat(scan(bytes("a"), null)).containsExactly(put("a", "plain", now), delete("b", now),
+					lease("c", "long", now, 100));
+			this.clock.advance(Duration.ofSeconds(90));
+			assertThat(scan(bytes("a"), null)).containsExactly(put("a", "plain", now), delete("b", now),
+					delete("c", now));
+		}
+
+		@Test
+		void anExpiredValueStillShadowsOlderWrites() {
+			long now = this.clock.micros();
+			upsert(lease("k", "v", now, 1));
+			this.clock.advance(Duration.ofSeconds(2));
+			upsert(put("k", "older", now - 1));
+			upsert(put("k", "tie, smaller", now));
+			assertThat(get("k")).isEqualTo(delete("k", now));
+			upsert(put("k", "newer", now + 1));
+			assertThat(get("k")).isEqualTo(put("k", "newer", now + 1));
+		}
+
+		@Test
+		void theExpiryRidesWithTheWinningWrite() {
+			long now = this.clock.micros();
+			upsert(put("plain-then-lease", "v1", now));
+			upsert(lease("plain-then-lease", "v2", now + 1, 10));
+			upsert(lease("lease-then-plain", "v1", now, 10));
+			upsert(put("lease-then-plain", "v2", now + 1));
+			upsert(lease("lease-then-older", "v2", now + 1, 10));
+			upsert(put("lease-then-older", "v1", now));
+			upsert(lease("lease-then-delete", "v1", now, 10));
+			upsert(delete("lease-then-delete", now + 1));
+			this.clock.advance(Duration.ofSeconds(11));
+			assertThat(get("plain-then-lease")).isEqualTo(delete("plain-then-lease", now + 1));
+			assertThat(get("lease-then-plain")).isEqualTo(put("lease-then-plain", "v2", now + 1));
+			assertThat(get("lease-then-older")).isEqualTo(delete("lease-then-older", now + 1));
+			assertThat(get("lease-then-delete")).isEqualTo(delete("lease-then-delete", now + 1));
+		}
+
+		@Test
+		void equalValuesOfEqualTimestampsKeepTheEarlierExpiryInAnyOrder() {
+			long now = this.clock.micros();
+			Entry sooner = lease("a", "v", now, 10);
+			Entry later = lease("a", "v", now, 20);
+			Entry never = put("a", "v", now);
+			upsert(later);
+			upsert(sooner);
+			upsert(never);
+			assertThat(get("a")).isEqualTo(sooner);
+			upsert(Entry.expiring(bytes("b"), bytes("v"), now, sooner.expiresAt()));
+			upsert(Entry.expiring(bytes("b"), bytes("v"), now, later.expiresAt()));
+			upsert(put("c", "v", now));
+			upsert(Entry.expiring(bytes("c"), bytes("v"), now, later.expiresAt()));
+			assertThat(get("b")).isEqualTo(Entry.expiring(bytes("b"), bytes("v"), now, sooner.expiresAt()));
+			assertThat(get("c")).isEqualTo(Entry.expiring(bytes("c"), bytes("v"), now, later.expiresAt()));
+		}
+
+		@Test
+		void aValueWrittenAfterItsExpiryReadsAsItsTombstone() {
+			// A hint or a repair may deliver a write after it expired.
+			long now = this.clock.micros();
+			upsert(put("k", "older", now - 10));
+			upsert(Entry.expiring(bytes("k"), bytes("late"), now - 5, now - 1));
+			assertThat(get("k")).isEqualTo(delete("k", now - 5));
+			assertThat(scan(bytes("k"), null)).containsExactly(delete("k", now - 5));
+		}
+
+		@Test
+		void expiriesSurviveReopen() {
+			long now = this.clock.micros();
+			upsert(lease("a", "v", now, 10));
+			StepVerifier
+				.create(StorageContractTest.this.storage
+					.upsertAll(List.of(lease("b", "v", now, 20), lease("c", "v", now, 30))))
+				.expectComplete()
+				.verify(TIMEOUT);
+			StepVerifier.create(StorageContractTest.this.storage.flush()).expectComplete().verify(TIMEOUT);
+			upsert(lease("d", "v", now, 40));
+			reopen();
+			assertThat(scan(bytes("a"), null)).containsExactly(lease("a", "v", now, 10), lease("b", "v", now, 20),
+					lease("c", "v", now, 30), lease("d", "v", now, 40));
+			this.clock.advance(Duration.ofSeconds(25));
+			reopen();
+			assertThat(scan(bytes("a"), null)).containsExactly(delete("a", now), delete("b", now),
+					lease("c", "v", now, 30), lease("d", "v", now, 40));
+		}
+
+	}
+
+	/**
 	 * Purging tombstones ({@link Storage#purgePolicy}, {@link Storage#purgeTombstones}):
 	 * a purge pass and then a compaction drop exactly the tombstones the policy allows
 	 * (the tests' timestamps are decades old, past any grace period of a backend's own),
@@ -402,6 +531,29 @@ public abstract class StorageContractTest {
 			assertThat(left).hasSize(count / 3).allSatisfy((entry) -> assertThat(entry.isTombstone()).isTrue());
 			assertThat(left.getFirst().key()).isEqualTo(numberedKey(0));
 			assertThat(left.getLast().key()).isEqualTo(numberedKey(count - 3));
+		}
+
+		@Test
+		void anExpiredValueIsPurgedAsTheTombstoneOfItsTimestamp() {
+			// docs/design.md: storage turns an expired value into a tombstone and purges
+			// it under the tombstones' rule.
+			long now = StorageContractTest.this.clock.micros();
+			upsert(put("expired", "older", 4));
+			upsert(Entry.expiring(bytes("expired"), bytes("v"), 5, 6));
+			upsert(Entry.expiring(bytes("refused"), bytes("v"), 5, 6));
+			Entry live = Entry.expiring(bytes("live"), bytes("v"), 7, now + 60_000_000L);
+			upsert(live);
+			List<String> asked = Collections.synchronizedList(new ArrayList<>());
+			StorageContractTest.this.storage.purgePolicy((key, timestamp) -> {
+				String name = new String(key, java.nio.charset.StandardCharsets.UTF_8);
+				asked.add(name + "@" + timestamp);
+				return !name.equals("refused");
+			});
+			purgeAndCompact();
+			assertThat(get("expired")).as("purged, and the older value stays shadowed").isNull();
+			assertThat(get("refused")).isEqualTo(delete("refused", 5));
+			assertThat(get("live")).isEqualTo(live);
+			assertThat(asked).contains("expired@5", "refused@5").doesNotContain("live@7");
 		}
 
 	}
@@ -523,9 +675,10 @@ public abstract class StorageContractTest {
 
 		@Test
 		void removesTheRejectedKeysWithoutATraceAndKeepsTheOthers() {
-			// Recent timestamps: a backend may purge a tombstone older than its grace
-			// period whenever it compacts, which is not what this test is about.
-			long now = System.currentTimeMillis() * 1000;
+			// Recent timestamps by the clock the backend judges by: a backend may purge a
+			// tombstone older than its grace period whenever it compacts, which is not
+			// what this test is about.
+			long now = StorageContractTest.this.clock.micros();
 			for (int i = 0; i < 2_000; i++) {
 				upsert((i % 7 == 0) ? Entry.tombstone(numberedKey(i), now)
 						: Entry.value(numberedKey(i), bytes("v" + i), now));

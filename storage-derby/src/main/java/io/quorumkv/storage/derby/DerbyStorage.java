@@ -2,6 +2,7 @@ package io.quorumkv.storage.derby;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -10,6 +11,7 @@ import java.util.concurrent.atomic.LongAdder;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Expiry;
 import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageClosedException;
@@ -37,7 +39,9 @@ import reactor.core.publisher.Mono;
  * Calls fail with {@link io.quorumkv.storage.StorageOverloadedException} when the
  * executor's queue or the pool is exhausted, with
  * {@link io.quorumkv.storage.StorageException} on database errors, and with
- * {@link IllegalArgumentException} for a key longer than 1024 bytes.
+ * {@link IllegalArgumentException} for a key longer than 1024 bytes. Each row keeps its
+ * expiry ({@link EntryTable}); reads judge it by the storage's clock and answer an
+ * expired row as the tombstone of its timestamp.
  */
 public final class DerbyStorage implements Storage {
 
@@ -58,6 +62,8 @@ public final class DerbyStorage implements Storage {
 
 	private final AtomicBoolean closed = new AtomicBoolean();
 
+	private final Clock clock;
+
 	private final LongAdder gets = new LongAdder();
 
 	private final LongAdder upserts = new LongAdder();
@@ -72,8 +78,9 @@ public final class DerbyStorage implements Storage {
 
 	private volatile PurgePolicy purgePolicy = PurgePolicy.KEEP_ALL;
 
-	private DerbyStorage(DerbyStorageOptions options, DerbyDatabase database, HikariDataSource pool) {
+	private DerbyStorage(DerbyStorageOptions options, DerbyDatabase database, HikariDataSource pool, Clock clock) {
 		this.options = options;
+		this.clock = clock;
 		this.database = database;
 		this.pool = pool;
 		this.jdbc = new JdbcExecutor(options.poolSize(), options.maxQueuedTasks());
@@ -81,10 +88,19 @@ public final class DerbyStorage implements Storage {
 
 	/** Opens (creating when absent) the store in {@code options.dir()}. */
 	public static DerbyStorage open(DerbyStorageOptions options) {
+		return open(options, Clock.systemUTC());
+	}
+
+	/**
+	 * Opens the store judging expiry by {@code clock} (tests give a clock they move; a
+	 * node gives its own).
+	 */
+	public static DerbyStorage open(DerbyStorageOptions options, Clock clock) {
 		Objects.requireNonNull(options, "options");
+		Objects.requireNonNull(clock, "clock");
 		DerbyDatabase database = DerbyDatabase.boot(options);
 		try {
-			return new DerbyStorage(options, database, DerbyPool.create(options, database.url()));
+			return new DerbyStorage(options, database, DerbyPool.create(options, database.url()), clock);
 		}
 		catch (RuntimeException ex) {
 			database.shutdown();
@@ -96,7 +112,11 @@ public final class DerbyStorage implements Storage {
 	public Mono<Entry> get(byte[] key) {
 		Objects.requireNonNull(key, "key");
 		byte[] copy = key.clone();
-		return work(this.gets, (connection) -> EntryTable.get(connection, copy));
+		return work(this.gets, (connection) -> {
+			long now = Expiry.nowMicros(this.clock);
+			Entry kept = EntryTable.get(connection, copy);
+			return (kept != null) ? kept.asSeenAt(now) : null;
+		});
 	}
 
 	@Override
@@ -158,10 +178,13 @@ public final class DerbyStorage implements Storage {
 		// Demand-driven: concatMapIterable asks for one page at a time, and expand reads
 		// the next page only once the previous one was emitted, so the page being emitted
 		// and one read ahead are in memory whatever the range.
-		return Mono.fromRunnable(this.scans::increment)
-			.then(page(from, to))
-			.expand((page) -> (page.next() != null) ? page(page.next(), to) : Mono.empty())
-			.concatMapIterable(ScanPage::entries, 1);
+		return Flux.defer(() -> {
+			this.scans.increment();
+			long now = Expiry.nowMicros(this.clock);
+			return page(from, to).expand((page) -> (page.next() != null) ? page(page.next(), to) : Mono.empty())
+				.concatMapIterable(ScanPage::entries, 1)
+				.map((entry) -> entry.asSeenAt(now));
+		});
 	}
 
 	private Mono<ScanPage> page(Bound from, @Nullable Bound to) {
@@ -205,7 +228,8 @@ public final class DerbyStorage implements Storage {
 		return this.<PurgePage>work((connection) -> {
 			for (int attempt = 1;; attempt++) {
 				try {
-					return PurgePage.run(connection, after, this.options.scanBatchSize(), policy);
+					return PurgePage.run(connection, after, this.options.scanBatchSize(), policy,
+							Expiry.nowMicros(this.clock));
 				}
 				catch (SQLException ex) {
 					connection.rollback();

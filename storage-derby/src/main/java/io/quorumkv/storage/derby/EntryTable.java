@@ -19,14 +19,19 @@ import org.jspecify.annotations.Nullable;
  * CREATE TABLE QKV_ENTRY (
  *   K  VARCHAR(1025) FOR BIT DATA NOT NULL PRIMARY KEY, -- key bytes + 0x00
  *   TS BIGINT NOT NULL,                                 -- the version's timestamp
- *   V  BLOB                                             -- NULL is a tombstone
+ *   V  BLOB,                                            -- NULL is a tombstone
+ *   XP BIGINT DEFAULT 9223372036854775807 NOT NULL      -- expiry, microseconds
  * )
  * </pre>
  *
+ * {@code XP} was added after the table's first release: a table without it gets it on
+ * open, every row then not expiring ({@code Long.MAX_VALUE}, also a tombstone's).
  * Invariants: one row per key, holding the greatest version by {@link EntryOrder} of all
- * upserts committed so far; every stored {@code K} is the key followed by one 0x00 byte
- * (see {@link #encode}). Each method works on a connection it is given with auto-commit
- * off, and ends the transaction it started (commit or rollback).
+ * upserts committed so far; an expired row stays as it is and is read as the tombstone of
+ * its {@code TS}, which a purge counts as a tombstone; every stored {@code K} is the key
+ * followed by one 0x00 byte (see {@link #encode}). Each method works on a connection it
+ * is given with auto-commit off, and ends the transaction it started (commit or
+ * rollback).
  */
 final class EntryTable {
 
@@ -38,7 +43,12 @@ final class EntryTable {
 	private static final String CREATE = "CREATE TABLE " + TABLE + " (K VARCHAR(" + (MAX_KEY_BYTES + 1)
 			+ ") FOR BIT DATA NOT NULL PRIMARY KEY, TS BIGINT NOT NULL, V BLOB)";
 
-	private static final String GET = "SELECT TS, V FROM " + TABLE + " WHERE K = ?";
+	static final String EXPIRY_COLUMN = "XP";
+
+	private static final String ADD_EXPIRY = "ALTER TABLE " + TABLE + " ADD COLUMN " + EXPIRY_COLUMN
+			+ " BIGINT DEFAULT " + Long.MAX_VALUE + " NOT NULL";
+
+	private static final String GET = "SELECT TS, V, XP FROM " + TABLE + " WHERE K = ?";
 
 	/**
 	 * Positioned on the row, the cursor holds Derby's update lock on it: a concurrent
@@ -46,9 +56,9 @@ final class EntryTable {
 	 * turns exclusive on {@code updateRow()}, so no lock upgrade can deadlock two
 	 * upserts.
 	 */
-	private static final String LOCK_ROW = "SELECT TS, V FROM " + TABLE + " WHERE K = ? FOR UPDATE OF TS, V";
+	private static final String LOCK_ROW = "SELECT TS, V, XP FROM " + TABLE + " WHERE K = ? FOR UPDATE OF TS, V, XP";
 
-	private static final String INSERT = "INSERT INTO " + TABLE + " (K, TS, V) VALUES (?, ?, ?)";
+	private static final String INSERT = "INSERT INTO " + TABLE + " (K, TS, V, XP) VALUES (?, ?, ?, ?)";
 
 	/** Removes a row only while it still holds the version a scan saw. */
 	private static final String DELETE_SEEN = "DELETE FROM " + TABLE + " WHERE K = ? AND TS = ?";
@@ -75,14 +85,25 @@ final class EntryTable {
 		return Arrays.copyOf(stored, stored.length - 1);
 	}
 
+	/** Creates the table, or adds the expiry column to a table created without it. */
 	static void createIfAbsent(Connection connection) throws SQLException {
+		boolean exists;
 		try (ResultSet tables = connection.getMetaData().getTables(null, null, TABLE, null)) {
-			if (tables.next()) {
-				return;
+			exists = tables.next();
+		}
+		boolean hasExpiry = false;
+		if (exists) {
+			try (ResultSet columns = connection.getMetaData().getColumns(null, null, TABLE, EXPIRY_COLUMN)) {
+				hasExpiry = columns.next();
 			}
 		}
 		try (Statement statement = connection.createStatement()) {
-			statement.executeUpdate(CREATE);
+			if (!exists) {
+				statement.executeUpdate(CREATE);
+			}
+			if (!hasExpiry) {
+				statement.executeUpdate(ADD_EXPIRY);
+			}
 		}
 		if (!connection.getAutoCommit()) {
 			connection.commit();
@@ -114,7 +135,7 @@ final class EntryTable {
 		try (PreparedStatement select = connection.prepareStatement(GET)) {
 			select.setBytes(1, encode(key));
 			try (ResultSet row = select.executeQuery()) {
-				Entry entry = row.next() ? new Entry(key, row.getBytes(2), row.getLong(1)) : null;
+				Entry entry = row.next() ? new Entry(key, row.getBytes(2), row.getLong(1), row.getLong(3)) : null;
 				connection.commit();
 				return entry;
 			}
@@ -143,6 +164,7 @@ final class EntryTable {
 						else {
 							row.updateBytes(2, entry.value());
 						}
+						row.updateLong(3, entry.expiresAt());
 						row.updateRow();
 					}
 					row.close();
@@ -160,6 +182,7 @@ final class EntryTable {
 			else {
 				insert.setBytes(3, entry.value());
 			}
+			insert.setLong(4, entry.expiresAt());
 			insert.executeUpdate();
 		}
 		connection.commit();
@@ -172,7 +195,8 @@ final class EntryTable {
 		if (entry.timestamp() != kept) {
 			return entry.timestamp() > kept;
 		}
-		return EntryOrder.compareVersions(entry.timestamp(), entry.value(), kept, row.getBytes(2)) > 0;
+		return EntryOrder.compareVersions(entry.timestamp(), entry.value(), entry.expiresAt(), kept, row.getBytes(2),
+				row.getLong(3)) > 0;
 	}
 
 	/** Forces a checkpoint: dirty pages written, the log truncated. */

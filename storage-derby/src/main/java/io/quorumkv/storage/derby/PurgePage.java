@@ -11,9 +11,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * One page of a purge pass: up to {@code batchSize} tombstones after the page before, in
  * key order, and the ones the policy allows deleted in the same transaction, one batched
- * statement. The delete names the tombstone's timestamp
- * ({@code K = ? AND TS = ? AND V IS NULL}), so a version written since the page was read
- * stays: a purge never undoes a write.
+ * statement. A value expired at {@code now} is the tombstone of its timestamp and counts
+ * as one ({@code V IS NULL OR XP <= now}). The delete names the tombstone's timestamp
+ * ({@code K = ? AND TS = ? AND (V IS NULL OR XP <= now)}), so a version written since the
+ * page was read stays: a purge never undoes a write.
  *
  * @param next the stored key the next page starts after, or null after the last page
  * @param purged the tombstones deleted
@@ -21,19 +22,21 @@ import org.jspecify.annotations.Nullable;
 record PurgePage(byte @Nullable [] next, long purged) {
 
 	private static final String FIRST = "SELECT K, TS FROM " + EntryTable.TABLE
-			+ " WHERE V IS NULL ORDER BY K FETCH FIRST ? ROWS ONLY";
+			+ " WHERE (V IS NULL OR XP <= ?) ORDER BY K FETCH FIRST ? ROWS ONLY";
 
 	private static final String NEXT = "SELECT K, TS FROM " + EntryTable.TABLE
-			+ " WHERE V IS NULL AND K > ? ORDER BY K FETCH FIRST ? ROWS ONLY";
+			+ " WHERE (V IS NULL OR XP <= ?) AND K > ? ORDER BY K FETCH FIRST ? ROWS ONLY";
 
-	private static final String DELETE = "DELETE FROM " + EntryTable.TABLE + " WHERE K = ? AND TS = ? AND V IS NULL";
+	private static final String DELETE = "DELETE FROM " + EntryTable.TABLE
+			+ " WHERE K = ? AND TS = ? AND (V IS NULL OR XP <= ?)";
 
 	/**
 	 * Reads and purges one page and commits.
 	 * @param after the stored key (with its 0x00) the page starts after; null for the
 	 * first
+	 * @param now the instant expiry is judged by, in microseconds
 	 */
-	static PurgePage run(Connection connection, byte @Nullable [] after, int batchSize, PurgePolicy policy)
+	static PurgePage run(Connection connection, byte @Nullable [] after, int batchSize, PurgePolicy policy, long now)
 			throws SQLException {
 		int seen = 0;
 		byte[] last = null;
@@ -41,6 +44,7 @@ record PurgePage(byte @Nullable [] next, long purged) {
 		try (PreparedStatement select = connection.prepareStatement((after == null) ? FIRST : NEXT);
 				PreparedStatement delete = connection.prepareStatement(DELETE)) {
 			int index = 1;
+			select.setLong(index++, now);
 			if (after != null) {
 				select.setBytes(index++, after);
 			}
@@ -53,6 +57,7 @@ record PurgePage(byte @Nullable [] next, long purged) {
 					if (policy.mayPurge(EntryTable.decode(last), timestamp)) {
 						delete.setBytes(1, last);
 						delete.setLong(2, timestamp);
+						delete.setLong(3, now);
 						delete.addBatch();
 						batched++;
 					}

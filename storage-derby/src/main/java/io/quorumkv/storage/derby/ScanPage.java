@@ -51,8 +51,8 @@ record ScanPage(List<Entry> entries, @Nullable Bound next) {
 	}
 
 	static ScanPage read(Connection connection, Bound from, @Nullable Bound to, int batchSize) throws SQLException {
-		String sql = "SELECT K, TS, V FROM " + EntryTable.TABLE + " WHERE K " + (from.inclusive() ? ">=" : ">") + " ?"
-				+ ((to == null) ? "" : " AND K " + (to.inclusive() ? "<=" : "<") + " ?")
+		String sql = "SELECT K, TS, V, XP FROM " + EntryTable.TABLE + " WHERE K " + (from.inclusive() ? ">=" : ">")
+				+ " ?" + ((to == null) ? "" : " AND K " + (to.inclusive() ? "<=" : "<") + " ?")
 				+ " ORDER BY K FETCH FIRST ? ROWS ONLY";
 		List<Entry> entries = new ArrayList<>(Math.min(batchSize, 1024));
 		boolean more;
@@ -67,7 +67,8 @@ record ScanPage(List<Entry> entries, @Nullable Bound next) {
 			long bytes = 0;
 			try (ResultSet rows = select.executeQuery()) {
 				while (entries.size() < batchSize && bytes < MAX_PAGE_BYTES && rows.next()) {
-					Entry entry = new Entry(EntryTable.decode(rows.getBytes(1)), rows.getBytes(3), rows.getLong(2));
+					Entry entry = new Entry(EntryTable.decode(rows.getBytes(1)), rows.getBytes(3), rows.getLong(2),
+							rows.getLong(4));
 					bytes += entry.sizeInBytes();
 					entries.add(entry);
 				}

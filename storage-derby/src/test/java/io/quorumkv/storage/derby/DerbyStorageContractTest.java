@@ -10,7 +10,7 @@ class DerbyStorageContractTest extends StorageContractTest {
 
 	@Override
 	protected Storage open(Path dir) {
-		return DerbyStorage.open(DerbyStorageOptions.defaults(dir));
+		return DerbyStorage.open(DerbyStorageOptions.defaults(dir), this.clock);
 	}
 
 }

@@ -16,12 +16,13 @@ import reactor.core.scheduler.Scheduler;
 import org.springframework.r2dbc.core.DatabaseClient;
 
 /**
- * One purge pass: the tombstones in pages of keys ({@code WHERE v IS NULL AND k > last
- * ORDER BY k LIMIT n}), each page's tombstones that the policy allows deleted in one
- * transaction with one statement and a binding each. The delete names the tombstone's
- * timestamp ({@code k = ? AND ts = ? AND v IS NULL}), so a version written since the page
- * was read stays: the pass never undoes a write. In key order, like every list of
- * upserts, so the two cannot deadlock on each other.
+ * One purge pass: the tombstones in pages of keys ({@code WHERE (v IS NULL OR exp <= now)
+ * AND k > last ORDER BY k LIMIT n}; a value expired by the pass's {@code now} is the
+ * tombstone of its timestamp), each page's tombstones that the policy allows deleted in
+ * one transaction with one statement and a binding each. The delete names the tombstone's
+ * timestamp ({@code k = ? AND ts = ? AND (v IS NULL OR exp <= now)}), so a version
+ * written since the page was read stays: the pass never undoes a write. In key order,
+ * like every list of upserts, so the two cannot deadlock on each other.
  */
 final class H2Purge {
 
@@ -40,11 +41,15 @@ final class H2Purge {
 
 	private final PurgePolicy policy;
 
-	H2Purge(DatabaseClient client, Scheduler scheduler, int pageSize, PurgePolicy policy) {
+	private final long now;
+
+	/** A pass judging expiry at {@code now}, in microseconds. */
+	H2Purge(DatabaseClient client, Scheduler scheduler, int pageSize, PurgePolicy policy, long now) {
 		this.client = client;
 		this.scheduler = scheduler;
 		this.pageSize = pageSize;
 		this.policy = policy;
+		this.now = now;
 	}
 
 	/** The number of tombstones dropped. */
@@ -56,8 +61,11 @@ final class H2Purge {
 
 	private Mono<Page> page(byte @Nullable [] after) {
 		DatabaseClient.GenericExecuteSpec select = (after == null)
-				? this.client.sql(H2Schema.TOMBSTONES_FIRST_PAGE).bind(0, this.pageSize)
-				: this.client.sql(H2Schema.TOMBSTONES_NEXT_PAGE).bind(0, this.pageSize).bind(1, after);
+				? this.client.sql(H2Schema.TOMBSTONES_FIRST_PAGE).bind(0, this.pageSize).bind(1, this.now)
+				: this.client.sql(H2Schema.TOMBSTONES_NEXT_PAGE)
+					.bind(0, this.pageSize)
+					.bind(1, after)
+					.bind(2, this.now);
 		return select
 			.map((row) -> new Tombstone(Objects.requireNonNull(row.get(0, byte[].class), "k"),
 					Objects.requireNonNull(row.get(1, Long.class), "ts")))
@@ -89,13 +97,13 @@ final class H2Purge {
 			.subscribeOn(this.scheduler);
 	}
 
-	private static Statement statement(Connection connection, List<Tombstone> tombstones) {
+	private Statement statement(Connection connection, List<Tombstone> tombstones) {
 		Statement statement = connection.createStatement(H2Schema.PURGE);
 		for (int i = 0; i < tombstones.size(); i++) {
 			if (i > 0) {
 				statement.add();
 			}
-			statement.bind(0, tombstones.get(i).key()).bind(1, tombstones.get(i).timestamp());
+			statement.bind(0, tombstones.get(i).key()).bind(1, tombstones.get(i).timestamp()).bind(2, this.now);
 		}
 		return statement;
 	}

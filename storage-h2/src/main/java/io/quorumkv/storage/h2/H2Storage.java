@@ -1,5 +1,6 @@
 package io.quorumkv.storage.h2;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -11,6 +12,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Expiry;
 import io.quorumkv.storage.Keys;
 import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
@@ -45,6 +47,10 @@ import org.springframework.r2dbc.core.DatabaseClient;
  * caller's thread, and results are emitted there. Overload (pool and its waiters full,
  * acquire timeout, the scheduler's queue full) fails fast with
  * {@code StorageOverloadedException}.
+ *
+ * <p>
+ * Each row keeps its expiry ({@link H2Schema}); reads judge it by the storage's clock and
+ * answer an expired row as the tombstone of its timestamp.
  */
 public final class H2Storage implements Storage {
 
@@ -58,6 +64,8 @@ public final class H2Storage implements Storage {
 
 	private final H2Metrics metrics = new H2Metrics();
 
+	private final Clock clock;
+
 	private final AtomicBoolean closed = new AtomicBoolean();
 
 	/** Upserts completed; compared with {@link #syncedWrites} by the periodic sync. */
@@ -70,8 +78,9 @@ public final class H2Storage implements Storage {
 	/** Held by a running periodic sync and by {@link #close()}. */
 	private final ReentrantLock syncLock = new ReentrantLock();
 
-	private H2Storage(H2StorageOptions options, H2Connections connections) {
+	private H2Storage(H2StorageOptions options, H2Connections connections, Clock clock) {
 		this.options = options;
+		this.clock = clock;
 		this.connections = connections;
 		this.client = DatabaseClient.create(connections.pool());
 		if (options.durability().syncsPeriodically()) {
@@ -81,12 +90,22 @@ public final class H2Storage implements Storage {
 
 	/** Opens (or creates) the database in {@code options.directory()}. */
 	public static H2Storage open(H2StorageOptions options) {
+		return open(options, Clock.systemUTC());
+	}
+
+	/**
+	 * Opens (or creates) the database, judging expiry by {@code clock} (tests give a
+	 * clock they move; a node gives its own).
+	 */
+	public static H2Storage open(H2StorageOptions options, Clock clock) {
 		Objects.requireNonNull(options, "options");
+		Objects.requireNonNull(clock, "clock");
 		H2Connections connections = H2Connections.open(options);
 		try {
-			DatabaseClient.create(connections.pool())
-				.sql(H2Schema.CREATE_TABLE)
+			DatabaseClient schema = DatabaseClient.create(connections.pool());
+			schema.sql(H2Schema.CREATE_TABLE)
 				.then()
+				.then(schema.sql(H2Schema.ADD_EXPIRY).then())
 				.subscribeOn(connections.scheduler())
 				.block(CLOSE_TIMEOUT);
 		}
@@ -94,15 +113,17 @@ public final class H2Storage implements Storage {
 			connections.close();
 			throw H2Errors.translate("open of " + options.databasePath(), ex, false);
 		}
-		return new H2Storage(options, connections);
+		return new H2Storage(options, connections, clock);
 	}
 
 	@Override
 	public Mono<Entry> get(byte[] key) {
 		Objects.requireNonNull(key, "key");
 		byte[] k = key.clone();
-		return guard("get", this.metrics.gets, this.metrics.getFailures,
-				Mono.defer(() -> this.client.sql(H2Schema.SELECT_ONE).bind(0, k).map(H2Storage::toEntry).one()));
+		return guard("get", this.metrics.gets, this.metrics.getFailures, Mono.defer(() -> {
+			long now = Expiry.nowMicros(this.clock);
+			return this.client.sql(H2Schema.SELECT_ONE).bind(0, k).map((row) -> toEntry(row).asSeenAt(now)).one();
+		}));
 	}
 
 	@Override
@@ -110,6 +131,7 @@ public final class H2Storage implements Storage {
 		Objects.requireNonNull(entry, "entry");
 		Mono<Void> merge = Mono.defer(
 				() -> bindValue(this.client.sql(H2Schema.UPSERT).bind(0, entry.key()), entry).bind(2, entry.timestamp())
+					.bind(3, entry.expiresAt())
 					.fetch()
 					.rowsUpdated()
 					.then());
@@ -161,6 +183,7 @@ public final class H2Storage implements Storage {
 				statement.bindNull(1, byte[].class);
 			}
 			statement.bind(2, entry.timestamp());
+			statement.bind(3, entry.expiresAt());
 		}
 		return statement;
 	}
@@ -194,7 +217,9 @@ public final class H2Storage implements Storage {
 			if (to != null && Keys.compare(from, to) >= 0) {
 				return Flux.<Entry>empty();
 			}
-			return new H2Scan(this::fetchPage, this.options.scanPageSize(), from, to).entries();
+			long now = Expiry.nowMicros(this.clock);
+			return new H2Scan(this::fetchPage, this.options.scanPageSize(), from, to).entries()
+				.map((entry) -> entry.asSeenAt(now));
 		}).onErrorMap((ex) -> {
 			this.metrics.scanFailures.increment();
 			StorageException translated = H2Errors.translate("scan", ex, this.closed.get());
@@ -240,7 +265,7 @@ public final class H2Storage implements Storage {
 	@Override
 	public Mono<Long> purgeTombstones() {
 		Mono<Long> pass = Mono.defer(() -> new H2Purge(this.client, this.connections.scheduler(),
-				this.options.scanPageSize(), this.purgePolicy)
+				this.options.scanPageSize(), this.purgePolicy, Expiry.nowMicros(this.clock))
 			.run());
 		return guard("purge", this.metrics.purges, this.metrics.purgeFailures,
 				pass.retryWhen(Retry.max(this.options.maxUpsertRetries()).filter(H2Errors::isRetryableConflict))
@@ -374,7 +399,8 @@ public final class H2Storage implements Storage {
 	private static Entry toEntry(Readable row) {
 		byte[] key = Objects.requireNonNull(row.get(0, byte[].class), "k");
 		Long timestamp = Objects.requireNonNull(row.get(2, Long.class), "ts");
-		return new Entry(key, row.get(1, byte[].class), timestamp);
+		Long expiresAt = Objects.requireNonNull(row.get(3, Long.class), "exp");
+		return new Entry(key, row.get(1, byte[].class), timestamp, expiresAt);
 	}
 
 }

@@ -10,7 +10,7 @@ class H2StorageContractTest extends StorageContractTest {
 
 	@Override
 	protected Storage open(Path dir) {
-		return H2Storage.open(H2StorageOptions.defaults(dir));
+		return H2Storage.open(H2StorageOptions.defaults(dir), this.clock);
 	}
 
 }

@@ -59,8 +59,10 @@ final class BackgroundWork {
 		LsmOptions o = engine.options;
 		this.planner = new LeveledPlanner(o.maxLevels(), o.level0CompactionTrigger(), o::levelTargetSize);
 		this.manifest = new ManifestEditor(engine);
-		this.compactions = new CompactionRunner(engine, this.manifest, new Compactor(engine.io, o.blockSize(),
-				o.bloomBitsPerKey(), o.targetTableSize(), (n) -> DataFiles.table(engine.dir, n)), () -> this.stopping);
+		this.compactions = new CompactionRunner(
+				engine, this.manifest, new Compactor(engine.io, o.blockSize(), o.bloomBitsPerKey(),
+						o.compression().codec(), o.targetTableSize(), (n) -> DataFiles.table(engine.dir, n)),
+				() -> this.stopping);
 	}
 
 	LeveledPlanner planner() {
@@ -215,7 +217,7 @@ final class BackgroundWork {
 		long number = this.engine.nextFileNumber.getAndIncrement();
 		LsmOptions o = this.engine.options;
 		try (SsTableBuilder builder = SsTableBuilder.create(this.engine.io, DataFiles.table(this.engine.dir, number),
-				number, o.blockSize(), o.bloomBitsPerKey())) {
+				number, o.blockSize(), o.bloomBitsPerKey(), o.compression().codec())) {
 			for (Iterator<Entry> it = memtable.iterator(); it.hasNext();) {
 				builder.add(it.next());
 			}

@@ -76,11 +76,11 @@ final class CompactionRunner {
 		// re-checks the policy has already allowed).
 		Compactor.OlderVersionProbe probe = (key, ts) -> !policy.mayPurge(key, ts)
 				|| outsideProbe.mayHoldOlder(key, ts);
-		long nowMicros = System.currentTimeMillis() * 1000;
+		long nowMicros = this.engine.nowMicros();
 		long graceMicros = saturatedMicros(this.engine.options.tombstoneGracePeriod());
 		long purgeBefore = (nowMicros - graceMicros > nowMicros) ? Long.MIN_VALUE : nowMicros - graceMicros;
-		Compactor.Result result = this.compactor.run(task, this.engine.nextFileNumber::getAndIncrement, purgeBefore,
-				probe, this.cancelled, drop);
+		Compactor.Result result = this.compactor.run(task, this.engine.nextFileNumber::getAndIncrement, nowMicros,
+				purgeBefore, probe, this.cancelled, drop);
 		// A write older than a purged tombstone may have arrived since the probe: such
 		// writes hold the late-write gate's read side, so under its write side the
 		// purged tombstones are checked again against the state of now, and the result
@@ -121,6 +121,7 @@ final class CompactionRunner {
 		stats.compactionBytesRead.add(result.bytesRead());
 		stats.compactionBytesWritten.add(result.bytesWritten());
 		stats.tombstonesPurged.add(result.tombstonesPurged());
+		stats.expiredConverted.add(result.expired());
 		this.engine.signalFlushed();
 		return result.dropped();
 	}

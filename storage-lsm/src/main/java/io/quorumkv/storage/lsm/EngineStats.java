@@ -7,6 +7,9 @@ import java.util.concurrent.atomic.LongAdder;
 import io.quorumkv.storage.StorageStats;
 import io.quorumkv.storage.lsm.compaction.LeveledPlanner;
 import io.quorumkv.storage.lsm.compaction.Levels;
+import io.quorumkv.storage.lsm.sstable.BlockCodec;
+import io.quorumkv.storage.lsm.sstable.SsTable;
+import io.quorumkv.storage.lsm.sstable.TableFormat;
 import org.jspecify.annotations.Nullable;
 
 /** The engine's counters, and the gauges read off a state for {@link StorageStats}. */
@@ -30,6 +33,8 @@ final class EngineStats {
 
 	final LongAdder tombstonesPurged = new LongAdder();
 
+	final LongAdder expiredConverted = new LongAdder();
+
 	final LongAdder walBytes = new LongAdder();
 
 	final LongAdder bloomUseful = new LongAdder();
@@ -51,6 +56,7 @@ final class EngineStats {
 		counters.put("compaction.bytes.read", this.compactionBytesRead.sum());
 		counters.put("compaction.bytes.written", this.compactionBytesWritten.sum());
 		counters.put("compaction.tombstones.purged", this.tombstonesPurged.sum());
+		counters.put("compaction.expired", this.expiredConverted.sum());
 		counters.put("wal.bytes", this.walBytes.sum());
 		counters.put("bloom.useful", this.bloomUseful.sum());
 		counters.put("bloom.false.positives", this.bloomFalsePositives.sum());
@@ -68,11 +74,29 @@ final class EngineStats {
 		Levels levels = state.levels();
 		long tableBytes = 0;
 		long tables = 0;
+		long[] byFormat = new long[TableFormat.CURRENT + 1];
+		long[] byCodec = new long[BlockCodec.values().length];
+		long rawData = 0;
+		long storedData = 0;
 		for (int i = 0; i < levels.count(); i++) {
 			gauges.put("tables.level." + i, (long) levels.level(i).size());
 			tables += levels.level(i).size();
 			tableBytes += levels.bytes(i);
+			for (SsTable table : levels.level(i)) {
+				byFormat[table.formatVersion()]++;
+				byCodec[table.properties().compression()]++;
+				rawData += table.properties().rawDataBytes();
+				storedData += table.properties().storedDataBytes();
+			}
 		}
+		for (int version = TableFormat.VERSION_1; version <= TableFormat.CURRENT; version++) {
+			gauges.put("tables.format." + version, byFormat[version]);
+		}
+		for (BlockCodec codec : BlockCodec.values()) {
+			gauges.put("tables.codec." + codec.name().toLowerCase(java.util.Locale.ROOT), byCodec[codec.id()]);
+		}
+		gauges.put("tables.data.raw.bytes", rawData);
+		gauges.put("tables.data.stored.bytes", storedData);
 		gauges.put("tables", tables);
 		gauges.put("disk.bytes", tableBytes + walBytesOnDisk);
 		gauges.put("compaction.pending.bytes", planner.pendingBytes(levels));

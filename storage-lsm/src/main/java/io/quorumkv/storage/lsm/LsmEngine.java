@@ -5,6 +5,7 @@ import java.lang.System.Logger.Level;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -17,6 +18,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.UnaryOperator;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Expiry;
 import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageException;
@@ -59,6 +61,12 @@ final class LsmEngine {
 	final FileIo io;
 
 	final Path dir;
+
+	/** The clock expiry and the tombstone grace are judged by. */
+	private final Clock clock;
+
+	/** The manifest's expiry watermark at open: no earlier instant is judged by. */
+	private final long clockFloor;
 
 	final EngineStats stats = new EngineStats();
 
@@ -109,17 +117,19 @@ final class LsmEngine {
 
 	private final Syncer syncer;
 
-	LsmEngine(LsmOptions options, FileIo io, LsmState initial, long nextFileNumber, FileChannel lockChannel,
-			FileLock lock) {
+	LsmEngine(LsmOptions options, FileIo io, Clock clock, long clockFloor, LsmState initial, long nextFileNumber,
+			FileChannel lockChannel, FileLock lock) {
 		this.options = options;
 		this.io = io;
+		this.clock = clock;
+		this.clockFloor = clockFloor;
 		this.graceMicros = CompactionRunner.saturatedMicros(options.tombstoneGracePeriod());
 		this.dir = options.directory();
 		this.state = new AtomicReference<>(initial);
 		this.nextFileNumber = new AtomicLong(nextFileNumber);
 		this.lockChannel = lockChannel;
 		this.lock = lock;
-		this.reads = new ReadPath(this.state, this.stats, this::checkOpen);
+		this.reads = new ReadPath(this.state, this.stats, this::checkOpen, this::nowMicros);
 		this.background = new BackgroundWork(this);
 		Duration period = (options.fsync() == FsyncPolicy.INTERVAL) ? options.fsyncInterval() : null;
 		this.syncer = new Syncer("lsm-wal-syncer-" + this.dir.getFileName(), this::liveWals, period, this::fail);
@@ -201,9 +211,18 @@ final class LsmEngine {
 		return Mono.empty();
 	}
 
+	/**
+	 * The instant expiry and the tombstone grace are judged at, in microseconds: the
+	 * clock's, but never before the instant the last manifest recorded (a clock set back
+	 * across a restart brings no expired entry back).
+	 */
+	long nowMicros() {
+		return Math.max(Expiry.nowMicros(this.clock), this.clockFloor);
+	}
+
 	/** Whether an entry is older than the tombstone grace (a purge may shadow it). */
 	private boolean isLate(List<Entry> entries) {
-		long now = System.currentTimeMillis() * 1000;
+		long now = nowMicros();
 		long before = (now - this.graceMicros > now) ? Long.MIN_VALUE : now - this.graceMicros;
 		for (Entry entry : entries) {
 			if (entry.timestamp() < before) {

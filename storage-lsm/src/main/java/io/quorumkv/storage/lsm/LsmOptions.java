@@ -37,11 +37,15 @@ import java.util.Objects;
  * are stalled (default 2)
  * @param maxStall how long a stalled upsert waits before failing with
  * {@link io.quorumkv.storage.StorageOverloadedException} (default 10 s)
+ * @param compression how the data blocks of new tables are compressed (default
+ * {@link Compression#NONE}: without a cache of decoded blocks, a compressed table's get
+ * decodes a whole block; see docs/storage-lsm.md); tables keep the codec they were
+ * written with, so changing it needs no rewrite
  */
 public record LsmOptions(Path directory, long memtableSize, int blockSize, int bloomBitsPerKey, FsyncPolicy fsync,
 		Duration fsyncInterval, int level0CompactionTrigger, long levelBaseSize, int levelSizeMultiplier,
 		long targetTableSize, int maxLevels, Duration tombstoneGracePeriod, int maxImmutableMemtables,
-		Duration maxStall) {
+		Duration maxStall, Compression compression) {
 
 	public LsmOptions {
 		Objects.requireNonNull(directory, "directory");
@@ -49,6 +53,7 @@ public record LsmOptions(Path directory, long memtableSize, int blockSize, int b
 		Objects.requireNonNull(fsyncInterval, "fsyncInterval");
 		Objects.requireNonNull(tombstoneGracePeriod, "tombstoneGracePeriod");
 		Objects.requireNonNull(maxStall, "maxStall");
+		Objects.requireNonNull(compression, "compression");
 		require(memtableSize >= 4096 && memtableSize <= (1L << 30), "memtableSize must be in [4 KiB, 1 GiB]");
 		require(blockSize >= 256 && blockSize <= (1 << 24), "blockSize must be in [256 B, 16 MiB]");
 		require(bloomBitsPerKey >= 1 && bloomBitsPerKey <= 64, "bloomBitsPerKey must be in [1, 64]");
@@ -66,7 +71,7 @@ public record LsmOptions(Path directory, long memtableSize, int blockSize, int b
 	/** The defaults on {@code directory}. */
 	public static LsmOptions defaults(Path directory) {
 		return new LsmOptions(directory, 64L << 20, 4096, 10, FsyncPolicy.INTERVAL, Duration.ofMillis(100), 4,
-				256L << 20, 10, 64L << 20, 7, Duration.ofDays(10), 2, Duration.ofSeconds(10));
+				256L << 20, 10, 64L << 20, 7, Duration.ofDays(10), 2, Duration.ofSeconds(10), Compression.NONE);
 	}
 
 	private static void require(boolean condition, String message) {
@@ -79,34 +84,34 @@ public record LsmOptions(Path directory, long memtableSize, int blockSize, int b
 		return new LsmOptions(this.directory, bytes, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall);
+				this.maxStall, this.compression);
 	}
 
 	public LsmOptions withBlockSize(int bytes) {
 		return new LsmOptions(this.directory, this.memtableSize, bytes, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall);
+				this.maxStall, this.compression);
 	}
 
 	public LsmOptions withBloomBitsPerKey(int bits) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, bits, this.fsync, this.fsyncInterval,
 				this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier, this.targetTableSize,
-				this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall);
+				this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall, this.compression);
 	}
 
 	public LsmOptions withFsync(FsyncPolicy policy) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, policy,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall);
+				this.maxStall, this.compression);
 	}
 
 	public LsmOptions withFsyncInterval(Duration interval) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				interval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall);
+				this.maxStall, this.compression);
 	}
 
 	/**
@@ -116,31 +121,42 @@ public record LsmOptions(Path directory, long memtableSize, int blockSize, int b
 	public LsmOptions withCompaction(int level0Trigger, long levelBase, int multiplier, long tableSize) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, level0Trigger, levelBase, multiplier, tableSize, this.maxLevels,
-				this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall);
+				this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall, this.compression);
 	}
 
 	public LsmOptions withMaxLevels(int levels) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
-				this.targetTableSize, levels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall);
+				this.targetTableSize, levels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall,
+				this.compression);
 	}
 
 	public LsmOptions withTombstoneGracePeriod(Duration grace) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
-				this.targetTableSize, this.maxLevels, grace, this.maxImmutableMemtables, this.maxStall);
+				this.targetTableSize, this.maxLevels, grace, this.maxImmutableMemtables, this.maxStall,
+				this.compression);
 	}
 
 	public LsmOptions withMaxImmutableMemtables(int count) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
-				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, count, this.maxStall);
+				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, count, this.maxStall,
+				this.compression);
 	}
 
 	public LsmOptions withMaxStall(Duration stall) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
-				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, stall);
+				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, stall,
+				this.compression);
+	}
+
+	public LsmOptions withCompression(Compression codec) {
+		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
+				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
+				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
+				this.maxStall, codec);
 	}
 
 	/** Target bytes of {@code level} (1-based; level 0 is bounded by table count). */

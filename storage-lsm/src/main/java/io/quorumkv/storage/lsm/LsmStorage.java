@@ -1,6 +1,7 @@
 package io.quorumkv.storage.lsm;
 
 import java.io.IOException;
+import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -48,7 +49,15 @@ public final class LsmStorage implements Storage {
 	 * @throws StorageException when the folder cannot be used or is open elsewhere
 	 */
 	public static LsmStorage open(LsmOptions options) {
-		return open(options, FileIo.real());
+		return open(options, Clock.systemUTC());
+	}
+
+	/**
+	 * Opens the store judging expiry and the tombstone grace by {@code clock} (tests give
+	 * a clock they move; a node gives its own).
+	 */
+	public static LsmStorage open(LsmOptions options, Clock clock) {
+		return open(options, FileIo.real(), clock);
 	}
 
 	/**
@@ -56,10 +65,15 @@ public final class LsmStorage implements Storage {
 	 * which put a fault-injecting file layer under the engine.
 	 */
 	static LsmStorage open(LsmOptions options, FileIo io) {
+		return open(options, io, Clock.systemUTC());
+	}
+
+	static LsmStorage open(LsmOptions options, FileIo io, Clock clock) {
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(io, "io");
+		Objects.requireNonNull(clock, "clock");
 		try {
-			return new LsmStorage(Recovery.open(options, io));
+			return new LsmStorage(Recovery.open(options, io, clock));
 		}
 		catch (IOException ex) {
 			throw new StorageException("could not open LSM storage in " + options.directory(), ex);

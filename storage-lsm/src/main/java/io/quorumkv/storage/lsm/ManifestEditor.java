@@ -37,7 +37,7 @@ final class ManifestEditor {
 				tables.add(new Manifest.TableRef(t.number(), level));
 			}
 		}
-		return new Manifest(this.engine.nextFileNumber.get(), minLiveWal, tables);
+		return new Manifest(this.engine.nextFileNumber.get(), minLiveWal, tables, this.engine.nowMicros());
 	}
 
 }

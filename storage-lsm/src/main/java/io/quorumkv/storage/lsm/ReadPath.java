@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
@@ -26,6 +27,11 @@ import reactor.core.publisher.Flux;
  * is older than a version already found (that table cannot win). It pins each table it
  * reads; a table released meanwhile by compaction means the state moved on, and the
  * lookup restarts on the new state.
+ *
+ * <p>
+ * Both answer the greatest version as seen at the engine's instant
+ * ({@link Entry#asSeenAt}): an expired value as the tombstone of its timestamp. The
+ * greatest version is picked first, then judged, as a compaction does.
  */
 final class ReadPath {
 
@@ -35,17 +41,28 @@ final class ReadPath {
 
 	private final Runnable checkOpen;
 
+	private final LongSupplier nowMicros;
+
 	/**
 	 * @param checkOpen throws once the engine is closed: a table that cannot be pinned
 	 * then will never be pinnable again, and a retry would spin
+	 * @param nowMicros the instant expiry is judged at
 	 */
-	ReadPath(AtomicReference<LsmState> state, EngineStats stats, Runnable checkOpen) {
+	ReadPath(AtomicReference<LsmState> state, EngineStats stats, Runnable checkOpen, LongSupplier nowMicros) {
 		this.state = state;
 		this.stats = stats;
 		this.checkOpen = checkOpen;
+		this.nowMicros = nowMicros;
 	}
 
+	/** The kept entry of {@code key} as seen now (an expired value as its tombstone). */
 	@Nullable Entry get(byte[] key) {
+		Entry kept = greatest(key);
+		return (kept != null) ? kept.asSeenAt(this.nowMicros.getAsLong()) : null;
+	}
+
+	/** The greatest version of {@code key} in memtables and tables. */
+	private @Nullable Entry greatest(byte[] key) {
 		while (true) {
 			LsmState s = this.state.get();
 			Entry best = null;
@@ -111,19 +128,26 @@ final class ReadPath {
 	/**
 	 * A lazy scan with backpressure (one entry decoded per request) over a pinned
 	 * snapshot: the tables it reads stay mapped until the scan completes, fails or is
-	 * cancelled.
+	 * cancelled. Expiry is judged at the instant the scan is subscribed.
 	 */
 	Flux<Entry> scan(byte[] from, byte @Nullable [] to) {
 		if (to != null && Keys.compare(from, to) >= 0) {
 			return Flux.empty();
 		}
+		return Flux.defer(() -> {
+			long now = this.nowMicros.getAsLong();
+			return scan(from, to, now);
+		});
+	}
+
+	private Flux<Entry> scan(byte[] from, byte @Nullable [] to, long now) {
 		return Flux.using(this::pin, (snapshot) -> Flux.generate(() -> snapshot.iterator(from, to), (it, sink) -> {
 			Entry e = it.current();
 			if (e == null || (to != null && Keys.compare(e.key(), to) >= 0)) {
 				sink.complete();
 			}
 			else {
-				sink.next(e);
+				sink.next(e.asSeenAt(now));
 				it.next();
 			}
 			return it;

@@ -8,6 +8,7 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -16,6 +17,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Expiry;
 import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.lsm.compaction.Levels;
 import io.quorumkv.storage.lsm.io.FileIo;
@@ -40,6 +42,10 @@ final class Recovery {
 	}
 
 	static LsmEngine open(LsmOptions options, FileIo io) throws IOException {
+		return open(options, io, Clock.systemUTC());
+	}
+
+	static LsmEngine open(LsmOptions options, FileIo io, Clock clock) throws IOException {
 		Path dir = options.directory();
 		Files.createDirectories(dir);
 		FileChannel lockChannel = FileChannel.open(dir.resolve(DataFiles.LOCK), StandardOpenOption.CREATE,
@@ -60,6 +66,8 @@ final class Recovery {
 			Manifest manifest = Manifest.read(io, dir);
 			long next = (manifest != null) ? manifest.nextFileNumber() : 1;
 			long minLiveWal = (manifest != null) ? manifest.minLiveWal() : 0;
+			long watermark = Math.max((manifest != null) ? manifest.expiryWatermark() : Long.MIN_VALUE,
+					Expiry.nowMicros(clock));
 			Levels levels = Levels.empty(options.maxLevels());
 			Set<Long> live = new HashSet<>();
 			for (Manifest.TableRef ref : (manifest != null) ? manifest.tables() : List.<Manifest.TableRef>of()) {
@@ -105,13 +113,13 @@ final class Recovery {
 					refs.add(new Manifest.TableRef(t.number(), level));
 				}
 			}
-			new Manifest(next, activeNumber, refs).write(io, dir);
+			new Manifest(next, activeNumber, refs, watermark).write(io, dir);
 			for (Path wal : wals.values()) {
 				io.deleteIfExists(wal);
 			}
 			io.syncDirectory(dir);
 			LsmState state = new LsmState(new MemTableSlot(new MemTable(), active), List.of(), levels);
-			LsmEngine engine = new LsmEngine(options, io, state, next, lockChannel, lock);
+			LsmEngine engine = new LsmEngine(options, io, clock, watermark, state, next, lockChannel, lock);
 			engine.background.scheduleCompaction();
 			engine.background.prepareSpareWal();
 			return engine;
@@ -127,7 +135,7 @@ final class Recovery {
 	private static SsTable writeTable(LsmOptions options, FileIo io, Path path, long number, MemTable memtable)
 			throws IOException {
 		try (SsTableBuilder builder = SsTableBuilder.create(io, path, number, options.blockSize(),
-				options.bloomBitsPerKey())) {
+				options.bloomBitsPerKey(), options.compression().codec())) {
 			for (Iterator<Entry> it = memtable.iterator(); it.hasNext();) {
 				builder.add(it.next());
 			}

@@ -10,7 +10,7 @@ class LsmStorageContractTest extends StorageContractTest {
 
 	@Override
 	protected Storage open(Path dir) {
-		return LsmStorage.open(LsmOptions.defaults(dir));
+		return LsmStorage.open(LsmOptions.defaults(dir), this.clock);
 	}
 
 }

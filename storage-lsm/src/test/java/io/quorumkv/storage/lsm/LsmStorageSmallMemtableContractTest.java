@@ -16,7 +16,7 @@ class LsmStorageSmallMemtableContractTest extends StorageContractTest {
 		return LsmStorage.open(LsmOptions.defaults(dir)
 			.withMemtableSize(64 << 10)
 			.withCompaction(4, 256 << 10, 10, 128 << 10)
-			.withFsync(FsyncPolicy.ALWAYS));
+			.withFsync(FsyncPolicy.ALWAYS), this.clock);
 	}
 
 }

@@ -13,14 +13,16 @@ import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.iterator.ConcatIterator;
 import io.quorumkv.storage.lsm.iterator.EntryIterator;
 import io.quorumkv.storage.lsm.iterator.MergingIterator;
+import io.quorumkv.storage.lsm.sstable.BlockCodec;
 import io.quorumkv.storage.lsm.sstable.SsTable;
 import io.quorumkv.storage.lsm.sstable.SsTableBuilder;
 
 /**
  * Runs one {@link CompactionTask}: merges its tables keeping the greatest version of each
- * key (shadowed versions are dropped), purges tombstones that are older than the grace
- * period and cannot shadow anything outside the compaction, and writes the result as
- * tables of about the target size.
+ * key (shadowed versions are dropped), turns an expired value into the tombstone of its
+ * timestamp ({@link Entry#asSeenAt}), purges tombstones (expired values included) that
+ * are older than the grace period and cannot shadow anything outside the compaction, and
+ * writes the result as tables of about the target size.
  */
 public final class Compactor {
 
@@ -32,18 +34,22 @@ public final class Compactor {
 
 	private final int bloomBitsPerKey;
 
+	private final BlockCodec codec;
+
 	private final long targetTableSize;
 
 	private final LongFunction<Path> tablePath;
 
 	/**
+	 * @param codec how the outputs' data blocks are compressed
 	 * @param tablePath the path of a new table file from a fresh file number
 	 */
-	public Compactor(FileIo io, int blockSize, int bloomBitsPerKey, long targetTableSize,
+	public Compactor(FileIo io, int blockSize, int bloomBitsPerKey, BlockCodec codec, long targetTableSize,
 			LongFunction<Path> tablePath) {
 		this.io = io;
 		this.blockSize = blockSize;
 		this.bloomBitsPerKey = bloomBitsPerKey;
+		this.codec = codec;
 		this.targetTableSize = targetTableSize;
 		this.tablePath = tablePath;
 	}
@@ -60,11 +66,13 @@ public final class Compactor {
 	}
 
 	/**
-	 * The new tables (each with one reference, owned by the caller), the I/O done, and
-	 * the tombstones purged (for the caller's re-check before it publishes), and the
-	 * number of entries dropped by a key filter.
+	 * The new tables (each with one reference, owned by the caller), the I/O done, the
+	 * tombstones purged (for the caller's re-check before it publishes), the expired
+	 * values turned into tombstones (purged or not) and the number of entries dropped by
+	 * a key filter.
 	 */
-	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, List<Entry> purged, long dropped) {
+	public record Result(List<SsTable> outputs, long bytesRead, long bytesWritten, List<Entry> purged, long expired,
+			long dropped) {
 
 		public long tombstonesPurged() {
 			return this.purged.size();
@@ -74,23 +82,24 @@ public final class Compactor {
 
 	/**
 	 * @param numbers fresh file numbers
+	 * @param nowMicros the instant expiry is judged at
 	 * @param purgeBefore tombstones with a timestamp below this may be purged
 	 * @param cancelled checked per entry; a cancelled run throws
 	 * {@link CancellationException} and leaves no file behind
 	 */
-	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long purgeBefore,
+	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long nowMicros, long purgeBefore,
 			OlderVersionProbe probe, BooleanSupplier cancelled) throws IOException {
-		return run(task, numbers, purgeBefore, probe, cancelled, null);
+		return run(task, numbers, nowMicros, purgeBefore, probe, cancelled, null);
 	}
 
 	/**
 	 * As
-	 * {@link #run(CompactionTask, java.util.function.LongSupplier, long, OlderVersionProbe, BooleanSupplier)},
+	 * {@link #run(CompactionTask, java.util.function.LongSupplier, long, long, OlderVersionProbe, BooleanSupplier)},
 	 * and drops every entry whose key {@code drop} accepts (a full compaction that
 	 * removes keys: nothing of them is written).
 	 * @param drop keys to leave out, or null
 	 */
-	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long purgeBefore,
+	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long nowMicros, long purgeBefore,
 			OlderVersionProbe probe, BooleanSupplier cancelled,
 			java.util.function.@org.jspecify.annotations.Nullable Predicate<byte[]> drop) throws IOException {
 		List<EntryIterator> sources = new ArrayList<>();
@@ -104,15 +113,20 @@ public final class Compactor {
 		SsTableBuilder builder = null;
 		long written = 0;
 		List<Entry> purged = new ArrayList<>();
+		long expired = 0;
 		long dropped = 0;
 		try (MergingIterator merged = new MergingIterator(sources)) {
-			for (Entry e = merged.current(); e != null; merged.next(), e = merged.current()) {
+			for (Entry kept = merged.current(); kept != null; merged.next(), kept = merged.current()) {
 				if (cancelled.getAsBoolean()) {
 					throw new CancellationException("compaction cancelled");
 				}
-				if (drop != null && drop.test(e.key())) {
+				if (drop != null && drop.test(kept.key())) {
 					dropped++;
 					continue;
+				}
+				Entry e = kept.asSeenAt(nowMicros);
+				if (e != kept) {
+					expired++;
 				}
 				if (e.isTombstone() && e.timestamp() < purgeBefore && !probe.mayHoldOlder(e.key(), e.timestamp())) {
 					purged.add(e);
@@ -121,7 +135,7 @@ public final class Compactor {
 				if (builder == null) {
 					long number = numbers.getAsLong();
 					builder = SsTableBuilder.create(this.io, this.tablePath.apply(number), number, this.blockSize,
-							this.bloomBitsPerKey);
+							this.bloomBitsPerKey, this.codec);
 				}
 				builder.add(e);
 				if (builder.estimatedSize() >= this.targetTableSize) {
@@ -133,7 +147,7 @@ public final class Compactor {
 				written += finish(builder, outputs);
 				builder = null;
 			}
-			return new Result(outputs, task.inputBytes(), written, purged, dropped);
+			return new Result(outputs, task.inputBytes(), written, purged, expired, dropped);
 		}
 		catch (IOException | RuntimeException ex) {
 			if (builder != null) {

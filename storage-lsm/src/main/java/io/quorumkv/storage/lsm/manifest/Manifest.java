@@ -18,6 +18,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>
  * manifest = u32 magic "QKVM" | u32 version | u64 nextFileNumber | u64 minLiveWal
+ *            | (version 2) i64 expiryWatermark
  *            | u32 tableCount | (u64 fileNumber | u32 level) * tableCount | u32 crc32c
  * </pre>
  *
@@ -26,20 +27,27 @@ import org.jspecify.annotations.Nullable;
  * Invariants: every listed table file exists (tables are published before the manifest
  * names them, and deleted only after a manifest stopped naming them); every WAL segment
  * numbered {@code >= minLiveWal} holds writes not yet in a listed table; file numbers
- * below {@code nextFileNumber} are never reused.
+ * below {@code nextFileNumber} are never reused; the engine never judges expiry by an
+ * instant before {@code expiryWatermark}. Version 1 (no watermark) is read as a watermark
+ * of {@link Long#MIN_VALUE}; version 2 is written.
  *
  * @param nextFileNumber the next unused file number (tables and WAL segments share the
  * sequence)
  * @param minLiveWal WAL segments numbered below this are flushed and may be deleted
  * @param tables the live tables
+ * @param expiryWatermark the latest instant (microseconds) the engine had judged expiry
+ * by when it wrote this manifest: after a restart it judges by no earlier one, so that a
+ * wall clock set back does not bring expired entries back
  */
-public record Manifest(long nextFileNumber, long minLiveWal, List<TableRef> tables) {
+public record Manifest(long nextFileNumber, long minLiveWal, List<TableRef> tables, long expiryWatermark) {
 
 	public static final String FILE_NAME = "MANIFEST";
 
 	static final int MAGIC = 0x514b564d;
 
-	static final int VERSION = 1;
+	static final int VERSION_1 = 1;
+
+	static final int VERSION = 2;
 
 	public Manifest {
 		tables = List.copyOf(tables);
@@ -65,26 +73,34 @@ public record Manifest(long nextFileNumber, long minLiveWal, List<TableRef> tabl
 		if ((int) crc.getValue() != in.getInt(bytes.length - 4)) {
 			throw new CorruptedStorageException(file, bytes.length - 4, "manifest", "checksum mismatch");
 		}
-		if (in.getInt() != MAGIC || in.getInt() != VERSION) {
+		int magic = in.getInt();
+		int version = in.getInt();
+		if (magic != MAGIC || (version != VERSION && version != VERSION_1)) {
 			throw new CorruptedStorageException(file, 0, "manifest", "bad magic or unsupported version");
+		}
+		int fixed = (version == VERSION_1) ? 32 : 40;
+		if (bytes.length < fixed) {
+			throw new CorruptedStorageException(file, 0, "manifest", "too short: " + bytes.length + " bytes");
 		}
 		long next = in.getLong();
 		long minLiveWal = in.getLong();
+		long watermark = (version == VERSION_1) ? Long.MIN_VALUE : in.getLong();
 		int count = in.getInt();
-		if (count < 0 || (long) count * 12 != bytes.length - 32) {
-			throw new CorruptedStorageException(file, 24, "manifest", "bad table count " + count);
+		if (count < 0 || (long) count * 12 != bytes.length - fixed) {
+			throw new CorruptedStorageException(file, fixed - 8, "manifest", "bad table count " + count);
 		}
 		List<TableRef> tables = new ArrayList<>(count);
 		for (int i = 0; i < count; i++) {
 			tables.add(new TableRef(in.getLong(), in.getInt()));
 		}
-		return new Manifest(next, minLiveWal, tables);
+		return new Manifest(next, minLiveWal, tables, watermark);
 	}
 
 	/** Replaces the manifest of {@code dir} atomically and durably. */
 	public void write(FileIo io, Path dir) throws IOException {
-		ByteBuffer out = ByteBuffer.allocate(32 + 12 * this.tables.size());
+		ByteBuffer out = ByteBuffer.allocate(40 + 12 * this.tables.size());
 		out.putInt(MAGIC).putInt(VERSION).putLong(this.nextFileNumber).putLong(this.minLiveWal);
+		out.putLong(this.expiryWatermark);
 		out.putInt(this.tables.size());
 		for (TableRef table : this.tables) {
 			out.putLong(table.number()).putInt(table.level());

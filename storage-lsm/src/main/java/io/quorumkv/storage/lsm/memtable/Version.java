@@ -10,17 +10,20 @@ import io.quorumkv.storage.EntryOrder;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A memtable's version of a key in one byte array: {@code timestamp} (8 bytes,
- * big-endian), a flag byte ({@code 1} for a tombstone, {@code 0} for a value), then the
- * value's bytes (none for a tombstone). The key is not in it: the memtable's index holds
- * it once per key. A newer version of the same value length may be written over an array
- * ({@link #overwrite}); {@link Slots} guards that with its sequence locks.
+ * A memtable's version of a key in one byte array: {@code timestamp} and
+ * {@code expiresAt} (8 bytes each, big-endian; {@link Entry#NO_EXPIRY} when the version
+ * does not expire), a flag byte ({@code 1} for a tombstone, {@code 0} for a value), then
+ * the value's bytes (none for a tombstone). The key is not in it: the memtable's index
+ * holds it once per key. A newer version of the same value length may be written over an
+ * array ({@link #overwrite}); {@link Slots} guards that with its sequence locks.
  */
 final class Version {
 
 	private static final int TIMESTAMP = 0;
 
-	private static final int FLAG = TIMESTAMP + Long.BYTES;
+	private static final int EXPIRES_AT = TIMESTAMP + Long.BYTES;
+
+	private static final int FLAG = EXPIRES_AT + Long.BYTES;
 
 	static final int HEADER = FLAG + 1;
 
@@ -57,6 +60,7 @@ final class Version {
 	static void overwrite(byte[] version, Entry entry) {
 		byte[] value = entry.value();
 		LONGS.set(version, TIMESTAMP, entry.timestamp());
+		LONGS.set(version, EXPIRES_AT, entry.expiresAt());
 		version[FLAG] = (value != null) ? VALUE : TOMBSTONE;
 		if (value != null) {
 			System.arraycopy(value, 0, version, HEADER, value.length);
@@ -72,7 +76,8 @@ final class Version {
 		if (isTombstone(version)) {
 			return Entry.tombstone(key, timestamp);
 		}
-		return Entry.value(key, Arrays.copyOfRange(version, HEADER, version.length), timestamp);
+		return Entry.expiring(key, Arrays.copyOfRange(version, HEADER, version.length), timestamp,
+				(long) LONGS.get(version, EXPIRES_AT));
 	}
 
 	static long timestamp(byte[] version) {
@@ -102,7 +107,9 @@ final class Version {
 		if (value == null || tombstone) {
 			return Boolean.compare(value == null, tombstone);
 		}
-		return Arrays.compareUnsigned(value, 0, value.length, version, HEADER, version.length);
+		int byValue = Arrays.compareUnsigned(value, 0, value.length, version, HEADER, version.length);
+		// Equal values: the earlier expiry wins (EntryOrder).
+		return (byValue != 0) ? byValue : Long.compare((long) LONGS.get(version, EXPIRES_AT), entry.expiresAt());
 	}
 
 }

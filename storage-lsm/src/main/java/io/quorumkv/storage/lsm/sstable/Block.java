@@ -12,10 +12,13 @@ import org.jspecify.annotations.Nullable;
  * A decoded data block (see {@code docs/formats/sstable.md}).
  *
  * <pre>
- * block   = entry* | u32 restartOffset * n | u32 n     (then, in the file, u32 crc32c)
- * entry   = varint shared | varint unshared | varint valueTag | i64 timestamp
- *           | unshared key bytes | value bytes
- * valueTag = 0 for a tombstone, valueLength + 1 for a value
+ * block    = entry* | u32 restartOffset * n | u32 n     (then, in the file, the trailer)
+ * entry    = varint shared | varint unshared | varint valueTag | i64 timestamp
+ *            | (version 2, valueTag = 1) i64 expiresAt | varint valueLength
+ *            | unshared key bytes | value bytes
+ * valueTag = version 1: 0 for a tombstone, valueLength + 1 for a value
+ *            version 2: 0 for a tombstone, 1 for an expiring value (its expiry and
+ *            length follow the timestamp), valueLength + 2 for a value that does not expire
  * </pre>
  *
  * Invariants: keys strictly ascending; an entry at a restart offset has {@code shared ==
@@ -31,13 +34,22 @@ final class Block {
 
 	private final int entriesEnd;
 
-	private Block(byte[] data, int[] restarts, int entriesEnd) {
+	private final int version;
+
+	private Block(byte[] data, int[] restarts, int entriesEnd, int version) {
 		this.data = data;
 		this.restarts = restarts;
 		this.entriesEnd = entriesEnd;
+		this.version = version;
 	}
 
+	/** A block of a table in the {@link TableFormat#CURRENT current} format. */
 	static Block decode(byte[] data) {
+		return decode(data, TableFormat.CURRENT);
+	}
+
+	/** A block of a table of format {@code version}. */
+	static Block decode(byte[] data, int version) {
 		if (data.length < 4) {
 			throw new BlockFormatException("block shorter than its trailer");
 		}
@@ -57,7 +69,7 @@ final class Block {
 		if (restarts[0] != 0) {
 			throw new BlockFormatException("first restart is not at offset 0");
 		}
-		return new Block(data, restarts, entriesEnd);
+		return new Block(data, restarts, entriesEnd, version);
 	}
 
 	/** The entry of {@code key} in this block, or {@code null}. */
@@ -108,14 +120,59 @@ final class Block {
 
 	private byte[] restartKey(int index) {
 		int[] pos = { this.restarts[index] };
-		int shared = Varints.read(this.data, pos, this.entriesEnd);
-		int unshared = Varints.read(this.data, pos, this.entriesEnd);
-		Varints.read(this.data, pos, this.entriesEnd);
-		int keyStart = pos[0] + 8;
-		if (shared != 0 || unshared <= 0 || keyStart + (long) unshared > this.entriesEnd) {
+		Header header = header(pos, this.entriesEnd, 0);
+		if (header.shared() != 0) {
 			throw new BlockFormatException("bad restart entry at " + this.restarts[index]);
 		}
-		return java.util.Arrays.copyOfRange(this.data, keyStart, keyStart + unshared);
+		return java.util.Arrays.copyOfRange(this.data, pos[0], pos[0] + header.unshared());
+	}
+
+	/**
+	 * The parts of an entry before its key bytes.
+	 *
+	 * @param valueLength -1 for a tombstone
+	 */
+	private record Header(int shared, int unshared, int valueLength, long timestamp, long expiresAt) {
+	}
+
+	/**
+	 * Decodes the entry header at {@code pos[0]}, leaving {@code pos[0]} at its key
+	 * bytes, and checks that its key and value end within {@code end}.
+	 */
+	private Header header(int[] pos, int end, int previousKeyLength) {
+		int entryStart = pos[0];
+		int shared = Varints.read(this.data, pos, end);
+		int unshared = Varints.read(this.data, pos, end);
+		int valueTag = Varints.read(this.data, pos, end);
+		if (shared < 0 || unshared < 0 || valueTag < 0 || shared > previousKeyLength || shared + unshared == 0
+				|| (long) pos[0] + 8 > end) {
+			throw new BlockFormatException("bad entry at " + entryStart);
+		}
+		long timestamp = ByteBuffer.wrap(this.data, pos[0], 8).getLong();
+		pos[0] += 8;
+		long expiresAt = Entry.NO_EXPIRY;
+		int valueLength;
+		if (this.version == TableFormat.VERSION_1) {
+			valueLength = valueTag - 1;
+		}
+		else if (valueTag == 1) {
+			if ((long) pos[0] + 8 > end) {
+				throw new BlockFormatException("bad entry at " + entryStart);
+			}
+			expiresAt = ByteBuffer.wrap(this.data, pos[0], 8).getLong();
+			pos[0] += 8;
+			valueLength = Varints.read(this.data, pos, end);
+			if (valueLength < 0 || expiresAt == Entry.NO_EXPIRY) {
+				throw new BlockFormatException("bad expiring entry at " + entryStart);
+			}
+		}
+		else {
+			valueLength = (valueTag == 0) ? -1 : valueTag - 2;
+		}
+		if ((long) pos[0] + unshared + Math.max(0, valueLength) > end) {
+			throw new BlockFormatException("bad entry at " + entryStart);
+		}
+		return new Header(shared, unshared, valueLength, timestamp, expiresAt);
 	}
 
 	/** All entries, in order. */
@@ -128,26 +185,17 @@ final class Block {
 		byte[] previous = new byte[0];
 		int[] pos = { start };
 		while (pos[0] < end) {
-			int entryStart = pos[0];
-			int shared = Varints.read(this.data, pos, end);
-			int unshared = Varints.read(this.data, pos, end);
-			int valueTag = Varints.read(this.data, pos, end);
-			if (shared < 0 || unshared < 0 || valueTag < 0 || shared > previous.length || shared + unshared == 0
-					|| (long) pos[0] + 8 + unshared + Math.max(0, valueTag - 1) > end) {
-				throw new BlockFormatException("bad entry at " + entryStart);
-			}
-			long timestamp = ByteBuffer.wrap(this.data, pos[0], 8).getLong();
-			pos[0] += 8;
-			byte[] key = new byte[shared + unshared];
-			System.arraycopy(previous, 0, key, 0, shared);
-			System.arraycopy(this.data, pos[0], key, shared, unshared);
-			pos[0] += unshared;
+			Header header = header(pos, end, previous.length);
+			byte[] key = new byte[header.shared() + header.unshared()];
+			System.arraycopy(previous, 0, key, 0, header.shared());
+			System.arraycopy(this.data, pos[0], key, header.shared(), header.unshared());
+			pos[0] += header.unshared();
 			byte[] value = null;
-			if (valueTag > 0) {
-				value = java.util.Arrays.copyOfRange(this.data, pos[0], pos[0] + valueTag - 1);
-				pos[0] += valueTag - 1;
+			if (header.valueLength() >= 0) {
+				value = java.util.Arrays.copyOfRange(this.data, pos[0], pos[0] + header.valueLength());
+				pos[0] += header.valueLength();
 			}
-			out.add(new Entry(key, value, timestamp));
+			out.add(new Entry(key, value, header.timestamp(), header.expiresAt()));
 			previous = key;
 		}
 		return out;

@@ -9,9 +9,10 @@ import java.util.List;
 import io.quorumkv.storage.Entry;
 
 /**
- * Builds one data block (layout in {@link Block}): entries in strictly ascending key
- * order, each key prefix-compressed against the previous one, with a full key (a restart
- * point) every {@link #RESTART_INTERVAL} entries so that a reader can binary-search.
+ * Builds one data block in the {@link TableFormat#CURRENT current} format (layout in
+ * {@link Block}): entries in strictly ascending key order, each key prefix-compressed
+ * against the previous one, with a full key (a restart point) every
+ * {@link #RESTART_INTERVAL} entries so that a reader can binary-search.
  */
 final class BlockBuilder {
 
@@ -38,10 +39,11 @@ final class BlockBuilder {
 		byte[] value = entry.value();
 		Varints.write(this.out, shared);
 		Varints.write(this.out, key.length - shared);
-		Varints.write(this.out, (value != null) ? value.length + 1 : 0);
-		long ts = entry.timestamp();
-		for (int i = 56; i >= 0; i -= 8) {
-			this.out.write((int) (ts >>> i));
+		Varints.write(this.out, (value == null) ? 0 : entry.expires() ? 1 : value.length + 2);
+		writeLong(entry.timestamp());
+		if (entry.expires()) {
+			writeLong(entry.expiresAt());
+			Varints.write(this.out, value.length);
 		}
 		this.out.write(key, shared, key.length - shared);
 		if (value != null) {
@@ -49,6 +51,12 @@ final class BlockBuilder {
 		}
 		this.lastKey = key;
 		this.count++;
+	}
+
+	private void writeLong(long v) {
+		for (int i = 56; i >= 0; i -= 8) {
+			this.out.write((int) (v >>> i));
+		}
 	}
 
 	boolean isEmpty() {

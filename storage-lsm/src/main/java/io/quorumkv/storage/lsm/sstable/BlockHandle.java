@@ -4,8 +4,9 @@ import java.nio.ByteBuffer;
 
 /**
  * Where a block lives in a table file: {@code u64 offset | u32 size} (big-endian), the
- * size excluding the block's 4-byte CRC32C trailer. Offsets are longs: tables may exceed
- * 2 GiB.
+ * size of the block as stored, excluding its trailer (the CRC32C, and in format version 2
+ * the codec byte before it: {@link TableFormat#trailerSize}). Offsets are longs: tables
+ * may exceed 2 GiB.
  */
 public record BlockHandle(long offset, int size) {
 
@@ -28,9 +29,9 @@ public record BlockHandle(long offset, int size) {
 		return new long[] { in.getLong(), in.getInt() };
 	}
 
-	/** The first byte after the block and its checksum. */
-	long end() {
-		return this.offset + this.size + 4;
+	/** The first byte after the block and its trailer in a table of {@code version}. */
+	long end(int version) {
+		return this.offset + this.size + TableFormat.trailerSize(version);
 	}
 
 }

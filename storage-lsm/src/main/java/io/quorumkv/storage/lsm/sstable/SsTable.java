@@ -19,8 +19,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * An open, immutable table file (layout in {@code docs/formats/sstable.md}),
  * memory-mapped through one shared {@link Arena}; offsets are longs, so files over 2 GiB
- * work. The index, bloom filter and properties are decoded once on open; data blocks are
- * copied out of the mapping and their CRC32C verified on every read.
+ * work. Reads tables of every {@link TableFormat} version. The index, bloom filter and
+ * properties are decoded once on open; data blocks are copied out of the mapping, their
+ * CRC32C verified on every read (over the stored bytes: before a compressed block is
+ * decompressed), then decompressed ({@link BlockCodec}).
  *
  * <p>
  * Reference counted: the engine's state holds one reference, every reader pins the table
@@ -51,13 +53,16 @@ public final class SsTable {
 
 	private final BlockHandle[] blocks;
 
+	private final int version;
+
 	private final AtomicInteger refs = new AtomicInteger(1);
 
 	private volatile boolean obsolete;
 
 	private SsTable(FileIo io, Path path, long number, long fileSize, Arena arena, MemorySegment segment,
-			TableProperties properties, BloomFilter bloom, byte[][] lastKeys, BlockHandle[] blocks) {
+			TableProperties properties, BloomFilter bloom, byte[][] lastKeys, BlockHandle[] blocks, int version) {
 		this.io = io;
+		this.version = version;
 		this.path = path;
 		this.number = number;
 		this.fileSize = fileSize;
@@ -86,15 +91,18 @@ public final class SsTable {
 				throw new CorruptedStorageException(path, size - Footer.ENCODED_SIZE, "SSTable footer",
 						ex.getMessage());
 			}
-			TableProperties properties = TableProperties
-				.decode(readChecked(path, segment, footer.properties(), "SSTable properties"));
-			BloomFilter bloom = BloomFilter.decode(readChecked(path, segment, footer.bloom(), "SSTable bloom filter"));
+			int version = footer.version();
+			TableProperties properties = TableProperties.decode(
+					readMeta(path, segment, footer.properties(), "SSTable properties", version), version,
+					footer.bloom().offset());
+			BloomFilter bloom = BloomFilter
+				.decode(readMeta(path, segment, footer.bloom(), "SSTable bloom filter", version));
 			if (properties == null || bloom == null || properties.entryCount() != footer.entryCount()
 					|| properties.maxTimestamp() != footer.maxTimestamp()) {
 				throw new CorruptedStorageException(path, footer.properties().offset(), "SSTable meta blocks",
 						"inconsistent properties or bloom filter");
 			}
-			ByteBuffer index = ByteBuffer.wrap(readChecked(path, segment, footer.index(), "SSTable index"));
+			ByteBuffer index = ByteBuffer.wrap(readMeta(path, segment, footer.index(), "SSTable index", version));
 			int count = index.getInt();
 			if (count < 1 || count > index.remaining() / (4 + BlockHandle.ENCODED_SIZE)) {
 				throw new CorruptedStorageException(path, footer.index().offset(), "SSTable index",
@@ -111,14 +119,15 @@ public final class SsTable {
 				lastKeys[i] = new byte[keyLength];
 				index.get(lastKeys[i]);
 				long[] raw = BlockHandle.read(index);
-				if (raw[0] < 0 || raw[1] < 0 || raw[0] + raw[1] + 4 > footer.bloom().offset()
+				if (raw[0] < 0 || raw[1] < 0
+						|| raw[0] + raw[1] + TableFormat.trailerSize(version) > footer.bloom().offset()
 						|| (i > 0 && Keys.compare(lastKeys[i - 1], lastKeys[i]) >= 0)) {
 					throw new CorruptedStorageException(path, footer.index().offset(), "SSTable index",
 							"entry " + i + " out of bounds or out of order");
 				}
 				blocks[i] = new BlockHandle(raw[0], (int) raw[1]);
 			}
-			return new SsTable(io, path, number, size, arena, segment, properties, bloom, lastKeys, blocks);
+			return new SsTable(io, path, number, size, arena, segment, properties, bloom, lastKeys, blocks, version);
 		}
 		catch (IOException | RuntimeException ex) {
 			arena.close();
@@ -132,19 +141,45 @@ public final class SsTable {
 		return out;
 	}
 
-	private static byte[] readChecked(Path path, MemorySegment segment, BlockHandle handle, String structure) {
-		if (handle.end() > segment.byteSize()) {
+	/** A meta block (never compressed), checksum verified. */
+	private static byte[] readMeta(Path path, MemorySegment segment, BlockHandle handle, String structure,
+			int version) {
+		Stored stored = readChecked(path, segment, handle, structure, version);
+		if (stored.codec() != BlockCodec.NONE.id()) {
+			throw new CorruptedStorageException(path, handle.offset(), structure,
+					"meta block stored with codec " + stored.codec());
+		}
+		return stored.bytes();
+	}
+
+	/** A block as stored and the id of its codec (always none in version 1). */
+	private record Stored(byte[] bytes, int codec) {
+	}
+
+	/**
+	 * The stored bytes of a block, after checking its bounds and its checksum: in version
+	 * 1 over the bytes, in version 2 over the bytes and the codec byte after them.
+	 */
+	private static Stored readChecked(Path path, MemorySegment segment, BlockHandle handle, String structure,
+			int version) {
+		if (handle.end(version) > segment.byteSize()) {
 			throw new CorruptedStorageException(path, handle.offset(), structure, "block out of bounds");
 		}
 		byte[] contents = copy(segment, handle.offset(), handle.size());
-		int stored = segment.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN),
-				handle.offset() + handle.size());
+		long trailer = handle.offset() + handle.size();
 		CRC32C crc = new CRC32C();
 		crc.update(contents);
+		int codec = BlockCodec.NONE.id();
+		if (version != TableFormat.VERSION_1) {
+			codec = Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, trailer));
+			crc.update(codec);
+			trailer++;
+		}
+		int stored = segment.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), trailer);
 		if ((int) crc.getValue() != stored) {
 			throw new CorruptedStorageException(path, handle.offset(), structure, "checksum mismatch");
 		}
-		return contents;
+		return new Stored(contents, codec);
 	}
 
 	public Path path() {
@@ -169,6 +204,11 @@ public final class SsTable {
 
 	public byte[] maxKey() {
 		return this.properties.maxKey();
+	}
+
+	/** The table's {@link TableFormat} version. */
+	public int formatVersion() {
+		return this.version;
 	}
 
 	public long maxTimestamp() {
@@ -205,11 +245,21 @@ public final class SsTable {
 		return this.blocks.length;
 	}
 
+	/** Where data block {@code i} is stored; for tests that damage it. */
+	BlockHandle blockHandle(int i) {
+		return this.blocks[i];
+	}
+
 	Block readBlock(int i) {
 		BlockHandle handle = this.blocks[i];
-		byte[] contents = readChecked(this.path, this.segment, handle, "SSTable data block");
+		Stored stored = readChecked(this.path, this.segment, handle, "SSTable data block", this.version);
+		BlockCodec codec = BlockCodec.byId(stored.codec());
+		if (codec == null) {
+			throw new CorruptedStorageException(this.path, handle.offset(), "SSTable data block",
+					"unknown codec " + stored.codec());
+		}
 		try {
-			return Block.decode(contents);
+			return Block.decode(codec.decompress(stored.bytes()), this.version);
 		}
 		catch (Block.BlockFormatException ex) {
 			throw new CorruptedStorageException(this.path, handle.offset(), "SSTable data block", ex.getMessage());

@@ -13,10 +13,12 @@ import io.quorumkv.storage.lsm.io.AppendFile;
 import io.quorumkv.storage.lsm.io.FileIo;
 
 /**
- * Writes one table file: data blocks, then the bloom filter, the index and the properties
- * blocks (each followed by its CRC32C), then the {@link Footer}. It writes to
- * {@code <name>.tmp}, forces it, renames it atomically to its final name and forces the
- * folder, so a table file either exists complete and durable or not at all.
+ * Writes one table file in the {@link TableFormat#CURRENT current} format: data blocks
+ * (compressed by the table's {@link BlockCodec} where that saves an eighth or more), then
+ * the bloom filter, the index and the properties blocks (each followed by its trailer:
+ * codec byte and CRC32C), then the {@link Footer}. It writes to {@code <name>.tmp},
+ * forces it, renames it atomically to its final name and forces the folder, so a table
+ * file either exists complete and durable or not at all.
  */
 public final class SsTableBuilder implements AutoCloseable {
 
@@ -33,6 +35,12 @@ public final class SsTableBuilder implements AutoCloseable {
 	private final int blockSize;
 
 	private final int bloomBitsPerKey;
+
+	private final BlockCodec codec;
+
+	private long rawDataBytes;
+
+	private long storedDataBytes;
 
 	private final BlockBuilder block = new BlockBuilder();
 
@@ -60,7 +68,9 @@ public final class SsTableBuilder implements AutoCloseable {
 
 	private final long number;
 
-	private SsTableBuilder(FileIo io, Path target, long number, int blockSize, int bloomBitsPerKey) throws IOException {
+	private SsTableBuilder(FileIo io, Path target, long number, int blockSize, int bloomBitsPerKey, BlockCodec codec)
+			throws IOException {
+		this.codec = codec;
 		this.io = io;
 		this.target = target;
 		this.number = number;
@@ -71,9 +81,16 @@ public final class SsTableBuilder implements AutoCloseable {
 		this.bloomBitsPerKey = bloomBitsPerKey;
 	}
 
+	/** A builder of an uncompressed table. */
 	public static SsTableBuilder create(FileIo io, Path target, long number, int blockSize, int bloomBitsPerKey)
 			throws IOException {
-		return new SsTableBuilder(io, target, number, blockSize, bloomBitsPerKey);
+		return create(io, target, number, blockSize, bloomBitsPerKey, BlockCodec.NONE);
+	}
+
+	/** A builder whose data blocks are compressed with {@code codec}. */
+	public static SsTableBuilder create(FileIo io, Path target, long number, int blockSize, int bloomBitsPerKey,
+			BlockCodec codec) throws IOException {
+		return new SsTableBuilder(io, target, number, blockSize, bloomBitsPerKey, codec);
 	}
 
 	/** Finishes the file and opens it (the caller owns the table's one reference). */
@@ -120,7 +137,12 @@ public final class SsTableBuilder implements AutoCloseable {
 
 	private void flushBlock() throws IOException {
 		byte[] last = this.block.lastKey();
-		BlockHandle handle = writeBlock(this.block.finish());
+		byte[] raw = this.block.finish();
+		byte[] compressed = this.codec.compress(raw);
+		BlockHandle handle = (compressed != null) ? writeBlock(compressed, this.codec)
+				: writeBlock(raw, BlockCodec.NONE);
+		this.rawDataBytes += raw.length;
+		this.storedDataBytes += handle.size();
 		java.nio.ByteBuffer entry = java.nio.ByteBuffer.allocate(4 + last.length + BlockHandle.ENCODED_SIZE);
 		entry.putInt(last.length).put(last);
 		handle.write(entry);
@@ -128,14 +150,17 @@ public final class SsTableBuilder implements AutoCloseable {
 		this.blocks++;
 	}
 
-	private BlockHandle writeBlock(byte[] contents) throws IOException {
+	/** Writes a block and its trailer: the codec's id, then the CRC32C of both. */
+	private BlockHandle writeBlock(byte[] contents, BlockCodec storedWith) throws IOException {
 		CRC32C crc = new CRC32C();
 		crc.update(contents);
+		crc.update(storedWith.id());
 		BlockHandle handle = new BlockHandle(this.position, contents.length);
 		this.out.write(contents);
 		int c = (int) crc.getValue();
-		this.out.write(new byte[] { (byte) (c >>> 24), (byte) (c >>> 16), (byte) (c >>> 8), (byte) c });
-		this.position += contents.length + 4;
+		this.out.write(new byte[] { (byte) storedWith.id(), (byte) (c >>> 24), (byte) (c >>> 16), (byte) (c >>> 8),
+				(byte) c });
+		this.position += contents.length + TableFormat.trailerSize(TableFormat.CURRENT);
 		return handle;
 	}
 
@@ -154,16 +179,16 @@ public final class SsTableBuilder implements AutoCloseable {
 		for (int i = 0; i < this.count; i++) {
 			bloom.addHash(this.hashes[i]);
 		}
-		BlockHandle bloomHandle = writeBlock(bloom.encode());
+		BlockHandle bloomHandle = writeBlock(bloom.encode(), BlockCodec.NONE);
 		byte[] indexBytes = this.index.toByteArray();
 		byte[] indexBlock = java.nio.ByteBuffer.allocate(4 + indexBytes.length)
 			.putInt(this.blocks)
 			.put(indexBytes)
 			.array();
-		BlockHandle indexHandle = writeBlock(indexBlock);
+		BlockHandle indexHandle = writeBlock(indexBlock, BlockCodec.NONE);
 		TableProperties properties = new TableProperties(this.minKey, this.lastKey, this.count, this.tombstones,
-				this.minTimestamp, this.maxTimestamp);
-		BlockHandle propertiesHandle = writeBlock(properties.encode());
+				this.minTimestamp, this.maxTimestamp, this.codec.id(), this.rawDataBytes, this.storedDataBytes);
+		BlockHandle propertiesHandle = writeBlock(properties.encode(), BlockCodec.NONE);
 		this.out.write(new Footer(indexHandle, bloomHandle, propertiesHandle, this.count, this.maxTimestamp).encode());
 		this.position += Footer.ENCODED_SIZE;
 		this.out.flush();

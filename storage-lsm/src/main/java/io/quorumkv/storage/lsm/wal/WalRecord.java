@@ -15,9 +15,14 @@ import org.jspecify.annotations.Nullable;
  * <pre>
  * record  = header payload
  * header  = u32 payloadLength | u32 crc32c(payload) | u32 crc32c(first 8 header bytes)
- * payload = u8 kind (0 value, 1 tombstone) | i64 timestamp | u32 keyLength | key
- *           | (kind 0 only) u32 valueLength | value
+ * payload = u8 kind (0 value, 1 tombstone, 2 expiring value) | i64 timestamp
+ *           | (kind 2 only) i64 expiresAt | u32 keyLength | key
+ *           | (kinds 0 and 2) u32 valueLength | value
  * </pre>
+ *
+ * Version 2 of the format added kind 2; a version-1 segment holds kinds 0 and 1 only and
+ * is read as it is. A reader of version 1 finds a kind-2 record malformed: a segment
+ * holding one cannot be replayed by an older engine, which refuses it loudly.
  *
  * Invariants: the header checksum covers the length, so a damaged length is never taken
  * for a torn tail; the payload checksum covers every payload byte; a decoder checks every
@@ -34,6 +39,11 @@ public final class WalRecord {
 	static final byte KIND_VALUE = 0;
 
 	static final byte KIND_TOMBSTONE = 1;
+
+	static final byte KIND_EXPIRING = 2;
+
+	/** The format version this class writes (kind 2 added in version 2). */
+	public static final int FORMAT_VERSION = 2;
 
 	private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
 
@@ -63,13 +73,18 @@ public final class WalRecord {
 		byte[] value = entry.value();
 		int payloadLength = payloadSize(entry);
 		int at = offset + HEADER_SIZE;
-		out[at] = (value != null) ? KIND_VALUE : KIND_TOMBSTONE;
+		out[at] = (value == null) ? KIND_TOMBSTONE : entry.expires() ? KIND_EXPIRING : KIND_VALUE;
 		LONGS.set(out, at + 1, entry.timestamp());
-		INTS.set(out, at + 9, key.length);
-		System.arraycopy(key, 0, out, at + 13, key.length);
+		at += 9;
+		if (entry.expires()) {
+			LONGS.set(out, at, entry.expiresAt());
+			at += 8;
+		}
+		INTS.set(out, at, key.length);
+		System.arraycopy(key, 0, out, at + 4, key.length);
 		if (value != null) {
-			INTS.set(out, at + 13 + key.length, value.length);
-			System.arraycopy(value, 0, out, at + 17 + key.length, value.length);
+			INTS.set(out, at + 4 + key.length, value.length);
+			System.arraycopy(value, 0, out, at + 8 + key.length, value.length);
 		}
 		INTS.set(out, offset, payloadLength);
 		INTS.set(out, offset + 4, crc(out, offset + HEADER_SIZE, payloadLength));
@@ -79,7 +94,7 @@ public final class WalRecord {
 
 	private static int payloadSize(Entry entry) {
 		byte[] value = entry.value();
-		return 1 + 8 + 4 + entry.key().length + ((value != null) ? 4 + value.length : 0);
+		return 1 + 8 + (entry.expires() ? 8 : 0) + 4 + entry.key().length + ((value != null) ? 4 + value.length : 0);
 	}
 
 	static int crc(byte[] bytes, int offset, int length) {
@@ -99,8 +114,21 @@ public final class WalRecord {
 		}
 		byte kind = buffer.get();
 		long timestamp = buffer.getLong();
+		if (kind != KIND_VALUE && kind != KIND_TOMBSTONE && kind != KIND_EXPIRING) {
+			return null;
+		}
+		long expiresAt = Entry.NO_EXPIRY;
+		if (kind == KIND_EXPIRING) {
+			if (buffer.remaining() < 12) {
+				return null;
+			}
+			expiresAt = buffer.getLong();
+			if (expiresAt == Entry.NO_EXPIRY) {
+				return null;
+			}
+		}
 		int keyLength = buffer.getInt();
-		if (keyLength <= 0 || keyLength > buffer.remaining() || (kind != KIND_VALUE && kind != KIND_TOMBSTONE)) {
+		if (keyLength <= 0 || keyLength > buffer.remaining()) {
 			return null;
 		}
 		byte[] key = new byte[keyLength];
@@ -117,7 +145,7 @@ public final class WalRecord {
 		}
 		byte[] value = new byte[valueLength];
 		buffer.get(value);
-		return Entry.value(key, value, timestamp);
+		return Entry.expiring(key, value, timestamp, expiresAt);
 	}
 
 }

@@ -32,10 +32,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class ManifestTest {
 
-	private static final Manifest OLD = new Manifest(12, 9, List.of(new Manifest.TableRef(3, 0)));
+	private static final Manifest OLD = new Manifest(12, 9, List.of(new Manifest.TableRef(3, 0)), 1_000_000);
 
 	private static final Manifest NEW = new Manifest(20, 17,
-			List.of(new Manifest.TableRef(3, 1), new Manifest.TableRef(15, 0), new Manifest.TableRef(16, 0)));
+			List.of(new Manifest.TableRef(3, 1), new Manifest.TableRef(15, 0), new Manifest.TableRef(16, 0)),
+			-7_000_000_000L);
 
 	@TempDir
 	Path dir;
@@ -48,6 +49,32 @@ class ManifestTest {
 		assertThat(this.dir.resolve(Manifest.FILE_NAME + ".tmp")).doesNotExist();
 		OLD.write(FileIo.real(), this.dir);
 		assertThat(Manifest.read(FileIo.real(), this.dir)).isEqualTo(OLD);
+	}
+
+	@Test
+	void aVersion1ManifestReadsWithTheEarliestWatermark() throws IOException {
+		ByteBuffer v1 = ByteBuffer.allocate(32 + 24)
+			.putInt(Manifest.MAGIC)
+			.putInt(Manifest.VERSION_1)
+			.putLong(20)
+			.putLong(17)
+			.putInt(2)
+			.putLong(3)
+			.putInt(1)
+			.putLong(15)
+			.putInt(0);
+		Files.write(this.dir.resolve(Manifest.FILE_NAME), withCrc(v1.array()));
+		assertThat(Manifest.read(FileIo.real(), this.dir)).isEqualTo(new Manifest(20, 17,
+				List.of(new Manifest.TableRef(3, 1), new Manifest.TableRef(15, 0)), Long.MIN_VALUE));
+		byte[] written = writtenBytes(NEW);
+		assertThat(ByteBuffer.wrap(written).getInt(4)).as("version written").isEqualTo(2);
+		assertThat(ByteBuffer.wrap(written).getLong(24)).as("watermark after minLiveWal").isEqualTo(-7_000_000_000L);
+	}
+
+	private byte[] writtenBytes(Manifest manifest) throws IOException {
+		Path other = Files.createDirectories(this.dir.resolve("written"));
+		manifest.write(FileIo.real(), other);
+		return Files.readAllBytes(other.resolve(Manifest.FILE_NAME));
 	}
 
 	@Test
@@ -76,6 +103,11 @@ class ManifestTest {
 		assertDamaged(file, "version");
 		Files.write(file, withCrc(header(Manifest.MAGIC, Manifest.VERSION, 2).array()));
 		assertDamaged(file, "a count of 2 with no table");
+		Files.write(file, withCrc(header(Manifest.MAGIC, Manifest.VERSION_1, 2).array()));
+		assertDamaged(file, "a count of 2 with no table, version 1");
+		Files.write(file, withCrc(Arrays.copyOf(header(Manifest.MAGIC, Manifest.VERSION_1, 0).array(), 32)));
+		assertThat(Manifest.read(FileIo.real(), this.dir)).as("an empty version-1 manifest")
+			.isEqualTo(new Manifest(5, 4, List.of(), Long.MIN_VALUE));
 	}
 
 	/**
@@ -111,7 +143,15 @@ class ManifestTest {
 	}
 
 	private static ByteBuffer header(int magic, int version, int count) {
-		return ByteBuffer.allocate(32).putInt(magic).putInt(version).putLong(5).putLong(4).putInt(count);
+		ByteBuffer out = ByteBuffer.allocate((version == Manifest.VERSION_1) ? 32 : 40)
+			.putInt(magic)
+			.putInt(version)
+			.putLong(5)
+			.putLong(4);
+		if (version != Manifest.VERSION_1) {
+			out.putLong(99);
+		}
+		return out.putInt(count);
 	}
 
 	private static byte[] withCrc(byte[] body) {

@@ -18,11 +18,13 @@ class VersionTest {
 	@Test
 	void decodesWhatItEncodedTellingAnEmptyValueFromATombstone() {
 		List<Entry> entries = List.of(Entry.value(KEY, new byte[0], 1), Entry.tombstone(KEY, 1),
-				Entry.value(KEY, new byte[] { -1, 0, 7 }, Long.MAX_VALUE), Entry.tombstone(KEY, Long.MIN_VALUE));
+				Entry.value(KEY, new byte[] { -1, 0, 7 }, Long.MAX_VALUE), Entry.tombstone(KEY, Long.MIN_VALUE),
+				Entry.expiring(KEY, new byte[] { 3 }, 5, -9), Entry.expiring(KEY, new byte[0], 5, Long.MAX_VALUE - 1));
 		for (Entry entry : entries) {
 			byte[] version = Version.encode(entry);
 			assertThat(Version.decode(KEY, version)).isEqualTo(entry);
-			assertThat(Version.valueLength(version) + KEY.length + Long.BYTES).isEqualTo(entry.sizeInBytes());
+			assertThat(Version.valueLength(version) + KEY.length + Long.BYTES + (entry.expires() ? Long.BYTES : 0))
+				.isEqualTo(entry.sizeInBytes());
 		}
 	}
 
@@ -39,7 +41,12 @@ class VersionTest {
 			else {
 				byte[] value = new byte[random.nextInt(3)];
 				random.nextBytes(value);
-				entries.add(Entry.value(KEY, value, timestamp));
+				// A third expire, at one of two instants, so that expiry ties occur too.
+				long expiresAt = switch (random.nextInt(3)) {
+					case 0 -> 10 + random.nextInt(2);
+					default -> Entry.NO_EXPIRY;
+				};
+				entries.add(Entry.expiring(KEY, value, timestamp, expiresAt));
 			}
 		}
 		for (Entry a : entries) {

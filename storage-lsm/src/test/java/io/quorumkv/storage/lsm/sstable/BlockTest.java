@@ -17,7 +17,8 @@ class BlockTest {
 		List<Entry> entries = new ArrayList<>();
 		for (int i = 0; i < count; i++) {
 			entries.add((i % 7 == 3) ? Entry.tombstone(numberedKey(i), -i)
-					: Entry.value(numberedKey(i), bytes("value-" + i), Long.MAX_VALUE - i));
+					: (i % 5 == 1) ? Entry.expiring(numberedKey(i), bytes("lease-" + i), i, Long.MIN_VALUE + i)
+							: Entry.value(numberedKey(i), bytes("value-" + i), Long.MAX_VALUE - i));
 		}
 		return entries;
 	}
@@ -56,6 +57,20 @@ class BlockTest {
 		List<Entry> entries = List.of(Entry.value(bytes("a"), new byte[0], 1), Entry.tombstone(bytes("ab"), 2),
 				Entry.value(bytes(0x61, 0x62, 0x00), bytes(0xFF), 3));
 		assertThat(build(entries).entries()).containsExactlyElementsOf(entries);
+	}
+
+	@Test
+	void readsABlockOfVersion1() {
+		// "a" = "xy" at 7, then "ab" deleted at 8, as version 1 wrote them: valueTag is
+		// the value length + 1, 0 for a tombstone; one restart at 0.
+		byte[] v1 = { 0, 1, 3, 0, 0, 0, 0, 0, 0, 0, 7, 'a', 'x', 'y', 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 8, 'b', 0, 0, 0, 0,
+				0, 0, 0, 1 };
+		assertThat(Block.decode(v1, TableFormat.VERSION_1).entries())
+			.containsExactly(Entry.value(bytes("a"), bytes("xy"), 7), Entry.tombstone(bytes("ab"), 8));
+		// The same bytes in version 2 mean other entries (valueTag 3: one byte, "x"),
+		// which no longer end where the block says.
+		assertThatThrownBy(() -> Block.decode(v1, TableFormat.VERSION_2).entries())
+			.isInstanceOf(Block.BlockFormatException.class);
 	}
 
 	@Test

@@ -18,6 +18,29 @@ class FooterTest {
 	}
 
 	@Test
+	void readsBothVersionsAndWritesTheCurrentOne() {
+		assertThat(this.footer.version()).isEqualTo(TableFormat.CURRENT).isEqualTo(2);
+		Footer v1 = new Footer(this.footer.index(), this.footer.bloom(), this.footer.properties(), 7, 8,
+				TableFormat.VERSION_1);
+		assertThat(Footer.decode(v1.encode(), 6_000_000_000L)).isEqualTo(v1);
+		Footer v3 = new Footer(this.footer.index(), this.footer.bloom(), this.footer.properties(), 7, 8, 3);
+		assertThatThrownBy(() -> Footer.decode(v3.encode(), 6_000_000_000L)).hasMessageContaining("version 3");
+	}
+
+	@Test
+	void aHandleMustLeaveRoomForItsTrailerOfItsVersion() {
+		// The properties block ends 4 bytes before the footer: room for a version-1
+		// trailer, not for a version-2 one.
+		long fileSize = 1_000 + 4 + Footer.ENCODED_SIZE;
+		BlockHandle last = new BlockHandle(900, 100);
+		BlockHandle small = new BlockHandle(0, 10);
+		assertThat(Footer.decode(new Footer(small, small, last, 1, 1, TableFormat.VERSION_1).encode(), fileSize))
+			.isNotNull();
+		assertThatThrownBy(() -> Footer.decode(new Footer(small, small, last, 1, 1).encode(), fileSize))
+			.hasMessageContaining("out of bounds");
+	}
+
+	@Test
 	void rejectsBadMagicChecksumVersionAndHandles() {
 		byte[] encoded = this.footer.encode();
 		byte[] magic = encoded.clone();

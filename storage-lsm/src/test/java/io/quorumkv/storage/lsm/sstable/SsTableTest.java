@@ -40,8 +40,10 @@ class SsTableTest {
 				key[i] = (byte) (random.nextBoolean() ? 'a' : 0xF0 + random.nextInt(3));
 			}
 			long ts = random.nextLong();
-			entries.put(key, (random.nextInt(5) == 0) ? Entry.tombstone(key, ts)
-					: Entry.value(key, Entries.randomBytes(random, random.nextInt(600)), ts));
+			entries.put(key,
+					(random.nextInt(5) == 0) ? Entry.tombstone(key, ts)
+							: Entry.expiring(key, Entries.randomBytes(random, random.nextInt(600)), ts,
+									random.nextBoolean() ? random.nextLong(Long.MAX_VALUE) : Entry.NO_EXPIRY));
 		}
 		return entries;
 	}

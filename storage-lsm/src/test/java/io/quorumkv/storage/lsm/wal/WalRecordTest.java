@@ -23,7 +23,8 @@ class WalRecordTest {
 	Path dir;
 
 	private final List<Entry> entries = List.of(Entry.value(bytes("k"), bytes("v"), 1), Entry.tombstone(bytes("t"), -5),
-			Entry.value(allByteValues(), allByteValues(), Long.MAX_VALUE), Entry.value(bytes("empty"), new byte[0], 0));
+			Entry.expiring(allByteValues(), allByteValues(), Long.MAX_VALUE, Long.MIN_VALUE),
+			Entry.expiring(bytes("empty"), new byte[0], 0, 1_000_000));
 
 	private Path write(List<Entry> entries) throws IOException {
 		Path file = this.dir.resolve("wal-000001.log");
@@ -44,6 +45,34 @@ class WalRecordTest {
 		assertThat(replayed).containsExactlyElementsOf(this.entries);
 		assertThat(replay.tornTail()).isFalse();
 		assertThat(replay.validLength()).isEqualTo(Files.size(file));
+	}
+
+	@Test
+	void aVersion1RecordIsReadAsItWasWritten() throws IOException {
+		// A value and a tombstone as the format of version 1 wrote them (kinds 0 and 1),
+		// byte for byte: version 2 writes entries without expiry the same way.
+		byte[] value = { 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 1, 'k', 0, 0, 0, 2, 'v', 'w' };
+		byte[] tombstone = { 1, -1, -1, -1, -1, -1, -1, -1, -5, 0, 0, 0, 1, 't' };
+		assertThat(WalRecord.decodePayload(value, 0, value.length)).isEqualTo(Entry.value(bytes("k"), bytes("vw"), 7));
+		assertThat(WalRecord.decodePayload(tombstone, 0, tombstone.length)).isEqualTo(Entry.tombstone(bytes("t"), -5));
+		byte[] encoded = WalRecord.encode(Entry.value(bytes("k"), bytes("vw"), 7));
+		assertThat(java.util.Arrays.copyOfRange(encoded, WalRecord.HEADER_SIZE, encoded.length)).isEqualTo(value);
+	}
+
+	@Test
+	void anExpiringRecordWithoutRoomForItsExpiryOrWithNoExpiryIsMalformed() {
+		byte[] encoded = WalRecord.encode(Entry.expiring(bytes("k"), bytes("v"), 7, 9));
+		byte[] payload = java.util.Arrays.copyOfRange(encoded, WalRecord.HEADER_SIZE, encoded.length);
+		assertThat(payload[0]).isEqualTo(WalRecord.KIND_EXPIRING);
+		assertThat(WalRecord.decodePayload(payload, 0, payload.length))
+			.isEqualTo(Entry.expiring(bytes("k"), bytes("v"), 7, 9));
+		assertThat(WalRecord.decodePayload(payload, 0, 15)).isNull();
+		byte[] never = payload.clone();
+		java.nio.ByteBuffer.wrap(never).putLong(9, Long.MAX_VALUE);
+		assertThat(WalRecord.decodePayload(never, 0, never.length)).isNull();
+		byte[] unknown = payload.clone();
+		unknown[0] = 3;
+		assertThat(WalRecord.decodePayload(unknown, 0, unknown.length)).isNull();
 	}
 
 	@Test
