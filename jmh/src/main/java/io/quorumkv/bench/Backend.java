@@ -26,11 +26,31 @@ enum Backend {
 		}
 	},
 
-	/** The outside anchor, configured like the LSM ({@link RocksDbStorage}). */
+	/**
+	 * The outside anchor, configured as its users would ({@link RocksSettings}), with
+	 * blind writes ({@link RocksWriter.Mode#BLIND}).
+	 */
 	ROCKSDB {
 		@Override
 		Storage open(Path directory) {
-			return RocksDbStorage.open(directory);
+			return RocksDbStorage.open(directory, RocksWriter.Mode.BLIND);
+		}
+	},
+
+	/**
+	 * The same RocksDB, writing last-write-wins as the LSM does: read, compare versions,
+	 * write the winner ({@link RocksWriter.Mode#COMPARE_VERSIONS}). Same files as
+	 * {@link #ROCKSDB}, so it shares its prefilled store.
+	 */
+	ROCKSDB_LWW {
+		@Override
+		Storage open(Path directory) {
+			return RocksDbStorage.open(directory, RocksWriter.Mode.COMPARE_VERSIONS);
+		}
+
+		@Override
+		Backend dataset() {
+			return ROCKSDB;
 		}
 	},
 
@@ -58,13 +78,18 @@ enum Backend {
 	/** Opens (creating when empty) the backend's store in {@code directory}. */
 	abstract Storage open(Path directory);
 
-	/** The name used in {@code @Param} and in folder names. */
+	/** The backend whose prefilled store this one opens (itself unless it shares one). */
+	Backend dataset() {
+		return this;
+	}
+
+	/** The name used in {@code @Param} and in folder names: {@code rocksdb-lww}. */
 	String id() {
-		return name().toLowerCase(Locale.ROOT);
+		return name().toLowerCase(Locale.ROOT).replace('_', '-');
 	}
 
 	static Backend of(String id) {
-		return valueOf(id.toUpperCase(Locale.ROOT));
+		return valueOf(id.toUpperCase(Locale.ROOT).replace('-', '_'));
 	}
 
 }

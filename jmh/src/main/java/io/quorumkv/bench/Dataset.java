@@ -65,11 +65,13 @@ final class Dataset {
 		Path root = root();
 		Files.createDirectories(root);
 		removeStaleCopies(root);
-		Path golden = root.resolve(backend.id() + "-" + keySpace.keys());
+		// A backend that opens another's files (rocksdb-lww) shares its prefilled store.
+		Backend builder = backend.dataset();
+		Path golden = root.resolve(builder.id() + "-" + keySpace.keys());
 		try (FileChannel lockFile = FileChannel.open(root.resolve(golden.getFileName() + ".lock"),
 				StandardOpenOption.CREATE, StandardOpenOption.WRITE); FileLock lock = lockFile.lock()) {
 			if (!isComplete(golden)) {
-				build(backend, keySpace, golden);
+				build(builder, keySpace, golden);
 			}
 			Path copy = Files.createTempDirectory(root,
 					RUN_PREFIX + backend.id() + "-" + ProcessHandle.current().pid() + "-");

@@ -2,6 +2,7 @@ package io.quorumkv.bench;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executors;
@@ -18,42 +19,28 @@ import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.StorageStats;
 import org.jspecify.annotations.Nullable;
-import org.rocksdb.BlockBasedTableConfig;
-import org.rocksdb.BloomFilter;
-import org.rocksdb.CompactionStyle;
-import org.rocksdb.CompressionType;
-import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
-import org.rocksdb.WriteOptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
  * RocksDB (rocksdbjni) behind the storage SPI: the outside anchor the QuorumKV backends
- * are measured against, configured like the LSM's defaults.
+ * are measured against, configured as its users would and like the LSM's defaults where
+ * the LSM has one ({@link RocksSettings}: WAL forced every 100 ms, 64 MiB write buffer,
+ * LRU block cache, bloom filter, 4 KiB blocks, no compression, leveled compaction).
  *
  * <pre>{@code
- * try (RocksDbStorage storage = RocksDbStorage.open(dir)) {
+ * try (RocksDbStorage storage = RocksDbStorage.open(dir, RocksWriter.Mode.COMPARE_VERSIONS)) {
  *     storage.upsert(Entry.value(key, value, ts)).block();
  * }
  * }</pre>
  *
  * <p>
- * Settings and why (see {@code LsmOptions.defaults}): WAL on and no fsync per write
- * ({@code sync=false}), the WAL forced every 100 ms by a background thread (the LSM's
- * {@code FsyncPolicy.INTERVAL}); 64 MiB write buffer, at most two of them; block-based
- * tables with 4 KiB blocks and a 10 bits-per-key bloom filter; no compression (the LSM
- * compresses nothing but key prefixes, which RocksDB's blocks also do); leveled
- * compaction with RocksDB's defaults, which the LSM's defaults copy (level-0 trigger 4,
- * level 1 of 256 MiB, multiplier 10, 64 MiB files, 7 levels).
- *
- * <p>
  * Values are stored as {@code [timestamp: 8 bytes big-endian][flags: 1 byte, 1 =
- * tombstone][value bytes]}. An upsert is a blind {@code put}: unlike the LSM, which
- * compares the new entry with the memtable's by {@code EntryOrder} before inserting, the
- * anchor does no last-write-wins check, so it does less work per write than the SPI
- * demands. That is fine for an anchor and wrong for a real backend.
+ * tombstone][value bytes]}. Upserts are written by a {@link RocksWriter}: blind
+ * ({@code put}, less work than the SPI demands) or comparing versions (read, compare by
+ * {@code EntryOrder}, write the winner: last-write-wins as the LSM's upsert has it).
  *
  * <p>
  * Calls run on the caller's thread (RocksDB does not block on I/O it does not have to).
@@ -66,27 +53,17 @@ public final class RocksDbStorage implements Storage {
 		RocksDB.loadLibrary();
 	}
 
-	static final long WRITE_BUFFER_SIZE = 64L << 20;
-
-	static final long BLOCK_SIZE = 4096;
-
-	static final double BLOOM_BITS_PER_KEY = 10;
-
-	static final long WAL_SYNC_INTERVAL_MILLIS = 100;
-
 	private static final int HEADER = Long.BYTES + 1;
 
 	private static final byte TOMBSTONE = 1;
 
 	private static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
-	private final Options options;
-
-	private final BloomFilter bloom;
-
-	private final WriteOptions writeOptions;
+	private final RocksSettings settings;
 
 	private final RocksDB db;
+
+	private final RocksWriter writer;
 
 	private final ScheduledExecutorService walSyncer;
 
@@ -103,37 +80,35 @@ public final class RocksDbStorage implements Storage {
 
 	private final LongAdder scans = new LongAdder();
 
-	private RocksDbStorage(Options options, BloomFilter bloom, WriteOptions writeOptions, RocksDB db) {
-		this.options = options;
-		this.bloom = bloom;
-		this.writeOptions = writeOptions;
+	private RocksDbStorage(RocksSettings settings, RocksDB db, RocksWriter.Mode mode) {
+		this.settings = settings;
 		this.db = db;
+		this.writer = new RocksWriter(db, settings.writeOptions, mode);
 		this.walSyncer = Executors
 			.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("rocksdb-wal-sync").factory());
-		this.walSyncer.scheduleWithFixedDelay(this::syncWalInBackground, WAL_SYNC_INTERVAL_MILLIS,
-				WAL_SYNC_INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
+		this.walSyncer.scheduleWithFixedDelay(this::syncWalInBackground, RocksSettings.WAL_SYNC_INTERVAL_MILLIS,
+				RocksSettings.WAL_SYNC_INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * Opens (creating when missing) a database in {@code directory} whose upserts are
+	 * blind writes.
+	 */
+	public static RocksDbStorage open(Path directory) {
+		return open(directory, RocksWriter.Mode.BLIND);
 	}
 
 	/** Opens (creating when missing) a database in {@code directory}. */
-	public static RocksDbStorage open(Path directory) {
+	public static RocksDbStorage open(Path directory, RocksWriter.Mode mode) {
 		Objects.requireNonNull(directory, "directory");
-		BloomFilter bloom = new BloomFilter(BLOOM_BITS_PER_KEY, false);
-		Options options = new Options().setCreateIfMissing(true)
-			.setWriteBufferSize(WRITE_BUFFER_SIZE)
-			.setMaxWriteBufferNumber(2)
-			.setCompressionType(CompressionType.NO_COMPRESSION)
-			.setBottommostCompressionType(CompressionType.NO_COMPRESSION)
-			.setCompactionStyle(CompactionStyle.LEVEL)
-			.setTableFormatConfig(new BlockBasedTableConfig().setBlockSize(BLOCK_SIZE).setFilterPolicy(bloom));
-		WriteOptions writeOptions = new WriteOptions().setSync(false).setDisableWAL(false);
+		Objects.requireNonNull(mode, "mode");
+		RocksSettings settings = new RocksSettings();
 		try {
-			RocksDB db = RocksDB.open(options, directory.toAbsolutePath().toString());
-			return new RocksDbStorage(options, bloom, writeOptions, db);
+			RocksDB db = RocksDB.open(settings.options, directory.toAbsolutePath().toString());
+			return new RocksDbStorage(settings, db, mode);
 		}
 		catch (RocksDBException ex) {
-			writeOptions.close();
-			options.close();
-			bloom.close();
+			settings.close();
 			throw new StorageException("could not open RocksDB in " + directory, ex);
 		}
 	}
@@ -161,10 +136,33 @@ public final class RocksDbStorage implements Storage {
 			enter();
 			try {
 				this.upserts.increment();
-				this.db.put(this.writeOptions, entry.key(), encode(entry));
+				this.writer.write(entry);
 			}
 			catch (RocksDBException ex) {
 				throw new StorageException("RocksDB put failed", ex);
+			}
+			finally {
+				leave();
+			}
+		});
+	}
+
+	/** The list in one {@code WriteBatch} (see {@link RocksWriter#writeAll}). */
+	@Override
+	public Mono<Void> upsertAll(List<Entry> entries) {
+		Objects.requireNonNull(entries, "entries");
+		List<Entry> copy = List.copyOf(entries);
+		return Mono.fromRunnable(() -> {
+			if (copy.isEmpty()) {
+				return;
+			}
+			enter();
+			try {
+				this.upserts.add(copy.size());
+				this.writer.writeAll(copy);
+			}
+			catch (RocksDBException ex) {
+				throw new StorageException("RocksDB batch write failed", ex);
 			}
 			finally {
 				leave();
@@ -228,7 +226,7 @@ public final class RocksDbStorage implements Storage {
 				leave();
 			}
 		}
-		return new StorageStats("rocksdb",
+		return new StorageStats((this.writer.mode() == RocksWriter.Mode.BLIND) ? "rocksdb" : "rocksdb-lww",
 				Map.of("gets", this.gets.sum(), "upserts", this.upserts.sum(), "scans", this.scans.sum()), gauges,
 				this.failure.get());
 	}
@@ -266,9 +264,7 @@ public final class RocksDbStorage implements Storage {
 			throw new StorageException("RocksDB close failed", ex);
 		}
 		finally {
-			this.writeOptions.close();
-			this.options.close();
-			this.bloom.close();
+			this.settings.close();
 		}
 	}
 

@@ -45,16 +45,17 @@ import org.openjdk.jmh.infra.Blackhole;
  * </ul>
  *
  * Each trial opens a fresh copy of a store prefilled once per backend and key count (see
- * {@link Dataset}); four threads share it. Run it as described in
- * {@code docs/benchmarks.md}.
+ * {@link Dataset}); two threads (one per core of the reference machine) share it.
+ * {@code rocksdb} writes blind, {@code rocksdb-lww} compares versions as the LSM does
+ * ({@link RocksWriter}). Run it as described in {@code docs/benchmarks.md}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Threads(4)
-@Fork(value = 1, jvmArgsAppend = { "--enable-native-access=ALL-UNNAMED" })
-@Warmup(iterations = 3, time = 5)
-@Measurement(iterations = 5, time = 5)
+@Threads(2)
+@Fork(value = 3, jvmArgsAppend = { "--enable-native-access=ALL-UNNAMED" })
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 5, time = 2)
 public class StorageBenchmark {
 
 	/** Entries of one {@link #putList32} call. */
@@ -63,11 +64,15 @@ public class StorageBenchmark {
 	/** Entries {@link #scan1000} consumes. */
 	static final int SCAN_LENGTH = 1000;
 
-	@Param({ "lsm", "rocksdb", "h2", "derby" })
+	@Param({ "lsm", "rocksdb", "rocksdb-lww", "h2", "derby" })
 	public String backend = "lsm";
 
-	@Param("1000000")
-	public int keys = 1_000_000;
+	/**
+	 * Present keys: 100,000 (12 MiB of keys and values, inside the 64 MiB memtable and
+	 * RocksDB's 64 MiB block cache) and 4,000,000 (about 470 MiB, far beyond both).
+	 */
+	@Param({ "100000", "4000000" })
+	public int keys = 100_000;
 
 	private @Nullable Storage storage;
 

@@ -2,6 +2,7 @@ package io.quorumkv.bench;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.StorageClosedException;
@@ -34,6 +35,27 @@ class RocksDbStorageTests {
 					Entry.tombstone(b, 20), Entry.value(c, bytes("3"), 30));
 			assertThat(storage.scan(b, c).collectList().block()).containsExactly(Entry.tombstone(b, 20));
 			assertThat(storage.stats().counters()).containsEntry("scans", 2L);
+		}
+	}
+
+	@Test
+	void comparingVersionsKeepsTheWinnerWhereBlindWritesKeepTheLast() {
+		byte[] a = bytes("a");
+		byte[] b = bytes("b");
+		try (RocksDbStorage storage = RocksDbStorage.open(this.dir.resolve("lww"), RocksWriter.Mode.COMPARE_VERSIONS)) {
+			storage.upsert(Entry.value(a, bytes("new"), 20)).block();
+			storage.upsert(Entry.value(a, bytes("old"), 10)).block();
+			storage.upsert(Entry.value(a, bytes("tie-greater"), 20)).block();
+			storage.upsertAll(List.of(Entry.value(b, bytes("2"), 2), Entry.tombstone(b, 3),
+					Entry.value(b, bytes("1"), 1), Entry.value(a, bytes("older"), 5)))
+				.block();
+			assertThat(storage.get(a).block()).isEqualTo(Entry.value(a, bytes("tie-greater"), 20));
+			assertThat(storage.get(b).block()).isEqualTo(Entry.tombstone(b, 3));
+		}
+		try (RocksDbStorage storage = RocksDbStorage.open(this.dir.resolve("blind"), RocksWriter.Mode.BLIND)) {
+			storage.upsert(Entry.value(a, bytes("new"), 20)).block();
+			storage.upsertAll(List.of(Entry.value(a, bytes("old"), 10))).block();
+			assertThat(storage.get(a).block()).isEqualTo(Entry.value(a, bytes("old"), 10));
 		}
 	}
 

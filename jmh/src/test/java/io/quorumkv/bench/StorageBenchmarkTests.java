@@ -1,9 +1,13 @@
 package io.quorumkv.bench;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.EntryOrder;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.openjdk.jmh.infra.Blackhole;
@@ -23,13 +27,13 @@ class StorageBenchmarkTests {
 			"Today's password is swordfish. I understand instantiating Blackholes directly is dangerous.");
 
 	@ParameterizedTest
-	@ValueSource(strings = { "lsm", "rocksdb", "h2", "derby" })
+	@ValueSource(strings = { "lsm", "rocksdb", "rocksdb-lww", "h2", "derby" })
 	void everyBenchmarkDoesItsWork(String backend) throws Exception {
 		StorageBenchmark benchmark = new StorageBenchmark();
 		benchmark.backend = backend;
 		benchmark.keys = KEYS;
 		benchmark.open();
-		Path golden = Dataset.root().resolve(backend + "-" + KEYS);
+		Path golden = Dataset.root().resolve(Backend.of(backend).dataset().id() + "-" + KEYS);
 		try {
 			assertThat(golden.resolve("prefill.done")).exists();
 
@@ -49,6 +53,15 @@ class StorageBenchmarkTests {
 			assertThat(written.value()).hasSize(KeySpace.VALUE_SIZE);
 			assertThat(written.timestamp()).isGreaterThan(Dataset.PREFILL_TIMESTAMP + KEYS);
 			assertThat(benchmark.storage().get(written.key()).block()).isEqualTo(written);
+
+			// A key drawn twice in one list keeps its newer (later) entry.
+			Map<String, Entry> newest = new HashMap<>();
+			for (Entry listed : benchmark.putList32()) {
+				newest.merge(new String(listed.key(), StandardCharsets.US_ASCII), listed, EntryOrder::max);
+			}
+			for (Entry listed : newest.values()) {
+				assertThat(benchmark.storage().get(listed.key()).block()).isEqualTo(listed);
+			}
 		}
 		finally {
 			benchmark.close();
