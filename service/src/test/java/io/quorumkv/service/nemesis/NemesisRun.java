@@ -87,8 +87,8 @@ final class NemesisRun {
 			for (int node = 0; node < nodes.size(); node++) {
 				urls.add(nodes.url(node));
 			}
-			Clients clients = new Clients(history, urls, scenario.name() + Long.toHexString(scenario.seed() & 0xffff),
-					scenario.threads(), scenario.keysPerThread(), random.nextLong(), scenario.mix());
+			Clients clients = new Clients(history, urls, nodes::members, prefix(scenario), scenario.threads(),
+					scenario.keysPerThread(), random.nextLong(), scenario.mix());
 			Nemesis nemesis = new Nemesis(nodes, history, scenario.plan().apply(random), scenario.holdMillis(),
 					scenario.quietMillis());
 			long started = System.nanoTime();
@@ -113,6 +113,21 @@ final class NemesisRun {
 		}
 	}
 
+	/** The keys a scenario's clients write. */
+	static List<String> keys(Scenario scenario) {
+		List<String> keys = new ArrayList<>();
+		try (History none = new History(null)) {
+			keys.addAll(new Clients(none, List.of(), prefix(scenario), scenario.threads(), scenario.keysPerThread(), 0,
+					scenario.mix())
+				.keys());
+		}
+		return keys;
+	}
+
+	private static String prefix(Scenario scenario) {
+		return scenario.name() + Long.toHexString(scenario.seed() & 0xffff);
+	}
+
 	/**
 	 * Eight seconds of unchecked traffic through every node: a node fresh from start (C1
 	 * only, on a loaded two-core machine) answers in hundreds of milliseconds at first,
@@ -124,7 +139,7 @@ final class NemesisRun {
 			urls.add(nodes.url(node));
 		}
 		try (History history = new History(null)) {
-			Clients clients = new Clients(history, urls, "warm-up", 4, 8, 0, Clients.Mix.standard());
+			Clients clients = new Clients(history, urls, nodes::members, "warm-up", 4, 8, 0, Clients.Mix.standard());
 			clients.start(Duration.ofSeconds(8));
 			Pause.millis(8_000);
 			clients.stop();
@@ -132,20 +147,25 @@ final class NemesisRun {
 		}
 	}
 
-	/** Every node running, resumed, reachable, with its clock right. */
-	private static void healAll(NemesisNodes nodes) {
+	/**
+	 * Every node running (but those never started and those decommissioned), resumed,
+	 * reachable, with its clock right.
+	 */
+	static void healAll(NemesisNodes nodes) {
 		nodes.network().heal();
 		for (int node = 0; node < nodes.size(); node++) {
 			nodes.setClockOffset(node, 0);
 			if (nodes.running(node)) {
 				nodes.resume(node);
 			}
-			else {
+			else if (nodes.wanted(node)) {
 				nodes.start(node);
 			}
 		}
 		for (int node = 0; node < nodes.size(); node++) {
-			nodes.awaitReady(node, Duration.ofSeconds(120));
+			if (nodes.wanted(node)) {
+				nodes.awaitReady(node, Duration.ofSeconds(120));
+			}
 		}
 	}
 
