@@ -374,6 +374,33 @@ sealed interface Fault {
 	}
 
 	/**
+	 * A decommissioned node comes back as the next spare: data folder wiped, started as a
+	 * newcomer.
+	 */
+	record Respawn(int node) implements Fault {
+
+		@Override
+		public String describe() {
+			return "respawn n" + this.node;
+		}
+
+		@Override
+		public void start(NemesisNodes nodes) {
+			nodes.respawn(this.node);
+		}
+
+		@Override
+		public void stop(NemesisNodes nodes) {
+		}
+
+		@Override
+		public long holdMillis(long defaultMillis) {
+			return 0;
+		}
+
+	}
+
+	/**
 	 * The operator asks {@code node} to repair every key it owns; healed when its answer
 	 * has come (bounded). Together with faults that start after it, they land mid-repair.
 	 */

@@ -86,8 +86,11 @@ final class NemesisNodes implements AutoCloseable {
 	/** Nodes started at least once (and so restarted when healed) unless retired. */
 	private final boolean[] launched;
 
-	/** Nodes a decommission took out: stopped, never restarted. */
+	/** Nodes a decommission took out: stopped, never restarted (unless respawned). */
 	private final boolean[] retired;
+
+	/** Seeds wiped and started again as newcomers ({@link #respawn}). */
+	private final boolean[] newcomer;
 
 	private final Thread cleanup = new Thread(this::killAll, "nemesis-nodes-cleanup");
 
@@ -97,6 +100,7 @@ final class NemesisNodes implements AutoCloseable {
 		this.processes = new Process[options.size()];
 		this.launched = new boolean[options.size()];
 		this.retired = new boolean[options.size()];
+		this.newcomer = new boolean[options.size()];
 		for (int node = 0; node < options.seeds(); node++) {
 			this.members.add(node);
 		}
@@ -170,6 +174,32 @@ final class NemesisNodes implements AutoCloseable {
 		this.members.remove(Integer.valueOf(node));
 		this.retired[node] = true;
 		kill(node);
+	}
+
+	/**
+	 * A retired node comes back as a new spare: its data folder wiped (a new node id), it
+	 * starts as a newcomer (its own URL left out of its seed list) and waits to be
+	 * joined.
+	 */
+	void respawn(int node) {
+		if (!this.retired[node]) {
+			throw new IllegalStateException("node " + node + " is not retired");
+		}
+		kill(node);
+		this.folders.wipe(node);
+		this.retired[node] = false;
+		this.newcomer[node] = true;
+		start(node);
+	}
+
+	/** A node running that is not a member: the spare, or -1. */
+	int spare() {
+		for (int node = 0; node < size(); node++) {
+			if (wanted(node) && !this.members.contains(node)) {
+				return node;
+			}
+		}
+		return -1;
 	}
 
 	/** Whether the node should be running once every fault is healed. */
@@ -315,7 +345,9 @@ final class NemesisNodes implements AutoCloseable {
 		properties.put("server.port", Integer.toString(this.ports[node]));
 		List<String> seeds = new ArrayList<>();
 		for (int i = 0; i < this.options.seeds(); i++) {
-			seeds.add(this.network.peerUrl(i, this.ports[i]));
+			if (i != node || !this.newcomer[node]) {
+				seeds.add(this.network.peerUrl(i, this.ports[i]));
+			}
 		}
 		// A spare's own URL is not among the seeds: it starts as a newcomer.
 		properties.put("quorumkv.cluster.nodes", String.join(",", seeds));

@@ -81,6 +81,16 @@ final class NemesisRun {
 	 * {@code settleMillis} for hints, reads every key back and checks.
 	 */
 	static Outcome phase(Scenario scenario, NemesisNodes nodes, Path root, Random random) {
+		return phase(scenario, nodes, root, random, () -> {
+		});
+	}
+
+	/**
+	 * The same, with {@code afterHealing} run once everything is healed, before the wait
+	 * for hints and the final reads (a membership scenario waits there for the ring to
+	 * settle, so that the final reads go to the members of the final ring).
+	 */
+	static Outcome phase(Scenario scenario, NemesisNodes nodes, Path root, Random random, Runnable afterHealing) {
 		try (History history = new History(root.resolve(scenario.name() + "-history.log"));
 				History finals = new History(root.resolve(scenario.name() + "-final-reads.log"))) {
 			List<String> urls = new ArrayList<>();
@@ -103,6 +113,7 @@ final class NemesisRun {
 			System.out.println("Nemesis " + scenario.name() + ": clients stopped after "
 					+ (System.nanoTime() - started) / 1_000_000 + " ms; healing");
 			healAll(nodes);
+			afterHealing.run();
 			Pause.millis(scenario.settleMillis());
 			List<Op> reads = clients.finalReads(finals);
 			CheckReport report = Checker.check(history.ops(), reads, history.windows());
