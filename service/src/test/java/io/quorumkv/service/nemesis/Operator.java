@@ -129,7 +129,9 @@ final class Operator {
 		for (int attempt = 0; change != null && System.nanoTime() < deadline && attempt < 200; attempt++) {
 			String ring = ringOf(change.coordinator());
 			if (ring != null && shows(ring, change)) {
+				// Agreed though its answer was lost (or refused when asked again).
 				note(change.describe() + ": in the ring after all");
+				this.asked = null;
 				if (change.join()) {
 					this.nodes.admit(change.node());
 				}
