@@ -1,7 +1,6 @@
 package io.quorumkv.service.cluster;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,6 +12,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.quorumkv.service.storage.ChecksummedFile;
+import io.quorumkv.storage.StorageException;
 
 /**
  * The clock's durable high-water mark: a timestamp that no stamp of this node exceeds,
@@ -32,7 +32,9 @@ import io.quorumkv.service.storage.ChecksummedFile;
  * once per {@code step} of progress, by a thread of its own once half of the reservation
  * is used, and only on the stamping thread when that thread fell a whole half-step
  * behind. A graceful close writes the exact last stamp, so that a quick restart does not
- * start up to a step ahead of the wall clock.
+ * start up to a step ahead of the wall clock. A mark that cannot be written fails the
+ * stamp that needed it with a {@link StorageException} (answered 503): no stamp is handed
+ * out uncovered.
  */
 final class HighWaterMark implements AutoCloseable {
 
@@ -164,7 +166,10 @@ final class HighWaterMark implements AutoCloseable {
 			this.writes.incrementAndGet();
 		}
 		catch (IOException ex) {
-			throw new UncheckedIOException("cannot write the clock's high-water mark to " + this.file.path(), ex);
+			// A storage failure (a full disk, say): the request that needed the stamp is
+			// refused with a 503 to retry, as when the storage itself cannot write.
+			throw new StorageException(
+					"cannot write the clock's high-water mark to " + this.file.path() + ": " + ex.getMessage(), ex);
 		}
 	}
 

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.quorumkv.storage.CorruptedStorageException;
+import io.quorumkv.storage.StorageException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -133,6 +134,32 @@ class HybridLogicalClockTest {
 				}
 			}
 			assertThat(clock.markWrites()).isGreaterThanOrEqualTo(3);
+		}
+	}
+
+	/**
+	 * Found by the nemesis (a full disk during a membership change): the mark's write
+	 * failed with an unchecked I/O error, which a coordinator answered 500 "internal
+	 * error"; a storage failure is a 503 to retry.
+	 */
+	@Test
+	void aMarkThatCannotBeWrittenFailsTheStampWithAStorageFailure() throws IOException {
+		HybridLogicalClock clock = open(Duration.ofMillis(1));
+		// A folder where the mark's temporary file goes: every write fails, as on a full
+		// disk.
+		Path blocker = Files.createDirectory(this.dir.resolve("clock.tmp"));
+		try {
+			assertThatThrownBy(() -> {
+				for (int i = 0; i < 10_000; i++) {
+					clock.now();
+				}
+			}).isInstanceOf(StorageException.class)
+				.hasMessageContaining("cannot write the clock's high-water mark")
+				.hasCauseInstanceOf(IOException.class);
+		}
+		finally {
+			Files.delete(blocker);
+			clock.close();
 		}
 	}
 

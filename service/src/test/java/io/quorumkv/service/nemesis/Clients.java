@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
  * Concurrent clients: each thread owns its keys (so one writer per key at a time) and
@@ -54,6 +55,8 @@ final class Clients {
 
 	private final List<String> urls;
 
+	private final Supplier<List<Integer>> targets;
+
 	private final String prefix;
 
 	private final int threads;
@@ -69,13 +72,33 @@ final class Clients {
 	private final List<Thread> running = new ArrayList<>();
 
 	Clients(History history, List<String> urls, String prefix, int threads, int keysPerThread, long seed, Mix mix) {
+		this(history, urls, allOf(urls.size()), prefix, threads, keysPerThread, seed, mix);
+	}
+
+	/**
+	 * @param urls every node's URL, by node number
+	 * @param targets the nodes to send to now (the ring's members, as changes go): each
+	 * operation asks it
+	 */
+	Clients(History history, List<String> urls, Supplier<List<Integer>> targets, String prefix, int threads,
+			int keysPerThread, long seed, Mix mix) {
 		this.history = history;
 		this.urls = List.copyOf(urls);
+		this.targets = targets;
 		this.prefix = prefix;
 		this.threads = threads;
 		this.keysPerThread = keysPerThread;
 		this.seed = seed;
 		this.mix = mix;
+	}
+
+	private static Supplier<List<Integer>> allOf(int size) {
+		List<Integer> all = new ArrayList<>();
+		for (int node = 0; node < size; node++) {
+			all.add(node);
+		}
+		List<Integer> fixed = List.copyOf(all);
+		return () -> fixed;
 	}
 
 	String key(int thread, int index) {
@@ -126,8 +149,9 @@ final class Clients {
 			if (draw < this.mix.putPercent() + this.mix.deletePercent()) {
 				int index = random.nextInt(this.keysPerThread);
 				String key = key(thread, index);
-				int node = this.mix.homeCoordinator() ? (thread * this.keysPerThread + index) % this.urls.size()
-						: random.nextInt(this.urls.size());
+				List<Integer> nodes = this.targets.get();
+				int node = nodes.get(this.mix.homeCoordinator() ? (thread * this.keysPerThread + index) % nodes.size()
+						: random.nextInt(nodes.size()));
 				if (draw < this.mix.putPercent()) {
 					String value = this.prefix + "-t" + thread + "-v" + counter++;
 					History.Invocation call = this.history.invoke(thread, Op.Kind.PUT, key, value, ack, this.mix.from(),
@@ -144,7 +168,8 @@ final class Clients {
 			}
 			else {
 				String key = key(random.nextInt(this.threads), random.nextInt(this.keysPerThread));
-				int node = random.nextInt(this.urls.size());
+				List<Integer> nodes = this.targets.get();
+				int node = nodes.get(random.nextInt(nodes.size()));
 				History.Invocation call = this.history.invoke(thread, Op.Kind.GET, key, null, ack, this.mix.from(),
 						node);
 				Answer answer = send(request(node, key, ack).GET());
@@ -161,9 +186,10 @@ final class Clients {
 	 */
 	List<Op> finalReads(History finals) {
 		List<Op> reads = new ArrayList<>();
+		List<Integer> nodes = this.targets.get();
 		int index = 0;
 		for (String key : keys()) {
-			int node = index++ % this.urls.size();
+			int node = nodes.get(index++ % nodes.size());
 			Op read = null;
 			for (int attempt = 0; attempt < 5; attempt++) {
 				History.Invocation call = finals.invoke(-1, Op.Kind.GET, key, null, this.mix.from(), this.mix.from(),

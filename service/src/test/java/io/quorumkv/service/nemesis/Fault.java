@@ -187,6 +187,35 @@ sealed interface Fault {
 	}
 
 	/**
+	 * A fault that starts a while after the others of a {@link Together} (in the middle
+	 * of a repair, say).
+	 */
+	record Delayed(long millis, Fault fault) implements Fault {
+
+		@Override
+		public String describe() {
+			return this.fault.describe() + " after " + this.millis + " ms";
+		}
+
+		@Override
+		public void start(NemesisNodes nodes) {
+			io.quorumkv.service.nemesis.Pause.millis(this.millis);
+			this.fault.start(nodes);
+		}
+
+		@Override
+		public void stop(NemesisNodes nodes) {
+			this.fault.stop(nodes);
+		}
+
+		@Override
+		public long holdMillis(long defaultMillis) {
+			return this.fault.holdMillis(defaultMillis);
+		}
+
+	}
+
+	/**
 	 * SIGKILL, and a restart with the node's wall clock set back (or forward) by an
 	 * offset; healed by putting the clock right while it runs.
 	 */
@@ -261,6 +290,135 @@ sealed interface Fault {
 		@Override
 		public void stop(NemesisNodes nodes) {
 			nodes.start(this.node);
+		}
+
+	}
+
+	/**
+	 * The operator asks {@code coordinator} to join the spare {@code node} (a step of a
+	 * membership scenario, not a fault: the faults after it land while it streams).
+	 */
+	record Join(Operator operator, int node, int coordinator) implements Fault {
+
+		@Override
+		public String describe() {
+			return "join n" + this.node + " via n" + this.coordinator;
+		}
+
+		@Override
+		public void start(NemesisNodes nodes) {
+			this.operator.join(this.node, this.coordinator);
+		}
+
+		@Override
+		public void stop(NemesisNodes nodes) {
+		}
+
+		@Override
+		public long holdMillis(long defaultMillis) {
+			return 0;
+		}
+
+	}
+
+	/** The operator asks {@code coordinator} to decommission {@code node}. */
+	record Decommission(Operator operator, int node, int coordinator) implements Fault {
+
+		@Override
+		public String describe() {
+			return "decommission n" + this.node + " via n" + this.coordinator;
+		}
+
+		@Override
+		public void start(NemesisNodes nodes) {
+			this.operator.decommission(this.node, this.coordinator);
+		}
+
+		@Override
+		public void stop(NemesisNodes nodes) {
+		}
+
+		@Override
+		public long holdMillis(long defaultMillis) {
+			return 0;
+		}
+
+	}
+
+	/**
+	 * Everything healed, the operator waits for the ring to settle (asking again for a
+	 * change refused under a fault); fails the nemesis when it does not within the limit.
+	 */
+	record Settle(Operator operator, long limitMillis) implements Fault {
+
+		@Override
+		public String describe() {
+			return "settle within " + this.limitMillis + " ms";
+		}
+
+		@Override
+		public void start(NemesisNodes nodes) {
+			NemesisRun.healAll(nodes);
+			this.operator.settle(java.time.Duration.ofMillis(this.limitMillis));
+		}
+
+		@Override
+		public void stop(NemesisNodes nodes) {
+		}
+
+		@Override
+		public long holdMillis(long defaultMillis) {
+			return 0;
+		}
+
+	}
+
+	/**
+	 * A decommissioned node comes back as the next spare: data folder wiped, started as a
+	 * newcomer.
+	 */
+	record Respawn(int node) implements Fault {
+
+		@Override
+		public String describe() {
+			return "respawn n" + this.node;
+		}
+
+		@Override
+		public void start(NemesisNodes nodes) {
+			nodes.respawn(this.node);
+		}
+
+		@Override
+		public void stop(NemesisNodes nodes) {
+		}
+
+		@Override
+		public long holdMillis(long defaultMillis) {
+			return 0;
+		}
+
+	}
+
+	/**
+	 * The operator asks {@code node} to repair every key it owns; healed when its answer
+	 * has come (bounded). Together with faults that start after it, they land mid-repair.
+	 */
+	record Repair(Operator operator, int node) implements Fault {
+
+		@Override
+		public String describe() {
+			return "repair by n" + this.node;
+		}
+
+		@Override
+		public void start(NemesisNodes nodes) {
+			this.operator.startRepair(this.node);
+		}
+
+		@Override
+		public void stop(NemesisNodes nodes) {
+			this.operator.awaitRepair(java.time.Duration.ofMinutes(3));
 		}
 
 	}

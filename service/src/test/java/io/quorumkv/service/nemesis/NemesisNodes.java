@@ -15,10 +15,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import io.quorumkv.service.support.FreePorts;
 import io.quorumkv.service.support.NodeProcesses;
+import io.quorumkv.service.support.TestKeys;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,8 +30,10 @@ import org.jspecify.annotations.Nullable;
  * node reads its offset from a file of its own, re-read at most once a second, so a skew
  * or a jump needs no restart; only {@code CLOCK_REALTIME} is faked, never the monotonic
  * clock that the JIT, the GC and timeouts use) and whose disks it fills (each data folder
- * a tmpfs of its own, when mounting is permitted). Close it to kill every process and
- * remove what it made.
+ * a tmpfs of its own, when mounting is permitted). The first {@code seeds} nodes seed the
+ * cluster; the others are spares that wait to be joined, and a node a decommission took
+ * out is retired (stopped for good). Close it to kill every process and remove what it
+ * made.
  */
 final class NemesisNodes implements AutoCloseable {
 
@@ -48,9 +52,17 @@ final class NemesisNodes implements AutoCloseable {
 	 * PropertiesLauncher {@code loader.path}), or null
 	 * @param namespaces whether to try network namespaces (else the proxy)
 	 * @param tmpfs whether to give each node a tmpfs data folder (for full disks)
+	 * @param seeds how many of the nodes, the first ones, seed the cluster; the others
+	 * are spares, started as newcomers that wait to be joined
 	 */
 	record Options(int size, Map<String, String> properties, List<String> jvmOptions, @Nullable Path loaderPath,
-			boolean namespaces, boolean tmpfs) {
+			boolean namespaces, boolean tmpfs, int seeds) {
+
+		/** Every node a seed. */
+		Options(int size, Map<String, String> properties, List<String> jvmOptions, @Nullable Path loaderPath,
+				boolean namespaces, boolean tmpfs) {
+			this(size, properties, jvmOptions, loaderPath, namespaces, tmpfs, size);
+		}
 
 	}
 
@@ -68,12 +80,30 @@ final class NemesisNodes implements AutoCloseable {
 
 	private final NodeFolders folders;
 
+	/** The nodes of the ring, those clients send to: the seeds, then as changes go. */
+	private final List<Integer> members = new CopyOnWriteArrayList<>();
+
+	/** Nodes started at least once (and so restarted when healed) unless retired. */
+	private final boolean[] launched;
+
+	/** Nodes a decommission took out: stopped, never restarted (unless respawned). */
+	private final boolean[] retired;
+
+	/** Seeds wiped and started again as newcomers ({@link #respawn}). */
+	private final boolean[] newcomer;
+
 	private final Thread cleanup = new Thread(this::killAll, "nemesis-nodes-cleanup");
 
 	NemesisNodes(Path root, Options options, Random random) {
 		this.root = root;
 		this.options = options;
 		this.processes = new Process[options.size()];
+		this.launched = new boolean[options.size()];
+		this.retired = new boolean[options.size()];
+		this.newcomer = new boolean[options.size()];
+		for (int node = 0; node < options.seeds(); node++) {
+			this.members.add(node);
+		}
 		Network chosen = null;
 		int[] ports = new int[options.size()];
 		// -Dquorumkv.nemesis.network=proxy runs the fallback where namespaces would work.
@@ -126,8 +156,64 @@ final class NemesisNodes implements AutoCloseable {
 		return this.folders.canFill();
 	}
 
+	/** The nodes of the ring now, in order: the ones clients send to. */
+	List<Integer> members() {
+		return List.copyOf(this.members);
+	}
+
+	/** A node joined the ring (clients send to it from now on). */
+	void admit(int node) {
+		if (!this.members.contains(node)) {
+			this.members.add(node);
+			this.members.sort(null);
+		}
+	}
+
+	/** A node left the ring: no client sends to it, it is stopped and stays so. */
+	void retire(int node) {
+		this.members.remove(Integer.valueOf(node));
+		this.retired[node] = true;
+		kill(node);
+	}
+
+	/**
+	 * A retired node comes back as a new spare: its data folder wiped (a new node id), it
+	 * starts as a newcomer (its own URL left out of its seed list) and waits to be
+	 * joined.
+	 */
+	void respawn(int node) {
+		if (!this.retired[node]) {
+			throw new IllegalStateException("node " + node + " is not retired");
+		}
+		kill(node);
+		this.folders.wipe(node);
+		this.retired[node] = false;
+		this.newcomer[node] = true;
+		start(node);
+	}
+
+	/** A node running that is not a member: the spare, or -1. */
+	int spare() {
+		for (int node = 0; node < size(); node++) {
+			if (wanted(node) && !this.members.contains(node)) {
+				return node;
+			}
+		}
+		return -1;
+	}
+
+	/** Whether the node should be running once every fault is healed. */
+	boolean wanted(int node) {
+		return this.launched[node] && !this.retired[node];
+	}
+
 	String url(int node) {
 		return "http://" + this.network.host(node) + ":" + this.ports[node];
+	}
+
+	/** The URL the node's peers know it by: the one a join names. */
+	String peerUrl(int node) {
+		return this.network.peerUrl(node, this.ports[node]);
 	}
 
 	NemesisNodes startAll() {
@@ -250,15 +336,22 @@ final class NemesisNodes implements AutoCloseable {
 		if (running(node)) {
 			throw new IllegalStateException("node " + node + " is running");
 		}
+		if (this.retired[node]) {
+			throw new IllegalStateException("node " + node + " was decommissioned");
+		}
+		this.launched[node] = true;
 		Map<String, String> properties = new LinkedHashMap<>();
 		properties.put("server.address", this.network.host(node));
 		properties.put("server.port", Integer.toString(this.ports[node]));
-		List<String> ids = new ArrayList<>();
-		for (int i = 0; i < size(); i++) {
-			ids.add(this.network.peerUrl(i, this.ports[i]));
+		List<String> seeds = new ArrayList<>();
+		for (int i = 0; i < this.options.seeds(); i++) {
+			if (i != node || !this.newcomer[node]) {
+				seeds.add(this.network.peerUrl(i, this.ports[i]));
+			}
 		}
-		properties.put("quorumkv.cluster.nodes", String.join(",", ids));
-		properties.put("quorumkv.cluster.self", ids.get(node));
+		// A spare's own URL is not among the seeds: it starts as a newcomer.
+		properties.put("quorumkv.cluster.nodes", String.join(",", seeds));
+		properties.put("quorumkv.cluster.self", this.network.peerUrl(node, this.ports[node]));
 		properties.put("quorumkv.cluster.secret", NodeProcesses.SECRET);
 		properties.put("quorumkv.storage.path", this.folders.data(node).toString());
 		properties.put("quorumkv.cluster.replica-timeout", "1s");
@@ -267,6 +360,9 @@ final class NemesisNodes implements AutoCloseable {
 		properties.put("quorumkv.cluster.hints.max-backoff", "1s");
 		properties.put("quorumkv.cluster.breaker.wait-in-open", "1s");
 		properties.put("spring.lifecycle.timeout-per-shutdown-phase", "5s");
+		// The Operator's joins, decommissions and repairs need the admin API and its key.
+		properties.put("management.endpoints.web.exposure.include", "health,metrics,quorumkv");
+		properties.putAll(TestKeys.properties());
 		properties.putAll(this.options.properties());
 		List<String> command = new ArrayList<>(this.network.commandPrefix(node));
 		command.add(ProcessHandle.current().info().command().orElse("java"));

@@ -81,14 +81,24 @@ final class NemesisRun {
 	 * {@code settleMillis} for hints, reads every key back and checks.
 	 */
 	static Outcome phase(Scenario scenario, NemesisNodes nodes, Path root, Random random) {
+		return phase(scenario, nodes, root, random, () -> {
+		});
+	}
+
+	/**
+	 * The same, with {@code afterHealing} run once everything is healed, before the wait
+	 * for hints and the final reads (a membership scenario waits there for the ring to
+	 * settle, so that the final reads go to the members of the final ring).
+	 */
+	static Outcome phase(Scenario scenario, NemesisNodes nodes, Path root, Random random, Runnable afterHealing) {
 		try (History history = new History(root.resolve(scenario.name() + "-history.log"));
 				History finals = new History(root.resolve(scenario.name() + "-final-reads.log"))) {
 			List<String> urls = new ArrayList<>();
 			for (int node = 0; node < nodes.size(); node++) {
 				urls.add(nodes.url(node));
 			}
-			Clients clients = new Clients(history, urls, scenario.name() + Long.toHexString(scenario.seed() & 0xffff),
-					scenario.threads(), scenario.keysPerThread(), random.nextLong(), scenario.mix());
+			Clients clients = new Clients(history, urls, nodes::members, prefix(scenario), scenario.threads(),
+					scenario.keysPerThread(), random.nextLong(), scenario.mix());
 			Nemesis nemesis = new Nemesis(nodes, history, scenario.plan().apply(random), scenario.holdMillis(),
 					scenario.quietMillis());
 			long started = System.nanoTime();
@@ -103,6 +113,7 @@ final class NemesisRun {
 			System.out.println("Nemesis " + scenario.name() + ": clients stopped after "
 					+ (System.nanoTime() - started) / 1_000_000 + " ms; healing");
 			healAll(nodes);
+			afterHealing.run();
 			Pause.millis(scenario.settleMillis());
 			List<Op> reads = clients.finalReads(finals);
 			CheckReport report = Checker.check(history.ops(), reads, history.windows());
@@ -111,6 +122,21 @@ final class NemesisRun {
 					+ outcome.injected() + " over " + outcome.network() + "\n" + report.summary());
 			return outcome;
 		}
+	}
+
+	/** The keys a scenario's clients write. */
+	static List<String> keys(Scenario scenario) {
+		List<String> keys = new ArrayList<>();
+		try (History none = new History(null)) {
+			keys.addAll(new Clients(none, List.of(), prefix(scenario), scenario.threads(), scenario.keysPerThread(), 0,
+					scenario.mix())
+				.keys());
+		}
+		return keys;
+	}
+
+	private static String prefix(Scenario scenario) {
+		return scenario.name() + Long.toHexString(scenario.seed() & 0xffff);
 	}
 
 	/**
@@ -124,7 +150,7 @@ final class NemesisRun {
 			urls.add(nodes.url(node));
 		}
 		try (History history = new History(null)) {
-			Clients clients = new Clients(history, urls, "warm-up", 4, 8, 0, Clients.Mix.standard());
+			Clients clients = new Clients(history, urls, nodes::members, "warm-up", 4, 8, 0, Clients.Mix.standard());
 			clients.start(Duration.ofSeconds(8));
 			Pause.millis(8_000);
 			clients.stop();
@@ -132,20 +158,25 @@ final class NemesisRun {
 		}
 	}
 
-	/** Every node running, resumed, reachable, with its clock right. */
-	private static void healAll(NemesisNodes nodes) {
+	/**
+	 * Every node running (but those never started and those decommissioned), resumed,
+	 * reachable, with its clock right.
+	 */
+	static void healAll(NemesisNodes nodes) {
 		nodes.network().heal();
 		for (int node = 0; node < nodes.size(); node++) {
 			nodes.setClockOffset(node, 0);
 			if (nodes.running(node)) {
 				nodes.resume(node);
 			}
-			else {
+			else if (nodes.wanted(node)) {
 				nodes.start(node);
 			}
 		}
 		for (int node = 0; node < nodes.size(); node++) {
-			nodes.awaitReady(node, Duration.ofSeconds(120));
+			if (nodes.wanted(node)) {
+				nodes.awaitReady(node, Duration.ofSeconds(120));
+			}
 		}
 	}
 

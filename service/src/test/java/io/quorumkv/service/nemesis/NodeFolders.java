@@ -77,6 +77,15 @@ final class NodeFolders implements AutoCloseable {
 		copyTree(snapshotFolder(node), data);
 	}
 
+	/**
+	 * Deletes a stopped node's data folder and its older copy: it starts again as a new
+	 * node.
+	 */
+	void wipe(int node) {
+		FaultFolders.delete(data(node));
+		FaultFolders.delete(snapshotFolder(node));
+	}
+
 	/** Fills the node's tmpfs with a balloon file until no space is left. */
 	long fill(int node) {
 		byte[] chunk = new byte[1 << 20];
