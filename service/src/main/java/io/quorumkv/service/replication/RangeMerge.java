@@ -19,12 +19,13 @@ import reactor.core.publisher.Flux;
  * A member is asked for a page of at most {@code pageSize} entries, tombstones and older
  * versions included, from a key on. A page shorter than that is the member's last in the
  * range; after a full page the member is asked for the next one, from just after the
- * page's last key, and only once the merge has taken the whole page and still needs that
- * member's next key. A k-way merge emits a key only when it has the next key of every
- * member that is not exhausted, so nothing past the last key of a full page is emitted
- * before that member's next page is in: a newer version or a tombstone there can still
- * decide the key. Per key the greatest entry ({@link EntryOrder}) wins and tombstones are
- * dropped; the merge stops at {@code limit} live entries and cancels what is left.
+ * page's last key, and only once the whole page has reached the merge and the merge wants
+ * more of that member (it takes up to {@link #PREFETCH} entries ahead). A k-way merge
+ * emits a key only when it has the next key of every member that is not exhausted, so
+ * nothing past the last key of a full page is emitted before that member's next page is
+ * in: a newer version or a tombstone there can still decide the key. Per key the greatest
+ * entry ({@link EntryOrder}) wins and tombstones are dropped; the merge stops at
+ * {@code limit} live entries and cancels what is left.
  *
  * <p>
  * Invariants: the merge holds at most {@link #PREFETCH} entries per member (and what the
