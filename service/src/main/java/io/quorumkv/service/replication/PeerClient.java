@@ -338,16 +338,19 @@ public final class PeerClient implements AutoCloseable {
 	 * At most {@code limit} of the peer's local entries of a range, tombstones included,
 	 * in key order (one page of a range read); streamed with backpressure. Not guarded by
 	 * the breaker (a scan is long); a peer that stops sending for the replica timeout
-	 * fails it. Cancelled before its end, the page is still read to its end and dropped:
-	 * a page is bounded, and its connection then goes back to the pool rather than being
-	 * closed with the answer half read (a short scan cancels its pages as a rule).
+	 * fails it. Cancelled before its end, the page is still read to its end and dropped,
+	 * up to the largest frame's size more: its connection then goes back to the pool
+	 * rather than being closed with the answer half read (a short scan cancels its pages
+	 * as a rule). A longer rest (a node of a version before the limit sends the whole
+	 * range) closes it.
 	 */
 	public Flux<Entry> scan(Node peer, byte[] fromInclusive, byte @Nullable [] toExclusive, int limit) {
 		String query = "?start=" + InternalApi.encodeKey(fromInclusive)
 				+ ((toExclusive != null) ? "&end=" + InternalApi.encodeKey(toExclusive) : "") + "&limit=" + limit;
 		return Flux.defer(() -> {
 			FrameDecoder decoder = new FrameDecoder(this.maxFrameSize);
-			return readToEndOnCancel(stream(peer, InternalApi.ENTRIES_PATH + query, this.replicaTimeout))
+			return readToEndOnCancel(stream(peer, InternalApi.ENTRIES_PATH + query, this.replicaTimeout),
+					this.maxFrameSize)
 				.concatMapIterable(decoder::decode)
 				.concatWith(Mono.fromRunnable(() -> {
 					if (!decoder.isComplete()) {
@@ -358,11 +361,14 @@ public final class PeerClient implements AutoCloseable {
 	}
 
 	/**
-	 * {@code source} with backpressure, but read to its end and dropped when cancelled
-	 * (unless it fails: then quietly).
+	 * {@code source} with backpressure, but read to its end and dropped when cancelled (a
+	 * failure then quietly), unless more than {@code maxDrained} bytes are left: then
+	 * cancelled after those.
 	 */
-	private static <T> Flux<T> readToEndOnCancel(Flux<T> source) {
-		return Flux.create((sink) -> source.subscribe(new BaseSubscriber<T>() {
+	private static Flux<byte[]> readToEndOnCancel(Flux<byte[]> source, int maxDrained) {
+		return Flux.create((sink) -> source.subscribe(new BaseSubscriber<byte[]>() {
+
+			private long drained;
 
 			@Override
 			protected void hookOnSubscribe(Subscription subscription) {
@@ -372,9 +378,15 @@ public final class PeerClient implements AutoCloseable {
 			}
 
 			@Override
-			protected void hookOnNext(T value) {
+			protected void hookOnNext(byte[] chunk) {
 				if (!sink.isCancelled()) {
-					sink.next(value);
+					sink.next(chunk);
+				}
+				else {
+					this.drained += chunk.length;
+					if (this.drained > maxDrained) {
+						dispose();
+					}
 				}
 			}
 

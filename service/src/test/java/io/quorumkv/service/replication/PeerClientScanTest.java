@@ -60,8 +60,11 @@ class PeerClientScanTest {
 		this.server = HttpServer.create().host("127.0.0.1").port(0).handle((request, response) -> {
 			this.clientPorts.add(request.remoteAddress().getPort());
 			this.queries.add(request.uri());
+			// A start of "big": a node of a version before the limit, sending the rest of
+			// a range far over the largest frame (1 MB here) whatever the limit.
+			int entries = request.uri().contains("start=big") ? 10 * PAGE : PAGE;
 			return response
-				.sendByteArray(Flux.range(0, PAGE)
+				.sendByteArray(Flux.range(0, entries)
 					.map((i) -> InternalApi
 						.encode(Entry.value(String.format("k%04d", i).getBytes(StandardCharsets.UTF_8), value, 1))))
 				.then();
@@ -108,6 +111,19 @@ class PeerClientScanTest {
 			.verify(TIMEOUT);
 		assertThat(this.queries).hasSize(4);
 		assertThat(this.clientPorts).as("one keep-alive connection carried every page").hasSize(1);
+	}
+
+	@Test
+	void aCancelledAnswerWithMoreThanAFrameLeftIsClosedRatherThanRead() {
+		StepVerifier.create(this.client.scan(this.peer, "big".getBytes(StandardCharsets.UTF_8), null, 10).take(2))
+			.expectNextCount(2)
+			.expectComplete()
+			.verify(TIMEOUT);
+		StepVerifier.create(this.client.scan(this.peer, new byte[] { 'k' }, null, PAGE))
+			.expectNextCount(PAGE)
+			.expectComplete()
+			.verify(TIMEOUT);
+		assertThat(this.clientPorts).as("the long answer's connection was closed").hasSize(2);
 	}
 
 }
