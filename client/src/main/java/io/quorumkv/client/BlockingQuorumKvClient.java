@@ -94,7 +94,11 @@ public final class BlockingQuorumKvClient {
 		if (limit < 0) {
 			throw new IllegalArgumentException("limit must not be negative, not " + limit);
 		}
-		List<KeyValue> records = this.client.scan(start, end).take(limit, true).collectList().block();
+		// Pages of no more than the limit; a limit of 0 sends nothing.
+		List<KeyValue> records = this.client.scan(start, end, Math.max(limit, 1))
+			.take(limit, true)
+			.collectList()
+			.block();
 		return (records != null) ? records : List.of();
 	}
 

@@ -146,29 +146,51 @@ public final class QuorumKvClient implements AutoCloseable {
 	 * @param end the end, exclusive; null for the end of the key space
 	 */
 	public Flux<KeyValue> scan(String start, @Nullable String end) {
+		return scan(start, end, Long.MAX_VALUE);
+	}
+
+	/**
+	 * At most {@code limit} live records with {@code start <= key < end} in key order,
+	 * read page by page as {@link #scan(String, String)} does, but no page asks for more
+	 * records than are still wanted: a short scan costs the nodes no more than it
+	 * returns, where {@code scan(start, end).take(limit)} asks for whole pages.
+	 * @param start the first key, inclusive
+	 * @param end the end, exclusive; null for the end of the key space
+	 * @param limit the most records emitted, at least 1
+	 */
+	public Flux<KeyValue> scan(String start, @Nullable String end, long limit) {
+		if (limit < 1) {
+			throw new IllegalArgumentException("limit must be at least 1, not " + limit);
+		}
 		byte[] from = Requests.utf8("start", start);
 		byte[] to = (end != null) ? Requests.utf8("end", end) : null;
-		return page(from, true, to).expand((page) -> page.full()
-				? page(page.last().key().getBytes(StandardCharsets.UTF_8), false, to) : Mono.empty())
+		return page(from, true, to, limit)
+			.expand((page) -> (page.full() && page.left() > 0)
+					? page(page.last().key().getBytes(StandardCharsets.UTF_8), false, to, page.left()) : Mono.empty())
 			.concatMapIterable(Page::records);
 	}
 
 	/**
-	 * One page of a range, read whole ({@link #SCAN_PAGE} records at most, in the
-	 * self-delimiting NDJSON format) and retried like a read: a scan resumes after the
-	 * last key of the page before, so a node failing midway costs one page, never a
-	 * repeated or a missing record.
+	 * One page of a range, read whole ({@link #SCAN_PAGE} records at most, fewer when
+	 * fewer are {@code wanted}, in the self-delimiting NDJSON format) and retried like a
+	 * read: a scan resumes after the last key of the page before, so a node failing
+	 * midway costs one page, never a repeated or a missing record.
 	 */
-	private Mono<Page> page(byte[] from, boolean inclusive, byte @Nullable [] to) {
-		String path = Requests.range(from, inclusive, to, SCAN_PAGE);
+	private Mono<Page> page(byte[] from, boolean inclusive, byte @Nullable [] to, long wanted) {
+		int size = (int) Math.min(wanted, SCAN_PAGE);
+		String path = Requests.range(from, inclusive, to, size);
 		return this.attempts
 			.run(Operation.SCAN, null,
 					(node) -> this.transport.scan(node, path, NdjsonFormat.INSTANCE).collectList().flux())
 			.next()
-			.map((records) -> new Page(records, records.size() == SCAN_PAGE));
+			.map((records) -> new Page(records, records.size() == size, wanted - records.size()));
 	}
 
-	private record Page(List<KeyValue> records, boolean full) {
+	/**
+	 * @param full whether the page has all it asked for (there may be more after it)
+	 * @param left records still wanted after this page
+	 */
+	private record Page(List<KeyValue> records, boolean full, long left) {
 
 		KeyValue last() {
 			return this.records.get(this.records.size() - 1);

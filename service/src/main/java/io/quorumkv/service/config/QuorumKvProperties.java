@@ -350,6 +350,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * never stamps below an earlier write
 	 * @param clockOffsetWarning health warns (status WARNING) when a peer's measured
 	 * clock offset exceeds this; less than max-clock-skew
+	 * @param scan the pages a range read asks each member for
 	 */
 	public record ClusterProperties(@DefaultValue List<URI> nodes, @Nullable URI self, @Nullable String secret,
 			@DefaultValue("1s") Duration replicaTimeout, @DefaultValue("500ms") Duration connectTimeout,
@@ -360,7 +361,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue BatchProperties batch, @Nullable Integer replicationFactor, @Nullable String id,
 			@DefaultValue MembershipProperties membership, @DefaultValue TlsProperties tls,
 			@DefaultValue("500ms") Duration maxClockSkew, @DefaultValue("1s") Duration clockReservation,
-			@DefaultValue("250ms") Duration clockOffsetWarning) {
+			@DefaultValue("250ms") Duration clockOffsetWarning, @DefaultValue ScanProperties scan) {
 
 		public ClusterProperties {
 			nodes = List.copyOf(nodes);
@@ -389,6 +390,41 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			return "ClusterProperties[nodes=" + this.nodes + ", self=" + this.self + ", secret="
 					+ ((this.secret != null) ? "(set)" : "(none)") + ", replicaTimeout=" + this.replicaTimeout
 					+ ", replicationFactor=" + this.replicationFactor + "]";
+		}
+
+	}
+
+	/**
+	 * The pages of a range read: the coordinator asks each member for a page of its local
+	 * entries at a time, tombstones and older versions included, and for the next page
+	 * only when its merge needs it (docs/architecture.md). A page is the client's limit
+	 * plus {@code pageSlack}, at least {@code minPage} and at most {@code maxPage}
+	 * entries; a range without a limit reads pages of {@code maxPage}.
+	 *
+	 * @param minPage fewest entries a member is asked for at once
+	 * @param maxPage most entries a member is asked for at once: what one page costs a
+	 * member and the coordinator is bounded by it
+	 * @param pageSlack entries a page asks for beyond the limit, for the tombstones and
+	 * older versions the merge drops, so that one page per member usually ends a scan
+	 */
+	public record ScanProperties(@DefaultValue("64") int minPage, @DefaultValue("1000") int maxPage,
+			@DefaultValue("64") int pageSlack) {
+
+		public ScanProperties {
+			if (minPage < 1 || maxPage < minPage || maxPage > 100_000) {
+				throw new IllegalArgumentException(
+						"quorumkv.cluster.scan.min-page and max-page must be 1 <= min-page <= max-page <= 100000");
+			}
+			if (pageSlack < 0 || pageSlack > 100_000) {
+				throw new IllegalArgumentException("quorumkv.cluster.scan.page-slack must be 0..100000");
+			}
+		}
+
+		/** The page a member is asked for, for a range read of at most {@code limit}. */
+		public int pageSize(long limit) {
+			// No limit is Long.MAX_VALUE: cut it to a page before adding the slack.
+			long wanted = Math.min(limit, this.maxPage) + this.pageSlack;
+			return (int) Math.max(this.minPage, Math.min(this.maxPage, wanted));
 		}
 
 	}

@@ -192,7 +192,7 @@ class EntityHandler {
 	}
 
 	/** The {@code limit} parameter: absent is no limit. */
-	private static long limit(@Nullable String text) {
+	static long limit(@Nullable String text) {
 		if (text == null) {
 			return Long.MAX_VALUE;
 		}

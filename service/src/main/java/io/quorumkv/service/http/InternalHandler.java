@@ -175,14 +175,21 @@ class InternalHandler {
 				(error) -> Mono.just(Result.failed(error.getClass().getSimpleName() + ": " + error.getMessage())));
 	}
 
+	/**
+	 * A page of a range read: this node's entries from {@code start} to {@code end}, at
+	 * most {@code limit} (none when absent). {@code start} may be one byte over the key
+	 * limit: a page after a key of the largest size starts at that key plus a zero byte.
+	 */
 	Mono<ServerResponse> scan(ServerRequest request) {
 		return Mono.defer(() -> {
 			QueryParameters query = QueryParameters.parse(request.uri().getRawQuery());
-			byte[] start = query.key("start", this.maxKeySize);
+			byte[] start = query.key("start", this.maxKeySize + 1);
 			byte[] end = query.optionalKey("end", this.maxKeySize);
+			long limit = EntityHandler.limit(query.text("limit"));
+			Flux<Entry> entries = this.storage.scan(start, end);
 			return ServerResponse.ok()
 				.contentType(MediaType.APPLICATION_OCTET_STREAM)
-				.body(BodyInserters.fromDataBuffers(this.storage.scan(start, end)
+				.body(BodyInserters.fromDataBuffers(((limit < Long.MAX_VALUE) ? entries.take(limit, true) : entries)
 					.map((entry) -> DefaultDataBufferFactory.sharedInstance.wrap(InternalApi.encode(entry)))));
 		}).onErrorResume(ErrorResponses::toResponse);
 	}

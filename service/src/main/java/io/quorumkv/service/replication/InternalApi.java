@@ -17,8 +17,9 @@ import org.jspecify.annotations.Nullable;
  * <li>{@code PUT /internal/v0/entry?id=K} with {@link #TIMESTAMP}, {@link #TOMBSTONE}
  * and, for a value that expires, {@link #EXPIRES_AT}, body = value: 201; the replica
  * keeps the greater entry.</li>
- * <li>{@code GET /internal/v0/entries?start=K[&end=K]}: a stream of {@link #encode
- * frames}, tombstones included, in key order.</li>
+ * <li>{@code GET /internal/v0/entries?start=K[&end=K][&limit=N]}: a stream of
+ * {@link #encode frames}, tombstones included, in key order, at most {@code N} (400 when
+ * not a positive integer up to a billion): one page of a range read.</li>
  * <li>{@code POST /internal/v0/batch}, body = operations ({@link BatchCodec}): 200 with
  * one result per operation, in order.</li>
  * <li>{@code POST /internal/v0/repair/trees|nodes|digests|done} and

@@ -35,8 +35,8 @@ record LocalReplica(Node node, Storage storage, LocalWrites writes, Duration tim
 	}
 
 	@Override
-	public Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive) {
-		return this.storage.scan(fromInclusive, toExclusive);
+	public Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive, int limit) {
+		return this.storage.scan(fromInclusive, toExclusive).take(limit, true);
 	}
 
 }

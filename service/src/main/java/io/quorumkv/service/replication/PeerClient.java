@@ -43,6 +43,8 @@ import io.quorumkv.service.cluster.RingStamp;
 import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.Connection;
@@ -338,16 +340,22 @@ public final class PeerClient implements AutoCloseable {
 	}
 
 	/**
-	 * The peer's local entries of a range, tombstones included, in key order; streamed
-	 * with backpressure. Not guarded by the breaker (a scan is long); a peer that stops
-	 * sending for the replica timeout fails it.
+	 * At most {@code limit} of the peer's local entries of a range, tombstones included,
+	 * in key order (one page of a range read); streamed with backpressure. Not guarded by
+	 * the breaker (a scan is long); a peer that stops sending for the replica timeout
+	 * fails it. Cancelled before its end, the page is still read to its end and dropped,
+	 * up to the largest frame's size more: its connection then goes back to the pool
+	 * rather than being closed with the answer half read (a short scan cancels its pages
+	 * as a rule). A longer rest (a node of a version before the limit sends the whole
+	 * range) closes it.
 	 */
-	public Flux<Entry> scan(Node peer, byte[] fromInclusive, byte @Nullable [] toExclusive) {
+	public Flux<Entry> scan(Node peer, byte[] fromInclusive, byte @Nullable [] toExclusive, int limit) {
 		String query = "?start=" + InternalApi.encodeKey(fromInclusive)
-				+ ((toExclusive != null) ? "&end=" + InternalApi.encodeKey(toExclusive) : "");
+				+ ((toExclusive != null) ? "&end=" + InternalApi.encodeKey(toExclusive) : "") + "&limit=" + limit;
 		return Flux.defer(() -> {
 			FrameDecoder decoder = new FrameDecoder(this.maxFrameSize);
-			return stream(peer, InternalApi.ENTRIES_PATH + query, this.replicaTimeout)
+			return readToEndOnCancel(stream(peer, InternalApi.ENTRIES_PATH + query, this.replicaTimeout),
+					this.maxFrameSize)
 				.concatMapIterable(decoder::decode)
 				.concatWith(Mono.fromRunnable(() -> {
 					if (!decoder.isComplete()) {
@@ -355,6 +363,51 @@ public final class PeerClient implements AutoCloseable {
 					}
 				}));
 		});
+	}
+
+	/**
+	 * {@code source} with backpressure, but read to its end and dropped when cancelled (a
+	 * failure then quietly), unless more than {@code maxDrained} bytes are left: then
+	 * cancelled after those.
+	 */
+	private static Flux<byte[]> readToEndOnCancel(Flux<byte[]> source, int maxDrained) {
+		return Flux.create((sink) -> source.subscribe(new BaseSubscriber<byte[]>() {
+
+			private long drained;
+
+			@Override
+			protected void hookOnSubscribe(Subscription subscription) {
+				// Demand is the sink's, passed on from here: no request lost before.
+				sink.onRequest(this::request);
+				sink.onCancel(this::requestUnbounded);
+			}
+
+			@Override
+			protected void hookOnNext(byte[] chunk) {
+				if (!sink.isCancelled()) {
+					sink.next(chunk);
+				}
+				else {
+					this.drained += chunk.length;
+					if (this.drained > maxDrained) {
+						dispose();
+					}
+				}
+			}
+
+			@Override
+			protected void hookOnComplete() {
+				sink.complete();
+			}
+
+			@Override
+			protected void hookOnError(Throwable error) {
+				if (!sink.isCancelled()) {
+					sink.error(error);
+				}
+			}
+
+		}));
 	}
 
 	/**

@@ -49,8 +49,8 @@ record PeerReplica(Node node, PeerClient client, @Nullable PeerBatcher batcher, 
 	}
 
 	@Override
-	public Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive) {
-		return this.client.scan(this.node, fromInclusive, toExclusive)
+	public Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive, int limit) {
+		return this.client.scan(this.node, fromInclusive, toExclusive, limit)
 			.onErrorMap((error) -> new ReplicaUnavailableException(this.node, error));
 	}
 

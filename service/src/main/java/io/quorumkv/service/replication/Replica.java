@@ -33,7 +33,10 @@ sealed interface Replica permits LocalReplica, PeerReplica {
 	 */
 	void repair(Entry winner, Runnable onWritten, Consumer<Throwable> onFailed);
 
-	/** The replica's entries of a range, tombstones included, in key order. */
-	Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive);
+	/**
+	 * At most {@code limit} of the replica's entries of a range, tombstones included, in
+	 * key order (one page of a range read, {@link RangeMerge}).
+	 */
+	Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive, int limit);
 
 }

@@ -150,7 +150,7 @@ class ReplicationConfiguration {
 					(key) -> peers.get(peer, key), limits, batch.waitForTurn() ? timers : null, meters) : null;
 			return new PeerReplica(peer, peers, batcher, hints, guard);
 		});
-		return new ReplicationService(state, replicas, clock, cluster.maxConcurrentRepairs(), meters);
+		return new ReplicationService(state, replicas, clock, cluster.maxConcurrentRepairs(), cluster.scan(), meters);
 	}
 
 }

@@ -1,15 +1,11 @@
 package io.quorumkv.service.replication;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.resilience4j.bulkhead.BulkheadFullException;
@@ -25,6 +21,7 @@ import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingLayout;
 import io.quorumkv.service.cluster.RingLayout.Targets;
 import io.quorumkv.service.cluster.RingNode;
+import io.quorumkv.service.config.QuorumKvProperties.ScanProperties;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
 import io.quorumkv.storage.Expiry;
@@ -52,9 +49,6 @@ import reactor.core.publisher.MonoSink;
  */
 public class ReplicationService {
 
-	private static final Comparator<Entry> KEY_THEN_NEWEST = Comparator.<Entry, byte[]>comparing(Entry::key, Keys.ORDER)
-		.thenComparing(EntryOrder.INSTANCE.reversed());
-
 	private final ClusterState cluster;
 
 	private final HybridLogicalClock clock;
@@ -66,12 +60,15 @@ public class ReplicationService {
 
 	private final Metrics metrics;
 
+	private final ScanProperties scan;
+
 	ReplicationService(ClusterState cluster, ReplicaDirectory replicas, HybridLogicalClock clock,
-			int maxConcurrentRepairs, MeterRegistry meters) {
+			int maxConcurrentRepairs, ScanProperties scan, MeterRegistry meters) {
 		this.cluster = cluster;
 		this.clock = clock;
 		this.replicas = replicas;
 		this.repairs = new Semaphore(maxConcurrentRepairs);
+		this.scan = scan;
 		this.metrics = new Metrics(meters);
 	}
 
@@ -190,10 +187,12 @@ public class ReplicationService {
 	}
 
 	/**
-	 * The live entries of a key range, in key order: a lazy k-way merge of every ring
-	 * member's local scan, one entry per key (the greatest), tombstones and expired
-	 * values dropped (expiry judged once, when the range starts), at most {@code limit}.
-	 * A member whose scan fails (at its start or midway) is left out as long as no more
+	 * The live entries of a key range, in key order: a paged k-way merge of every ring
+	 * member's local entries ({@link RangeMerge}), one entry per key (the greatest),
+	 * tombstones and expired values dropped (expiry judged once, when the range starts),
+	 * at most {@code limit}. Each member is asked for pages of about the limit plus some
+	 * slack ({@link ScanProperties#pageSize}), never for the whole rest of the range. A
+	 * member whose scan fails (at its start or midway) is left out as long as no more
 	 * than {@code from - ack} are: then every key still has {@code ack} of its replicas
 	 * in the merge, so the range reads every write acknowledged by a quorum it overlaps,
 	 * as a single key's read does. Past that the range fails with
@@ -203,35 +202,20 @@ public class ReplicationService {
 	 */
 	public Flux<Entry> range(byte[] fromKey, boolean inclusive, byte @Nullable [] toExclusive, Replicas replicas,
 			long limit) {
-		byte[] start = inclusive ? fromKey : successor(fromKey);
+		byte[] start = inclusive ? fromKey : RangeMerge.successor(fromKey);
 		int tolerated = replicas.from() - replicas.ack();
+		int pageSize = this.scan.pageSize(limit);
 		return Flux.defer(() -> {
 			Ring ring = layout().ring();
-			AtomicInteger failed = new AtomicInteger();
-			List<Flux<Entry>> scans = new ArrayList<>();
+			List<RangeMerge.Member> members = new ArrayList<>();
 			for (RingNode node : ring.nodes()) {
 				if (node.state() != NodeState.REMOVED) {
-					scans.add(this.replicas.of(node.node())
-						.scan(start, toExclusive)
-						.onErrorResume(
-								(error) -> (failed.incrementAndGet() <= tolerated) ? Flux.empty() : Flux.error(error)));
+					Replica replica = this.replicas.of(node.node());
+					members.add((from, size) -> replica.scan(from, toExclusive, size));
 				}
 			}
-			@SuppressWarnings("unchecked")
-			Flux<Entry>[] array = scans.toArray(Flux[]::new);
-			long now = this.clock.current();
-			return Flux.mergeComparing(KEY_THEN_NEWEST, array)
-				.distinctUntilChanged((entry) -> ByteBuffer.wrap(entry.key()))
-				.filter((entry) -> !entry.isTombstone() && !entry.isExpiredAt(now))
-				.take(limit);
+			return RangeMerge.merge(members, start, pageSize, tolerated, limit, this.clock.current());
 		});
-	}
-
-	/**
-	 * The least key greater than {@code key} in unsigned byte order: {@code key + 0x00}.
-	 */
-	private static byte[] successor(byte[] key) {
-		return Arrays.copyOf(key, key.length + 1);
 	}
 
 	private void lost(MonoSink<?> sink, String operation, Replicas replicas, QuorumRound round, long start) {

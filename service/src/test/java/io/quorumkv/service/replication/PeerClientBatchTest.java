@@ -238,7 +238,7 @@ class PeerClientBatchTest {
 						io.quorumkv.storage.Entry.value(new byte[] { 'k' }, new byte[] { 'v' }, 1)))
 				.expectComplete()
 				.verify(TIMEOUT);
-			StepVerifier.create(this.client.scan(peer, new byte[] { 'a' }, null)).expectComplete().verify(TIMEOUT);
+			StepVerifier.create(this.client.scan(peer, new byte[] { 'a' }, null, 10)).expectComplete().verify(TIMEOUT);
 		}
 		assertThat(clientPorts).as("one keep-alive connection carried every call").hasSize(1);
 	}
