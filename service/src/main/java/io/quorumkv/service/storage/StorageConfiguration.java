@@ -6,6 +6,7 @@ import java.time.Duration;
 
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.StorageProperties;
+import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.derby.DerbyStorage;
 import io.quorumkv.storage.h2.H2Storage;
@@ -33,9 +34,16 @@ class StorageConfiguration {
 		return switch (storage.backend()) {
 			case LSM -> new StorageFactory() {
 
+				/**
+				 * Keeps every tombstone until the node sets its rule (RepairedTombstones,
+				 * once the repair history is loaded): the engine's own grace period is 0
+				 * here, so the compaction a restart may start at once would otherwise
+				 * drop every tombstone, and the older versions with it, before the rule
+				 * exists.
+				 */
 				@Override
 				public Storage open(Path directory) {
-					return LsmStorage.open(storage.lsm().toOptions(directory), clock);
+					return LsmStorage.open(storage.lsm().toOptions(directory), clock, PurgePolicy.KEEP_ALL);
 				}
 
 				@Override

@@ -68,12 +68,27 @@ public final class LsmStorage implements Storage {
 		return open(options, io, Clock.systemUTC());
 	}
 
+	/**
+	 * Opens the store purging tombstones by {@code purgePolicy} from its first compaction
+	 * on (the one recovery may start at once), not by the grace period alone until a
+	 * policy is set: for an owner that sets its rule only later, and must not lose a
+	 * tombstone meanwhile ({@link PurgePolicy#KEEP_ALL} until then).
+	 */
+	public static LsmStorage open(LsmOptions options, Clock clock, PurgePolicy purgePolicy) {
+		Objects.requireNonNull(purgePolicy, "purgePolicy");
+		return open(options, FileIo.real(), clock, purgePolicy);
+	}
+
 	static LsmStorage open(LsmOptions options, FileIo io, Clock clock) {
+		return open(options, io, clock, PurgePolicy.ANY);
+	}
+
+	static LsmStorage open(LsmOptions options, FileIo io, Clock clock, PurgePolicy purgePolicy) {
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(io, "io");
 		Objects.requireNonNull(clock, "clock");
 		try {
-			return new LsmStorage(Recovery.open(options, io, clock));
+			return new LsmStorage(Recovery.open(options, io, clock, purgePolicy));
 		}
 		catch (IOException ex) {
 			throw new StorageException("could not open LSM storage in " + options.directory(), ex);

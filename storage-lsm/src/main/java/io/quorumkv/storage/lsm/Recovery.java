@@ -18,6 +18,7 @@ import java.util.TreeMap;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Expiry;
+import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.lsm.compaction.Levels;
 import io.quorumkv.storage.lsm.io.FileIo;
@@ -46,6 +47,14 @@ final class Recovery {
 	}
 
 	static LsmEngine open(LsmOptions options, FileIo io, Clock clock) throws IOException {
+		return open(options, io, clock, PurgePolicy.ANY);
+	}
+
+	/**
+	 * As {@link #open(LsmOptions, FileIo, Clock)}, purging by {@code purgePolicy} from
+	 * the start.
+	 */
+	static LsmEngine open(LsmOptions options, FileIo io, Clock clock, PurgePolicy purgePolicy) throws IOException {
 		Path dir = options.directory();
 		Files.createDirectories(dir);
 		FileChannel lockChannel = FileChannel.open(dir.resolve(DataFiles.LOCK), StandardOpenOption.CREATE,
@@ -136,6 +145,7 @@ final class Recovery {
 					millis(replayWritten, done));
 			LsmState state = new LsmState(new MemTableSlot(new MemTable(), active), List.of(), levels);
 			LsmEngine engine = new LsmEngine(options, io, clock, watermark, state, next, lockChannel, lock);
+			engine.purgePolicy = purgePolicy;
 			engine.background.scheduleCompaction();
 			engine.background.prepareSpareWal();
 			return engine;

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.wal.WalWriter;
@@ -97,6 +98,26 @@ class LsmEngineTest {
 			assertThat(storage.get(bytes("k")).block(TIMEOUT)).isNull();
 			assertThat(storage.get(bytes("other")).block(TIMEOUT)).isEqualTo(put("other", "v", 1));
 			assertThat(storage.stats().counters().get("compaction.tombstones.purged")).isEqualTo(1);
+		}
+	}
+
+	@Test
+	void aStoreOpenedWithKeepAllPurgesNoTombstoneUntilItIsGivenAPolicy() throws Exception {
+		LsmOptions options = small().withTombstoneGracePeriod(Duration.ZERO);
+		try (LsmStorage storage = LsmStorage.open(options, java.time.Clock.systemUTC(), PurgePolicy.KEEP_ALL)) {
+			storage.upsert(put("k", "v", 100)).block(TIMEOUT);
+			await(storage.forceFlush());
+			storage.upsert(delete("k", 200)).block(TIMEOUT);
+			storage.upsert(put("other", "v", 1)).block(TIMEOUT);
+			await(storage.forceFlush());
+			await(storage.forceCompaction());
+			// Kept, and with it the key's deletion, although the grace period is 0.
+			assertThat(storage.get(bytes("k")).block(TIMEOUT)).isEqualTo(delete("k", 200));
+			storage.purgePolicy(PurgePolicy.ANY);
+			storage.upsert(put("more", "v", 1)).block(TIMEOUT);
+			await(storage.forceFlush());
+			await(storage.forceCompaction());
+			assertThat(storage.get(bytes("k")).block(TIMEOUT)).isNull();
 		}
 	}
 
