@@ -95,9 +95,16 @@ final class ExpectedState implements AutoCloseable {
 		return (long) LONGS.getVolatile(this.slots, 16 * k + 8);
 	}
 
-	/** The newest version that may be in the store now. */
+	/**
+	 * The newest version that may be in the store now. The pending version is read first:
+	 * {@link #commit} sets the committed one before it clears the pending one, so a
+	 * commit between the two reads is always seen in one of them (read the other way
+	 * round, the old committed version and the cleared pending one made a version a
+	 * reader had just found in the store look newer than anything written).
+	 */
 	long newest(int k) {
-		return Math.max(committed(k), pending(k));
+		long pending = pending(k);
+		return Math.max(committed(k), pending);
 	}
 
 	void begin(int k, long version) {
