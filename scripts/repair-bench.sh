@@ -9,8 +9,13 @@
 #      then while repairs run back to back under the default rate limit.
 #
 #   scripts/repair-bench.sh [--keys N] [--rate R] [--seconds S] [--dir D] [--base-port P]
+#                           [--prefill loader|http]
 #
 # Defaults: 1,000,000 keys of 100 bytes, 1,000 requests/s, 60 s, run/repair-bench, port 18081.
+# --prefill loader (the default) writes the N keys into each node's data folder before the
+# cluster starts (scripts/lib/lsm-preload.sh: io.quorumkv.bench.LsmLoader, then copies; needs
+# jmh/target/benchmarks.jar); --prefill http PUTs them at 3/3 through node 1
+# (QKV_PREFILL_RATE, default 4,000/s).
 # Prints one line per measurement; the cluster is stopped at the end (its folder is kept).
 set -euo pipefail
 
@@ -20,6 +25,7 @@ rate=1000
 seconds=60
 dir="$ROOT/run/repair-bench"
 port=18081
+prefill=loader
 while [ $# -gt 0 ]; do
   case "$1" in
     --keys) keys="${2:?}"; shift 2 ;;
@@ -27,6 +33,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds="${2:?}"; shift 2 ;;
     --dir) dir="${2:?}"; shift 2 ;;
     --base-port) port="${2:?}"; shift 2 ;;
+    --prefill) prefill="${2:?}"; shift 2 ;;
     *) echo "repair-bench.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -37,13 +44,15 @@ url1="http://127.0.0.1:$port"
 common="--management.endpoints.web.exposure.include=health,metrics,prometheus,quorumkv \
 --quorumkv.repair.scheduled=false --quorumkv.cluster.hints.max-pending=0"
 
+# shellcheck source=scripts/lib/lsm-preload.sh
+. "$ROOT/scripts/lib/lsm-preload.sh"
 log() { echo "[$(date -u +%H:%M:%S)] $*"; }
 up() {
   QKV_NODE_ARGS="$common $1" "$ROOT/scripts/cluster.sh" up --nodes 3 --dir "$dir" --base-port "$port" ${2:-} > /dev/null
 }
 down() { "$ROOT/scripts/cluster.sh" down --dir "$dir" > /dev/null; }
 repair() {
-  "$ROOT/scripts/qkv" --nodes "$nodes" repair --node "$url1" | head -n 1
+  "$ROOT/scripts/qkv" --cluster-dir "$dir" repair --node "http://127.0.0.1:$((port + 1000))" | head -n 1
 }
 p99() {
   QKV_KEYS="$keys" QKV_REPLICAS=2/3 "$wrk2" -t2 -c16 -d"${seconds}s" -R"$rate" --latency \
@@ -51,11 +60,22 @@ p99() {
 }
 trap down EXIT
 
-log "cluster up, prefilling $keys keys at 3/3"
-up "--quorumkv.repair.max-entries-per-second=0" --fresh
-QKV_KEYS="$keys" QKV_REPLICAS=3/3 QKV_PREFILL_RATE="${QKV_PREFILL_RATE:-4000}" \
-  "$ROOT/scripts/prefill.sh" "$url1" --keys "$keys" --timeout 7200 | tail -n 1
-"$ROOT/scripts/qkv" --nodes "$nodes" flush > /dev/null
+case "$prefill" in
+  loader)
+    log "loading $keys keys into each node's data folder (LsmLoader)"
+    preload_replicas "$dir" 3 "$keys" "${QKV_VALUE_SIZE:-100}"
+    log "cluster up"
+    up "--quorumkv.repair.max-entries-per-second=0"
+    ;;
+  http)
+    log "cluster up, prefilling $keys keys at 3/3"
+    up "--quorumkv.repair.max-entries-per-second=0" --fresh
+    QKV_KEYS="$keys" QKV_REPLICAS=3/3 QKV_PREFILL_RATE="${QKV_PREFILL_RATE:-4000}" \
+      "$ROOT/scripts/prefill.sh" "$url1" --keys "$keys" --timeout 7200 | tail -n 1
+    ;;
+  *) echo "repair-bench.sh: --prefill is loader or http, not $prefill" >&2; exit 2 ;;
+esac
+"$ROOT/scripts/qkv" --cluster-dir "$dir" flush > /dev/null
 
 log "1. replicas agree (no rate limit): $(repair)"
 

@@ -50,8 +50,9 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * less compared entry by entry when few entries differ, more memory (24 bytes a node)
 	 * @param descendBelow a differing sub-range with at most this many entries on both
 	 * sides is compared entry by entry rather than descended into
-	 * @param maxDigests entry digests a repair holds at once; more differing entries are
-	 * compared in several passes
+	 * @param maxDigests entry digests a repair holds at once, over every replica: the
+	 * replicas' digest streams are merged by key and settled in batches of this many
+	 * digests
 	 * @param batch entries per batch call when pulling and pushing
 	 * @param maxEntriesPerSecond entries a second this node's repair work reads, over
 	 * every scan (its repairs and its peers'); 0 for no limit

@@ -2,6 +2,7 @@ package io.quorumkv.service.repair;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,26 +16,39 @@ import io.quorumkv.service.repair.RepairCodec.NodeRef;
 import io.quorumkv.service.repair.RepairCodec.NodesRequest;
 import io.quorumkv.service.repair.RepairCodec.SessionId;
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Keys;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
  * The entry-by-entry part of a repair: the leaves where some peer differs, in chunks of
- * at most {@code max-digests} entries (estimated from the trees' counts), each chunk one
- * paced scan here and one digest stream from each peer that differs in it. Per key, the
+ * at most {@value #LEAVES_PER_CALL} leaves, each chunk one paced scan here and one digest
+ * stream from each peer that differs in it. The scans come in key order on every node
+ * (the storage contract, {@code Keys.ORDER}), so the streams are merged by key as they
+ * arrive and settled in batches of keys; a repair holds about {@code max-digests} digests
+ * at once whatever the number of differing entries, and reads each replica's storage once
+ * per chunk (with the default 16 ranges of 4,096 leaves, once in all). Per key, the
  * versions a peer holds that may win over this node's are pulled (each distinct version
  * from one peer) and kept by this node's storage under the last-write-wins order; then
  * the winner is pushed to every replica whose version may lose to it, the replicas that
  * did not differ in that leaf included (they held this node's version). Only owners of a
  * key take part in it: a peer's digests cover the keys it shares with this node, this
  * node's own side the keys its repair covers, and a winner goes only to peers that own
- * its key. A replica that fails a call is left out from then on, and its ranges fail.
+ * its key. A replica that fails a call is left out from then on, and its ranges fail. Two
+ * replicas whose storage orders keys differently (another backend) only cost extra pulls
+ * and pushes: a key they both hold may then be settled twice, each time under the
+ * last-write-wins order.
  */
 final class ChunkReconciler {
 
-	/** Leaf-level nodes asked for per digest call. */
+	/** Leaf-level nodes asked for per digest call: the leaves of one chunk. */
 	private static final int LEAVES_PER_CALL = 65_536;
+
+	/** Digests requested ahead from each stream while merging them by key. */
+	private static final int MERGE_PREFETCH = 256;
+
+	private static final Comparator<Held> BY_KEY = Comparator.comparing((held) -> held.digest().key(), Keys.ORDER);
 
 	private static final int READ_CONCURRENCY = 32;
 
@@ -78,38 +92,24 @@ final class ChunkReconciler {
 		return owners.contains(peer.node.id());
 	}
 
-	/**
-	 * The differing leaves of all peers, cut where the estimated entries pass the cap.
-	 */
+	/** The differing leaves of all peers, cut every {@value #LEAVES_PER_CALL} leaves. */
 	private List<LeafSet> chunks() {
 		RangeTrees shape = Objects.requireNonNull(this.local);
 		List<LeafSet> chunks = new ArrayList<>();
 		LeafSet chunk = new LeafSet(shape);
-		long inChunk = 0;
+		int inChunk = 0;
 		for (int tree = 0; tree < shape.trees().size(); tree++) {
-			int depth = shape.tree(tree).depth();
-			for (int leaf = 0; leaf < 1 << depth; leaf++) {
-				boolean differs = false;
-				long estimate = 1;
-				for (PeerSession peer : this.peers) {
-					LeafSet leaves = peer.differingLeaves();
-					RangeTrees mine = peer.local;
-					if (!peer.failed() && leaves != null && mine != null && leaves.containsLeaf(tree, leaf)) {
-						differs = true;
-						estimate = Math.max(estimate,
-								Math.max(mine.tree(tree).node(depth, leaf).count(), peer.estimate(tree, leaf)));
-					}
-				}
-				if (!differs) {
+			for (int leaf = 0; leaf < 1 << shape.tree(tree).depth(); leaf++) {
+				if (!differs(tree, leaf)) {
 					continue;
 				}
-				if (inChunk > 0 && inChunk + estimate > this.context.settings().maxDigests()) {
+				if (inChunk == LEAVES_PER_CALL) {
 					chunks.add(chunk);
 					chunk = new LeafSet(shape);
 					inChunk = 0;
 				}
 				chunk.addLeaf(tree, leaf);
-				inChunk += estimate;
+				inChunk++;
 			}
 		}
 		if (!chunk.isEmpty()) {
@@ -118,15 +118,29 @@ final class ChunkReconciler {
 		return chunks;
 	}
 
+	private boolean differs(int tree, int leaf) {
+		for (PeerSession peer : this.peers) {
+			LeafSet leaves = peer.differingLeaves();
+			if (!peer.failed() && leaves != null && peer.local != null && leaves.containsLeaf(tree, leaf)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * One chunk: this node's digests and each differing peer's, merged by key, settled in
+	 * batches of keys.
+	 */
 	private Mono<Void> reconcile(LeafSet chunk) {
 		RangeTrees shape = Objects.requireNonNull(this.local);
 		String self = this.context.self().id();
-		Mono<Map<ByteBuffer, EntryDigest>> mine = digestsOf(this.context.pacer()
+		Flux<Held> mine = this.context.pacer()
 			.paced(this.context.storage().scan(new byte[0], null))
 			.filter((entry) -> chunk.matches(TokenRange.token(entry.key()))
 					&& RangeReplicas.covers(this.owners.owners(entry.key()), self, this.scope))
-			.map(EntryDigest::of)
-			.subscribeOn(this.context.scheduler()));
+			.map((entry) -> new Held(null, EntryDigest.of(entry)))
+			.subscribeOn(this.context.scheduler());
 		Map<PeerSession, LeafSet> asked = new LinkedHashMap<>();
 		for (PeerSession peer : this.peers) {
 			LeafSet leaves = peer.differingLeaves();
@@ -142,30 +156,50 @@ final class ChunkReconciler {
 				}
 			}
 		}
-		return Flux.fromIterable(asked.entrySet())
-			.flatMap((ask) -> theirs(ask.getKey(), ask.getValue()).map((digests) -> Map.entry(ask.getKey(), digests)))
-			.collectMap(Map.Entry::getKey, Map.Entry::getValue)
-			.zipWith(mine)
-			.publishOn(this.context.scheduler())
-			.flatMap((both) -> settle(both.getT2(), both.getT1(), asked));
+		List<Flux<Held>> sources = new ArrayList<>();
+		sources.add(mine);
+		asked.forEach((peer, leaves) -> sources.add(theirs(peer, leaves)));
+		int keysPerBatch = Math.max(1, this.context.settings().maxDigests() / sources.size());
+		return byKey(sources).bufferUntilChanged((held) -> ByteBuffer.wrap(held.digest().key()))
+			.buffer(keysPerBatch)
+			.publishOn(this.context.scheduler(), 1)
+			.concatMap((batch) -> settleBatch(batch, asked), 0)
+			.then();
 	}
 
-	private Mono<Map<ByteBuffer, EntryDigest>> theirs(PeerSession peer, LeafSet leaves) {
-		List<NodeRef> refs = leaves.asLeaves().stream().map(peer::toPeer).toList();
-		List<List<NodeRef>> calls = new ArrayList<>();
-		for (int from = 0; from < refs.size(); from += LEAVES_PER_CALL) {
-			calls.add(refs.subList(from, Math.min(refs.size(), from + LEAVES_PER_CALL)));
+	@SuppressWarnings("unchecked")
+	private static Flux<Held> byKey(List<Flux<Held>> sources) {
+		return Flux.mergeComparing(MERGE_PREFETCH, BY_KEY, sources.toArray(new Flux[0]));
+	}
+
+	/** The batch's digests as maps by key, this node's and each peer's, then settled. */
+	private Mono<Void> settleBatch(List<List<Held>> batch, Map<PeerSession, LeafSet> asked) {
+		Map<ByteBuffer, EntryDigest> mine = new HashMap<>();
+		Map<PeerSession, Map<ByteBuffer, EntryDigest>> theirs = new HashMap<>();
+		for (List<Held> key : batch) {
+			for (Held held : key) {
+				ByteBuffer wrapped = ByteBuffer.wrap(held.digest().key());
+				PeerSession peer = held.peer();
+				if (peer == null) {
+					mine.put(wrapped, held.digest());
+				}
+				else {
+					theirs.computeIfAbsent(peer, (p) -> new HashMap<>()).put(wrapped, held.digest());
+				}
+			}
 		}
-		return digestsOf(Flux.fromIterable(calls)
-			.concatMap((call) -> this.context.peers().digests(peer.node, new NodesRequest(this.session, call))))
+		return settle(mine, theirs, asked);
+	}
+
+	private Flux<Held> theirs(PeerSession peer, LeafSet leaves) {
+		List<NodeRef> refs = leaves.asLeaves().stream().map(peer::toPeer).toList();
+		return this.context.peers()
+			.digests(peer.node, new NodesRequest(this.session, refs))
+			.map((digest) -> new Held(peer, digest))
 			.onErrorResume((error) -> {
 				peer.fail("digests: " + error);
-				return Mono.just(Map.of());
+				return Flux.empty();
 			});
-	}
-
-	private static Mono<Map<ByteBuffer, EntryDigest>> digestsOf(Flux<EntryDigest> digests) {
-		return digests.collect(HashMap::new, (map, digest) -> map.put(ByteBuffer.wrap(digest.key()), digest));
 	}
 
 	/** Pulls what may win here, then pushes the winners where they are missing. */
@@ -253,6 +287,10 @@ final class ChunkReconciler {
 						}))
 					.then();
 			});
+	}
+
+	/** A digest and where it came from: a peer, or this node ({@code null}). */
+	private record Held(@Nullable PeerSession peer, EntryDigest digest) {
 	}
 
 }

@@ -26,10 +26,11 @@ import reactor.core.publisher.Mono;
  * <li>per peer, the roots are compared and the repair descends, {@link #STEP} levels a
  * round, only into nodes that differ, until a differing node is a leaf or holds at most
  * {@code descend-below} entries on both sides;</li>
- * <li>the leaves under those nodes are compared entry by entry, in chunks of at most
- * {@code max-digests} entries ({@link ChunkReconciler}): versions a peer has that may win
- * are pulled, and the winner pushed to every owner of the key that lacks it (a node that
- * does not own a key never receives it);</li>
+ * <li>the leaves under those nodes are compared entry by entry, each replica's digests
+ * streamed from one scan and merged by key, in batches of {@code max-digests}
+ * ({@link ChunkReconciler}): versions a peer has that may win are pulled, and the winner
+ * pushed to every owner of the key that lacks it (a node that does not own a key never
+ * receives it);</li>
  * <li>the peers' sessions are ended.</li>
  * </ol>
  * A range succeeds when every one of its replicas took part to the end; a replica that

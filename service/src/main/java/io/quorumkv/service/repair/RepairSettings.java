@@ -10,7 +10,8 @@ import io.quorumkv.service.config.QuorumKvProperties.RepairProperties;
  * @param depth each range's tree depth ({@code leaves-per-range = 2^depth})
  * @param descendBelow a differing node with at most this many entries on both sides is
  * compared entry by entry instead of descended
- * @param maxDigests digests of differing sub-ranges held at once, over every replica
+ * @param maxDigests digests held at once, over every replica: the batch the merged digest
+ * streams are settled in
  * @param batch entries per batch call when streaming
  * @param callTimeout longest wait for a repair call (a tree build scans the peer)
  * @param sessionTimeout a peer drops a session idle this long
