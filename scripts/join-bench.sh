@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Measures a membership change on a local LSM cluster (scripts/cluster.sh, RF 3) holding a large
+# data set (issue 26's speed figures, docs/performance.md "Membership changes"):
+#
+#   1. the wall time of 3 -> 4 with no load (`qkv join --wait`, from the request to the end of
+#      the change, clean-up included), and the new node's streaming rate (keys/s, MB/s);
+#   2. client latency at a constant rate (wrk2, mixed.lua: half GETs, half PUTs of random
+#      loaded keys at 2/3, spread over nodes 1-3) for S seconds with no change, on four nodes
+#      whose compactions settled (`qkv compact`);
+#   3. the same rate while 4 -> 5 runs: node 5's JVM is started and ready before the load, the
+#      join is asked 15 s into it (after wrk2's calibration) and the load stops when the
+#      change ends; the streaming rate under load.
+#
+#   scripts/join-bench.sh [--keys N] [--rate R] [--seconds S] [--dir D] [--base-port P]
+#
+# Defaults: 1,000,000 keys of 100 bytes (QKV_VALUE_SIZE), 1,000 requests/s, 60 s,
+# run/join-bench, port 18181. The keys are written into nodes 1-3's data folders before the
+# cluster starts (scripts/lib/lsm-preload.sh; needs jmh/target/benchmarks.jar and
+# service/target/quorumkv.jar), wrk2 as QKV_WRK2 or on PATH. Prints one line per measurement
+# and keeps the raw outputs in D/out; the cluster is stopped at the end.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+keys=1000000
+rate=1000
+seconds=60
+dir="$ROOT/run/join-bench"
+port=18181
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --keys) keys="${2:?}"; shift 2 ;;
+    --rate) rate="${2:?}"; shift 2 ;;
+    --seconds) seconds="${2:?}"; shift 2 ;;
+    --dir) dir="${2:?}"; shift 2 ;;
+    --base-port) port="${2:?}"; shift 2 ;;
+    *) echo "join-bench.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+wrk2="${QKV_WRK2:-$(command -v wrk2 || echo /work/tools/bin/wrk2)}"
+[ -x "$wrk2" ] || { echo "join-bench.sh: no wrk2 (set QKV_WRK2)" >&2; exit 1; }
+# shellcheck source=scripts/lib/lsm-preload.sh
+. "$ROOT/scripts/lib/lsm-preload.sh"
+qkv() { "$ROOT/scripts/qkv" --cluster-dir "$dir" "$@"; }
+url() { echo "http://127.0.0.1:$((port + $1 - 1))"; }
+log() { echo "[$(date -u +%H:%M:%S)] $*"; }
+down() { "$ROOT/scripts/cluster.sh" down --dir "$dir" > /dev/null 2>&1 || true; }
+
+# load SECONDS OUT: wrk2 at the constant rate over nodes 1-3. With SECONDS "until-killed" it
+# is meant to run in the background (`load until-killed OUT &`): the subshell becomes wrk2
+# itself, so $! is wrk2's PID, and SIGINT stops it, after which it prints its figures.
+load() {
+  local duration="$1" out="$2" run=()
+  [ "$duration" != until-killed ] || { duration=3600; run=(exec); }
+  QKV_KEYS="$keys" QKV_REPLICAS=2/3 QKV_READ_RATIO=0.5 QKV_COUNT_STATUS=1 \
+    QKV_TARGETS="127.0.0.1:$port,127.0.0.1:$((port + 1)),127.0.0.1:$((port + 2))" \
+    "${run[@]}" "$wrk2" -t3 -c24 -d"${duration}s" -R"$rate" --latency -s "$ROOT/scripts/wrk2/mixed.lua" "$(url 1)" > "$out" 2>&1
+}
+summary() {
+  grep '^SUMMARY' "$1" | sed 's/^SUMMARY //' | tr ' ' '\n' \
+    | grep -E '^(rps|p50_ms|p99_ms|p999_ms|max_ms|non2xx|s503|s504|timeout|sock_errors)=' | tr '\n' ' '
+}
+# joined N: the new node's transfer figures (keys, bytes, their rates) as it reports them.
+transfers() {
+  curl -sS --max-time 10 -H "X-QuorumKV-Secret: $(cat "$dir/secret")" "$(url "$1")/internal/v0/transfers" \
+    | grep -o '"keys":[0-9]*,"bytes":[0-9]*,"bytesPerSecond":[0-9]*,"keysPerSecond":[0-9]*' | tail -n 1
+}
+# join N: adds node N (its JVM started and ready first) and times `qkv join --wait`.
+join() {
+  local started ended
+  started=$(date +%s.%N)
+  qkv join "$(url "$1")" --wait > "$dir/out/join-$1.txt"
+  ended=$(date +%s.%N)
+  awk -v a="$started" -v b="$ended" 'BEGIN { printf "%.1f", b - a }'
+}
+trap down EXIT
+
+log "loading $keys keys into nodes 1-3's data folders (LsmLoader)"
+preload_replicas "$dir" 3 "$keys" "${QKV_VALUE_SIZE:-100}"
+mkdir -p "$dir/out"
+"$ROOT/scripts/cluster.sh" up --nodes 3 --dir "$dir" --base-port "$port" > /dev/null
+log "cluster of 3 up; node 4 starting"
+"$ROOT/scripts/cluster.sh" add --dir "$dir" > /dev/null
+log "1. 3 -> 4, no load: wall $(join 4) s; node 4 received $(transfers 4)"
+
+qkv compact > /dev/null
+log "2. compactions settled; $rate req/s for $seconds s, no change"
+load "$seconds" "$dir/out/no-change.txt"
+log "2. no change: $(summary "$dir/out/no-change.txt")"
+
+"$ROOT/scripts/cluster.sh" add --dir "$dir" > /dev/null
+log "3. node 5 ready; $rate req/s, 4 -> 5 asked after 15 s"
+load until-killed "$dir/out/during-join.txt" &
+loader=$!
+sleep 15
+wall=$(join 5)
+kill -INT "$loader" 2> /dev/null || true
+wait "$loader" || true
+log "3. 4 -> 5 under load: wall $wall s; node 5 received $(transfers 5)"
+log "3. during the join: $(summary "$dir/out/during-join.txt")"
