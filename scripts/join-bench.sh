@@ -9,7 +9,8 @@
 #      whose compactions settled (`qkv compact`), after as long a warm-up at that rate;
 #   3. the same rate while 4 -> 5 runs: node 5's JVM is started and ready before the load, the
 #      join is asked 15 s into it (after wrk2's calibration) and the load stops when the
-#      change ends; the streaming rate under load.
+#      change ends; the streaming rate under load; every 5 s each node's CPU time and
+#      `qkv status` go to D/out/samples-during-join.txt.
 #
 #   scripts/join-bench.sh [--keys N] [--rate R] [--seconds S] [--dir D] [--base-port P]
 #                         [--stream-rate SIZE]
@@ -78,6 +79,23 @@ join() {
   ended=$(date +%s.%N)
   awk -v a="$started" -v b="$ended" 'BEGIN { printf "%.1f", b - a }'
 }
+# sample: every 5 s, each node's CPU seconds so far (utime + stime) and `qkv status` (replica
+# call latency, calls in flight, the change's progress), to D/out/samples-during-join.txt:
+# where the time of a slow request goes during a change.
+sample() {
+  local i pid
+  for ((i = 0; i < 720; i++)); do
+    {
+      echo "=== $(date -u +%H:%M:%S)"
+      for pid in "$dir"/node*/node.pid; do
+        echo "$(basename "$(dirname "$pid")") cpu_s $(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / hz }' \
+          "/proc/$(cat "$pid")/stat" 2> /dev/null)"
+      done
+      qkv --timeout 3 status 2>&1 || true
+    } >> "$dir/out/samples-during-join.txt"
+    sleep 5
+  done
+}
 trap down EXIT
 
 log "loading $keys keys into nodes 1-3's data folders (LsmLoader)"
@@ -101,9 +119,12 @@ log "2. no change: $(summary "$dir/out/no-change.txt")"
 log "3. node 5 ready; $rate req/s, 4 -> 5 asked after 15 s"
 load until-killed "$dir/out/during-join.txt" &
 loader=$!
+sample &
+sampler=$!
 sleep 15
 wall=$(join 5)
 kill -INT "$loader" 2> /dev/null || true
 wait "$loader" || true
+kill "$sampler" 2> /dev/null || true
 log "3. 4 -> 5 under load: wall $wall s; node 5 received $(received 5)"
 log "3. during the join: $(summary "$dir/out/during-join.txt")"
