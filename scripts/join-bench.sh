@@ -25,27 +25,21 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-keys=1000000
-rate=1000
-seconds=60
-dir="$ROOT/run/join-bench"
-port=18181
+# shellcheck source=scripts/lib/cluster-bench.sh
+. "$ROOT/scripts/lib/cluster-bench.sh"
+bench_defaults join-bench 18181
 stream_rate=""
 while [ $# -gt 0 ]; do
+  if bench_option "$1" "${2:-}"; then
+    shift 2
+    continue
+  fi
   case "$1" in
-    --keys) keys="${2:?}"; shift 2 ;;
-    --rate) rate="${2:?}"; shift 2 ;;
-    --seconds) seconds="${2:?}"; shift 2 ;;
-    --dir) dir="${2:?}"; shift 2 ;;
-    --base-port) port="${2:?}"; shift 2 ;;
     --stream-rate) stream_rate="${2:?}"; shift 2 ;;
     *) echo "join-bench.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-wrk2="${QKV_WRK2:-$(command -v wrk2 || echo /work/tools/bin/wrk2)}"
-[ -x "$wrk2" ] || { echo "join-bench.sh: no wrk2 (set QKV_WRK2)" >&2; exit 1; }
-# shellcheck source=scripts/lib/lsm-preload.sh
-. "$ROOT/scripts/lib/lsm-preload.sh"
+bench_wrk2
 qkv() { "$ROOT/scripts/qkv" --cluster-dir "$dir" "$@"; }
 url() { echo "http://127.0.0.1:$((port + $1 - 1))"; }
 log() { echo "[$(date -u +%H:%M:%S)] $*"; }

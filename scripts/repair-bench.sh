@@ -21,32 +21,25 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-keys=1000000
-rate=1000
-seconds=60
-dir="$ROOT/run/repair-bench"
-port=18081
+# shellcheck source=scripts/lib/cluster-bench.sh
+. "$ROOT/scripts/lib/cluster-bench.sh"
+bench_defaults repair-bench 18081
 prefill=loader
 while [ $# -gt 0 ]; do
+  if bench_option "$1" "${2:-}"; then
+    shift 2
+    continue
+  fi
   case "$1" in
-    --keys) keys="${2:?}"; shift 2 ;;
-    --rate) rate="${2:?}"; shift 2 ;;
-    --seconds) seconds="${2:?}"; shift 2 ;;
-    --dir) dir="${2:?}"; shift 2 ;;
-    --base-port) port="${2:?}"; shift 2 ;;
     --prefill) prefill="${2:?}"; shift 2 ;;
     *) echo "repair-bench.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-wrk2="${QKV_WRK2:-$(command -v wrk2 || echo /work/tools/bin/wrk2)}"
-[ -x "$wrk2" ] || { echo "repair-bench.sh: no wrk2 (set QKV_WRK2)" >&2; exit 1; }
-nodes="http://127.0.0.1:$port,http://127.0.0.1:$((port + 1)),http://127.0.0.1:$((port + 2))"
+bench_wrk2
 url1="http://127.0.0.1:$port"
 common="--management.endpoints.web.exposure.include=health,metrics,prometheus,quorumkv \
 --quorumkv.repair.scheduled=false --quorumkv.cluster.hints.max-pending=0"
 
-# shellcheck source=scripts/lib/lsm-preload.sh
-. "$ROOT/scripts/lib/lsm-preload.sh"
 log() { echo "[$(date -u +%H:%M:%S)] $*"; }
 up() {
   QKV_NODE_ARGS="$common $1" "$ROOT/scripts/cluster.sh" up --nodes 3 --dir "$dir" --base-port "$port" ${2:-} > /dev/null

@@ -2,7 +2,7 @@
 # Fills the LSM data folders of a local cluster that scripts/cluster.sh has not started yet,
 # straight through the storage API (io.quorumkv.bench.LsmLoader), instead of through HTTP: ten
 # million entries load in minutes rather than the better part of an hour. Sourced by
-# repair-bench.sh and join-bench.sh. Needs jmh/target/benchmarks.jar.
+# scripts/lib/cluster-bench.sh (repair-bench.sh, join-bench.sh). Needs jmh/target/benchmarks.jar.
 
 # preload_replicas DIR NODES KEYS VALUE_BYTES: a fresh DIR whose node1..NODES each hold the
 # same KEYS entries (keys k0000000000.., as scripts/wrk2/*.lua name them, random values, one

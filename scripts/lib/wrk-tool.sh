@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2034
 # Finds the load generator and reads its outputs; sourced by loadtest.sh, prefill.sh,
-# perf-goals.sh and compare-nodes.sh. detect_wrk_tool sets:
+# perf-goals.sh, compare-nodes.sh and lib/cluster-bench.sh. detect_wrk_tool sets:
 #   WRK_BIN      the binary
 #   WRK_KIND     wrk2 (constant rate, -R) or wrk (closed loop)
 #   WRK_VERSION  its version line
