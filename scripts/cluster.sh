@@ -24,6 +24,10 @@
 # The nodes `up` starts seed the cluster (quorumkv.cluster.nodes); a node `add` starts is given
 # them as its seed list and serves nothing until `scripts/qkv join` adds it to the ring
 # (docs/membership.md).
+# `up` copies the build (QKV_JAR) into D/quorumkv.jar and every node of the cluster, `add` and
+# `restart` included, runs that copy: a JVM loads classes from its jar lazily, so rebuilding
+# service/target/quorumkv.jar under running nodes would make their later requests hang on
+# NoClassDefFoundError. A new build runs after `down` and `up`.
 #
 # Environment: JAVA_HOME (its bin/java is used when set), QKV_JAVA_OPTS (JVM options, default
 # "-Xmx1g -XX:+UseG1GC"), QKV_NODE_ARGS (extra Spring arguments for every node), QKV_JAR (another
@@ -86,6 +90,16 @@ loops_given() {
 
 check_jar() {
   [ -f "$JAR" ] || die "$JAR is missing: run ./mvnw -DskipTests package first"
+}
+
+# The cluster's own copy of the build (see the header); made by `up`, or on first use by a
+# cluster that an earlier version of this script started.
+node_jar() {
+  if [ ! -f "$DIR/quorumkv.jar" ]; then
+    check_jar
+    cp "$JAR" "$DIR/quorumkv.jar.tmp" && mv "$DIR/quorumkv.jar.tmp" "$DIR/quorumkv.jar"
+  fi
+  echo "$DIR/quorumkv.jar"
 }
 
 # --- settings -----------------------------------------------------------------------------
@@ -230,7 +244,7 @@ start_node() {
   {
     echo "=== $(date -u +%FT%TZ) starting node $i on port $port"
   } >>"$dir/node.log"
-  QUORUMKV_CLUSTER_SECRET="$(cat "$DIR/secret")" nohup "$JAVA" "${java_opts[@]}" -jar "$JAR" \
+  QUORUMKV_CLUSTER_SECRET="$(cat "$DIR/secret")" nohup "$JAVA" "${java_opts[@]}" -jar "$(node_jar)" \
     --server.port="$port" \
     --management.server.port="$((port + 1000))" \
     --management.endpoints.web.exposure.include=health,metrics,prometheus,quorumkv \
@@ -317,6 +331,8 @@ cmd_up() {
     (umask 077 && od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >"$DIR/admin-key")
   fi
   save_settings
+  rm -f "$DIR/quorumkv.jar"
+  node_jar >/dev/null
   node_urls | tr ',' '\n' >"$DIR/nodes"
   if [ -n "$TLS_DIR" ]; then cp "$TLS_DIR/ca.crt" "$DIR/ca.crt"; else rm -f "$DIR/ca.crt"; fi
   for ((i = 1; i <= NODES; i++)); do management_url_of "$i"; done >"$DIR/management"
@@ -371,7 +387,6 @@ cmd_restart() {
   check_node_arg "$i"
   JAVA="$(java_bin)"
   check_java
-  check_jar
   stop_node "$i"
   start_node "$i"
   wait_ready "$i" || die "node $i did not become ready"
@@ -381,7 +396,6 @@ cmd_restart() {
 cmd_add() {
   JAVA="$(java_bin)"
   check_java
-  check_jar
   NODES=$((NODES + 1))
   if [ $((BASE_PORT + NODES - 1)) -gt 65535 ]; then
     die "no port left for node $NODES"

@@ -10,6 +10,8 @@
 #   --threads    YCSB client threads of every run (16)       --records   records loaded (100000)
 #   --duration   seconds of each measured run (60)           --rate      the common fixed rate (1000 ops/s)
 #   --warmup     seconds of an unmeasured closed-loop run before each workload's runs (30)
+#   --settle     seconds at the start of each fixed-rate run left out of its latencies (10): a
+#                fixed-rate run is a new YCSB JVM, whose start delays the operations due then
 #   --out        the report folder (docs/reports/ycsb)       --raw       raw outputs (run/ycsb-report)
 #   --report-only  rebuild README.md from the raw outputs of an earlier run, start nothing
 #   --quick      a pipeline check of seconds: 500 records, 3 s runs, 2 s warm-ups, 100 ops/s;
@@ -28,7 +30,7 @@ OUT="$ROOT/docs/reports/ycsb"
 RAW="$ROOT/run/ycsb-report"
 TARGETS="qkv-lsm qkv-h2 qkv-derby cassandra etcd"
 WORKLOADS="a b c f e"
-THREADS=16 RECORDS=100000 DURATION=60 RATE=1000 WARMUP=30 REPORT_ONLY=0
+THREADS=16 RECORDS=100000 DURATION=60 RATE=1000 WARMUP=30 SETTLE=10 REPORT_ONLY=0
 
 die() {
   echo "ycsb-report.sh: $*" >&2
@@ -46,8 +48,9 @@ while [ $# -gt 0 ]; do
     --duration) DURATION="${2:?}"; shift 2 ;;
     --rate) RATE="${2:?}"; shift 2 ;;
     --warmup) WARMUP="${2:?}"; shift 2 ;;
+    --settle) SETTLE="${2:?}"; shift 2 ;;
     --report-only) REPORT_ONLY=1; shift ;;
-    --quick) RECORDS=500 DURATION=3 RATE=100 WARMUP=2; shift ;;
+    --quick) RECORDS=500 DURATION=3 RATE=100 WARMUP=2 SETTLE=0; shift ;;
     -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) die "unknown option: $1" ;;
   esac
@@ -142,14 +145,12 @@ if [ "$REPORT_ONLY" = 1 ]; then
   STAMP="$(date -u -d "@${newest%.*}" +%Y-%m-%dT%H:%MZ)"
 fi
 
-# The charts, from the same raw outputs (io.quorumkv.bench.report.YcsbCharts in jmh/target/benchmarks.jar).
+# The charts and the fixed-rate latencies, from the same raw outputs (io.quorumkv.bench.report in
+# jmh/target/benchmarks.jar).
+[ -f "$ROOT/jmh/target/benchmarks.jar" ] || die "jmh/target/benchmarks.jar is missing (./mvnw -DskipTests package)"
+report_tool() { "${JAVA_HOME:+$JAVA_HOME/bin/}java" -Djava.awt.headless=true -cp "$ROOT/jmh/target/benchmarks.jar" "io.quorumkv.bench.report.$@"; }
 CHARTS=0
-if [ -f "$ROOT/jmh/target/benchmarks.jar" ]; then
-  "${JAVA_HOME:+$JAVA_HOME/bin/}java" -Djava.awt.headless=true -cp "$ROOT/jmh/target/benchmarks.jar" \
-    io.quorumkv.bench.report.YcsbCharts "$RAW" "$OUT" "$TARGETS" "$WORKLOADS" && CHARTS=1
-else
-  echo "ycsb-report.sh: jmh/target/benchmarks.jar is missing (./mvnw -DskipTests package): no charts" >&2
-fi
+report_tool YcsbCharts "$RAW" "$OUT" "$TARGETS" "$WORKLOADS" "$SETTLE" && CHARTS=1
 
 value() { # FILE SERIES FIELD
   awk -F', ' -v s="[$2]" -v f="$3" '$1 == s && $2 == f { print $3; exit }' "$1"
@@ -167,7 +168,7 @@ cpu_per_op() { # cpu.txt -> microseconds of server CPU per operation
   echo
   echo "Built by \`scripts/ycsb-report.sh\` on $STAMP: $THREADS YCSB client threads, $RECORDS records of YCSB's"
   echo "default shape (10 fields of 100 bytes, 1,144 bytes encoded by \`FieldCodec\`), ${DURATION} s per measured"
-  echo "run after a ${WARMUP} s unmeasured warm-up, the fixed rate $RATE ops/s. Raw outputs: \`${RAW#"$ROOT"/}/<target>/<workload>-<closed|rate>/\`; a"
+  echo "run after a ${WARMUP} s unmeasured warm-up, the fixed rate $RATE ops/s (latencies after each run's first ${SETTLE} s). Raw outputs: \`${RAW#"$ROOT"/}/<target>/<workload>-<closed|rate>/\`; a"
   echo "run is named \`<target>/<workload>-<kind>\` below. All processes share one host: $(nproc) cores."
   echo
   echo "| target | what runs | durability promised when a write is acknowledged |"
@@ -199,19 +200,25 @@ cpu_per_op() { # cpu.txt -> microseconds of server CPU per operation
     echo "![Intended p99 latency per workload, operation and target at the fixed rate (log scale)](ycsb-p99.svg)"
     echo
   fi
-  echo "| run | operation | p50 | p99 | p99.9 | achieved ops/s | server CPU per op (us) |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| run | operation | p50 | p99 | p99.9 | operations after ${SETTLE} s | achieved ops/s | server CPU per op (us) |"
+  echo "|---|---|---|---|---|---|---|---|"
   for w in $WORKLOADS; do
     for t in $TARGETS; do
       f="$RAW/$t/$w-rate/run.txt"
       [ -f "$f" ] || continue
       for op in READ UPDATE INSERT SCAN READ-MODIFY-WRITE; do
-        p50="$(value "$f" "Intended-$op" '50thPercentileLatency(us)')"
-        [ -n "$p50" ] || continue
-        echo "| \`$t/$w-rate\` | $op | $(ms "$p50") | $(ms "$(value "$f" "Intended-$op" '99thPercentileLatency(us)')") | $(ms "$(value "$f" "Intended-$op" '99.9PercentileLatency(us)')") | $(printf '%.0f' "$(value "$f" OVERALL 'Throughput(ops/sec)')") | $(cpu_per_op "$RAW/$t/$w-rate/cpu.txt") |"
+        # count p50 p99 p99.9 max, in microseconds, of the intervals after the settle time
+        read -r count p50 p99 p999 _ < <(report_tool YcsbLatency "$RAW/$t/$w-rate/run-Intended-$op.hdr" "$SETTLE") || continue
+        echo "| \`$t/$w-rate\` | $op | $(ms "$p50") | $(ms "$p99") | $(ms "$p999") | $count | $(printf '%.0f' "$(value "$f" OVERALL 'Throughput(ops/sec)')") | $(cpu_per_op "$RAW/$t/$w-rate/cpu.txt") |"
       done
     done
   done
+  echo
+  echo "Latencies are intended ones (from when YCSB meant to send each operation: coordinated omission"
+  echo "included), read from each run's HdrHistogram logs (\`run-Intended-<OPERATION>.hdr\`, 5 s intervals)"
+  echo "leaving out the intervals that start in the run's first ${SETTLE} s: each fixed-rate run is a new"
+  echo "YCSB JVM, and its start delays every operation due then (wrk2 drops its first 10 s for the same"
+  echo "reason). YCSB's own summary in \`run.txt\` counts the whole run."
   echo
   echo "Server CPU per operation is the user+system time of the target's server processes over the run"
   echo "(\`/proc/<pid>/stat\`), divided by the run's operations; a closed-loop run's is in its \`cpu.txt\`."

@@ -14,15 +14,16 @@ import java.util.OptionalDouble;
 
 /**
  * Draws the charts of the YCSB report from the raw outputs {@code scripts/ycsb-report.sh}
- * leaves ({@code RAW/<target>/<workload>-closed/run.txt} and {@code -rate/run.txt},
- * YCSB's text summary): {@code ycsb-throughput.svg}, the closed-loop throughput of each
- * target per workload, and {@code ycsb-p99.svg}, the intended p99 latency of each
- * operation at the fixed rate. Both on log scales, as the workloads' figures span decades
- * (scans run at a hundredth of the rate of reads). A run that is missing is left out of
- * the chart.
+ * leaves ({@code RAW/<target>/<workload>-closed/run.txt}, YCSB's text summary, and
+ * {@code -rate/run-Intended-<OPERATION>.hdr}, its HdrHistogram logs):
+ * {@code ycsb-throughput.svg}, the closed-loop throughput of each target per workload,
+ * and {@code ycsb-p99.svg}, the intended p99 latency of each operation at the fixed rate
+ * after the run's first {@code SETTLE} seconds ({@link YcsbLatency}). Both on log scales,
+ * as the workloads' figures span decades (scans run at a hundredth of the rate of reads).
+ * A run that is missing is left out of the chart.
  *
  * <pre>
- * java -cp jmh/target/benchmarks.jar io.quorumkv.bench.report.YcsbCharts RAW OUT "targets" "workloads"
+ * java -cp jmh/target/benchmarks.jar io.quorumkv.bench.report.YcsbCharts RAW OUT "targets" "workloads" SETTLE
  * </pre>
  */
 public final class YcsbCharts {
@@ -34,23 +35,26 @@ public final class YcsbCharts {
 	}
 
 	public static void main(String[] args) throws IOException {
-		if (args.length != 4) {
-			System.err.println("usage: YcsbCharts RAW OUT \"targets\" \"workloads\"");
+		if (args.length != 5) {
+			System.err.println("usage: YcsbCharts RAW OUT \"targets\" \"workloads\" SETTLE_SECONDS");
 			System.exit(2);
 		}
-		List<Path> written = write(Path.of(args[0]), Path.of(args[1]), words(args[2]), words(args[3]));
+		List<Path> written = write(Path.of(args[0]), Path.of(args[1]), words(args[2]), words(args[3]),
+				Double.parseDouble(args[4]));
 		written.forEach((path) -> System.out.println("chart: " + path));
 	}
 
 	/** Writes both charts into {@code out}; the files written. */
-	static List<Path> write(Path raw, Path out, List<String> targets, List<String> workloads) throws IOException {
+	static List<Path> write(Path raw, Path out, List<String> targets, List<String> workloads, double settleSeconds)
+			throws IOException {
 		Files.createDirectories(out);
 		Path throughputFile = out.resolve("ycsb-throughput.svg");
 		Files.writeString(throughputFile, Charts.groupedBars("Closed loop: throughput per workload", "workload",
 				"operations/s", throughput(raw, targets, workloads), true), StandardCharsets.UTF_8);
 		Path latencyFile = out.resolve("ycsb-p99.svg");
 		Files.writeString(latencyFile, Charts.groupedBars("At the fixed rate: intended p99 latency",
-				"workload, operation", "ms", p99(raw, targets, workloads), true), StandardCharsets.UTF_8);
+				"workload, operation", "ms", p99(raw, targets, workloads, settleSeconds), true),
+				StandardCharsets.UTF_8);
 		return List.of(throughputFile, latencyFile);
 	}
 
@@ -70,16 +74,21 @@ public final class YcsbCharts {
 		return values;
 	}
 
-	/** "Workload operation" to target to the intended p99 at the fixed rate, in ms. */
-	static Map<String, Map<String, Double>> p99(Path raw, List<String> targets, List<String> workloads) {
+	/**
+	 * "Workload operation" to target to the intended p99 at the fixed rate, in ms, after
+	 * the run's first {@code settleSeconds}.
+	 */
+	static Map<String, Map<String, Double>> p99(Path raw, List<String> targets, List<String> workloads,
+			double settleSeconds) {
 		Map<String, Map<String, Double>> values = new LinkedHashMap<>();
 		for (String workload : workloads) {
 			for (String operation : OPERATIONS) {
 				Map<String, Double> bars = new LinkedHashMap<>();
 				for (String target : targets) {
-					value(raw.resolve(target).resolve(workload + "-rate/run.txt"), "Intended-" + operation,
-							"99thPercentileLatency(us)")
-						.ifPresent((micros) -> bars.put(target, micros / 1000.0));
+					YcsbLatency
+						.settled(raw.resolve(target).resolve(workload + "-rate/run-Intended-" + operation + ".hdr"),
+								settleSeconds)
+						.ifPresent((percentiles) -> bars.put(target, percentiles.p99() / 1000.0));
 				}
 				if (!bars.isEmpty()) {
 					values.put(workload.toUpperCase(Locale.ROOT) + " " + label(operation), bars);
