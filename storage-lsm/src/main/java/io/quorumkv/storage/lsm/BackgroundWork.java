@@ -1,6 +1,7 @@
 package io.quorumkv.storage.lsm;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -202,7 +203,9 @@ final class BackgroundWork {
 				this.engine.manifestLock.unlock();
 			}
 			slot.wal().close();
-			this.engine.io.deleteIfExists(slot.wal().path());
+			for (Path segment : slot.segments()) {
+				this.engine.io.deleteIfExists(segment);
+			}
 			this.engine.stats.flushes.increment();
 			this.engine.stats.flushBytes.add((table != null) ? table.fileSize() : 0);
 			this.engine.signalFlushed();
@@ -300,7 +303,9 @@ final class BackgroundWork {
 		}
 		for (MemTableSlot slot : s.memtables()) {
 			slot.wal().close();
-			this.engine.io.deleteIfExists(slot.wal().path());
+			for (Path segment : slot.segments()) {
+				this.engine.io.deleteIfExists(segment);
+			}
 		}
 	}
 

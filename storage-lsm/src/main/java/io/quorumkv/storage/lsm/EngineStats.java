@@ -67,7 +67,7 @@ final class EngineStats {
 		long walBytesOnDisk = 0;
 		for (MemTableSlot slot : state.memtables()) {
 			memtableBytes += slot.memtable().sizeInBytes();
-			walBytesOnDisk += slot.wal().writtenPosition();
+			walBytesOnDisk += slot.wal().writtenPosition() + slot.replayedBytes();
 		}
 		gauges.put("memtable.bytes", memtableBytes);
 		gauges.put("memtables.immutable", (long) state.immutables().size());

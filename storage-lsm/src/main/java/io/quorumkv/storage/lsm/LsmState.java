@@ -42,7 +42,7 @@ record LsmState(MemTableSlot active, List<MemTableSlot> immutables, Levels level
 
 	/** The oldest WAL segment whose writes are not yet in a table. */
 	long minLiveWal() {
-		return this.immutables.isEmpty() ? this.active.wal().number() : this.immutables.getLast().wal().number();
+		return this.immutables.isEmpty() ? this.active.firstSegment() : this.immutables.getLast().firstSegment();
 	}
 
 }

@@ -11,12 +11,10 @@ import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeMap;
 
-import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Expiry;
 import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.StorageException;
@@ -25,15 +23,21 @@ import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.manifest.Manifest;
 import io.quorumkv.storage.lsm.memtable.MemTable;
 import io.quorumkv.storage.lsm.sstable.SsTable;
-import io.quorumkv.storage.lsm.sstable.SsTableBuilder;
 import io.quorumkv.storage.lsm.wal.WalReader;
 import io.quorumkv.storage.lsm.wal.WalWriter;
 
 /**
  * Opens a data folder: takes its lock, deletes {@code *.tmp} leftovers and table files
  * the manifest does not name (a crash mid-flush or mid-compaction), opens the named
- * tables, replays the WAL segments not yet flushed (dropping a torn last record), writes
- * what they held to a level-0 table, and starts a fresh WAL segment.
+ * tables, replays the WAL segments not yet flushed (dropping a torn last record) into a
+ * memtable, and starts a fresh WAL segment.
+ *
+ * <p>
+ * The replayed memtable is served at once as a frozen one and flushed in the background
+ * like any other, its segments kept until it is in a table: the manifest's oldest live
+ * segment stays the first replayed one, so a crash before that flush replays them again.
+ * Writing it to a table before serving took 0.7-3.0 s of a restart with a full memtable
+ * (docs/performance.md, "Recovery").
  */
 final class Recovery {
 
@@ -108,44 +112,57 @@ final class Recovery {
 			}
 			MemTable replayed = new MemTable();
 			long records = 0;
+			long replayedBytes = 0;
 			for (Path wal : wals.values()) {
 				WalReader.Replay replay = WalReader.replay(io, wal, replayed::put);
 				records += replay.records();
+				replayedBytes += replay.validLength();
 				LOG.log(Level.INFO, "replayed {0} records from {1}", replay.records(), wal);
 			}
 			long walsReplayed = System.nanoTime();
-			long activeNumber = next++;
-			WalWriter active = WalWriter.create(io, DataFiles.wal(dir, activeNumber), activeNumber);
+			// The replayed memtable's own (empty) segment is numbered below the active
+			// one:
+			// segments follow the memtables' order.
+			List<MemTableSlot> frozen = new ArrayList<>();
+			long liveFrom = Long.MAX_VALUE;
 			if (!replayed.isEmpty()) {
 				long number = next++;
-				SsTable table = writeTable(options, io, DataFiles.table(dir, number), number, replayed);
-				opened.add(table);
-				levels = levels.withTable(0, table);
+				frozen.add(new MemTableSlot(replayed, WalWriter.create(io, DataFiles.wal(dir, number), number),
+						List.copyOf(wals.values()), wals.firstKey(), replayedBytes));
+				liveFrom = wals.firstKey();
 			}
-			long replayWritten = System.nanoTime();
+			long activeNumber = next++;
+			WalWriter active = WalWriter.create(io, DataFiles.wal(dir, activeNumber), activeNumber);
+			liveFrom = Math.min(liveFrom, activeNumber);
 			List<Manifest.TableRef> refs = new ArrayList<>();
 			for (int level = 0; level < levels.count(); level++) {
 				for (SsTable t : levels.level(level)) {
 					refs.add(new Manifest.TableRef(t.number(), level));
 				}
 			}
-			new Manifest(next, activeNumber, refs, watermark).write(io, dir);
-			for (Path wal : wals.values()) {
-				io.deleteIfExists(wal);
+			new Manifest(next, liveFrom, refs, watermark).write(io, dir);
+			if (frozen.isEmpty()) {
+				// Replayed as empty (a torn first record, or nothing written): not
+				// needed.
+				for (Path wal : wals.values()) {
+					io.deleteIfExists(wal);
+				}
 			}
 			io.syncDirectory(dir);
 			long done = System.nanoTime();
 			// One line a restart can be timed by (scripts/recovery-time.sh reads it).
 			LOG.log(Level.INFO,
 					"recovered {0} in {1} ms: manifest and {2} tables opened in {3} ms, {4} records of {5} WAL "
-							+ "segments replayed in {6} ms, written to a level-0 table in {7} ms, manifest and "
-							+ "folder synced in {8} ms",
+							+ "segments replayed in {6} ms (served as a frozen memtable, flushed in the "
+							+ "background), manifest and folder synced in {7} ms",
 					dir, millis(start, done), tableCount, millis(start, tablesOpened), records, wals.size(),
-					millis(tablesOpened, walsReplayed), millis(walsReplayed, replayWritten),
-					millis(replayWritten, done));
-			LsmState state = new LsmState(new MemTableSlot(new MemTable(), active), List.of(), levels);
+					millis(tablesOpened, walsReplayed), millis(walsReplayed, done));
+			LsmState state = new LsmState(new MemTableSlot(new MemTable(), active), frozen, levels);
 			LsmEngine engine = new LsmEngine(options, io, clock, watermark, state, next, lockChannel, lock);
 			engine.purgePolicy = purgePolicy;
+			if (!frozen.isEmpty()) {
+				engine.background.scheduleFlush();
+			}
 			engine.background.scheduleCompaction();
 			engine.background.prepareSpareWal();
 			return engine;
@@ -160,17 +177,6 @@ final class Recovery {
 
 	private static long millis(long fromNanos, long toNanos) {
 		return (toNanos - fromNanos) / 1_000_000;
-	}
-
-	private static SsTable writeTable(LsmOptions options, FileIo io, Path path, long number, MemTable memtable)
-			throws IOException {
-		try (SsTableBuilder builder = SsTableBuilder.create(io, path, number, options.blockSize(),
-				options.bloomBitsPerKey(), options.compression().codec())) {
-			for (Iterator<Entry> it = memtable.iterator(); it.hasNext();) {
-				builder.add(it.next());
-			}
-			return builder.finishAndOpen();
-		}
 	}
 
 }

@@ -100,6 +100,9 @@ class FormatV1StoreTest {
 		List<Entry> added = new ArrayList<>();
 		try (LsmStorage storage = open()) {
 			assertHoldsTheFixture(storage, false);
+			// The replayed WAL is a frozen memtable until its background flush: wait for
+			// it.
+			storage.forceFlush().get(30, TimeUnit.SECONDS);
 			assertThat(tableVersions(storage))
 				.as("the fixture's four tables in version 1, the replayed WAL's in version 2")
 				.containsExactly(4L, 1L);

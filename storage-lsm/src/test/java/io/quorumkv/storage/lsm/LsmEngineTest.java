@@ -89,12 +89,7 @@ class LsmEngineTest {
 	@Test
 	void tombstoneOlderThanTheGracePeriodIsPurgedByAFullCompaction() throws Exception {
 		try (LsmStorage storage = LsmStorage.open(small().withTombstoneGracePeriod(Duration.ZERO))) {
-			storage.upsert(put("k", "v", 100)).block(TIMEOUT);
-			await(storage.forceFlush());
-			storage.upsert(delete("k", 200)).block(TIMEOUT);
-			storage.upsert(put("other", "v", 1)).block(TIMEOUT);
-			await(storage.forceFlush());
-			await(storage.forceCompaction());
+			writeShadowedValueAndCompact(storage);
 			assertThat(storage.get(bytes("k")).block(TIMEOUT)).isNull();
 			assertThat(storage.get(bytes("other")).block(TIMEOUT)).isEqualTo(put("other", "v", 1));
 			assertThat(storage.stats().counters().get("compaction.tombstones.purged")).isEqualTo(1);
@@ -105,12 +100,7 @@ class LsmEngineTest {
 	void aStoreOpenedWithKeepAllPurgesNoTombstoneUntilItIsGivenAPolicy() throws Exception {
 		LsmOptions options = small().withTombstoneGracePeriod(Duration.ZERO);
 		try (LsmStorage storage = LsmStorage.open(options, java.time.Clock.systemUTC(), PurgePolicy.KEEP_ALL)) {
-			storage.upsert(put("k", "v", 100)).block(TIMEOUT);
-			await(storage.forceFlush());
-			storage.upsert(delete("k", 200)).block(TIMEOUT);
-			storage.upsert(put("other", "v", 1)).block(TIMEOUT);
-			await(storage.forceFlush());
-			await(storage.forceCompaction());
+			writeShadowedValueAndCompact(storage);
 			// Kept, and with it the key's deletion, although the grace period is 0.
 			assertThat(storage.get(bytes("k")).block(TIMEOUT)).isEqualTo(delete("k", 200));
 			storage.purgePolicy(PurgePolicy.ANY);
@@ -119,6 +109,20 @@ class LsmEngineTest {
 			await(storage.forceCompaction());
 			assertThat(storage.get(bytes("k")).block(TIMEOUT)).isNull();
 		}
+	}
+
+	/**
+	 * "k" written at 100 and flushed, then deleted at 200 beside "other" (1), flushed,
+	 * and everything compacted into one level: whether the tombstone of "k" survives is
+	 * the purge rule's to say.
+	 */
+	private static void writeShadowedValueAndCompact(LsmStorage storage) throws Exception {
+		storage.upsert(put("k", "v", 100)).block(TIMEOUT);
+		await(storage.forceFlush());
+		storage.upsert(delete("k", 200)).block(TIMEOUT);
+		storage.upsert(put("other", "v", 1)).block(TIMEOUT);
+		await(storage.forceFlush());
+		await(storage.forceCompaction());
 	}
 
 	@Test
