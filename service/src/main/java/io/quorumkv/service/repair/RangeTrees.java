@@ -1,7 +1,9 @@
 package io.quorumkv.service.repair;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Predicate;
 
 import com.dynatrace.hash4j.hashing.HashValue128;
@@ -36,12 +38,33 @@ final class RangeTrees {
 	 */
 	static Mono<RangeTrees> build(Storage storage, List<TokenRange> ranges, int depth, Predicate<byte[]> keep,
 			Pacer pacer, Scheduler scheduler) {
+		return build(storage, ranges, depth, Map.of(Boolean.TRUE, keep), pacer, scheduler)
+			.map((trees) -> trees.get(Boolean.TRUE));
+	}
+
+	/**
+	 * As {@link #build(Storage, List, int, Predicate, Pacer, Scheduler)} for several
+	 * filters from one scan: for each key of {@code keeps}, the trees of {@code ranges}
+	 * over the entries its filter accepts (a repair's one set of trees per peer, each of
+	 * the keys this node shares with that peer). Each entry's token and hash are computed
+	 * once.
+	 */
+	static <K> Mono<Map<K, RangeTrees>> build(Storage storage, List<TokenRange> ranges, int depth,
+			Map<K, Predicate<byte[]>> keeps, Pacer pacer, Scheduler scheduler) {
 		return Mono.defer(() -> {
-			RangeTrees trees = new RangeTrees(ranges, depth);
+			Map<K, RangeTrees> all = new LinkedHashMap<>();
+			List<Map.Entry<Predicate<byte[]>, RangeTrees>> targets = new ArrayList<>(keeps.size());
+			keeps.forEach((key, keep) -> {
+				RangeTrees trees = new RangeTrees(ranges, depth);
+				all.put(key, trees);
+				targets.add(Map.entry(keep, trees));
+			});
 			return pacer.paced(storage.scan(new byte[0], null))
-				.filter((entry) -> keep.test(entry.key()))
-				.doOnNext(trees::add)
-				.then(Mono.fromSupplier(trees::seal));
+				.doOnNext((entry) -> add(entry, targets))
+				.then(Mono.fromSupplier(() -> {
+					all.values().forEach(RangeTrees::seal);
+					return all;
+				}));
 		}).subscribeOn(scheduler);
 	}
 
@@ -73,12 +96,20 @@ final class RangeTrees {
 		return -1;
 	}
 
-	private void add(Entry entry) {
+	/** Adds {@code entry} to each of {@code targets} whose filter accepts its key. */
+	private static void add(Entry entry, List<Map.Entry<Predicate<byte[]>, RangeTrees>> targets) {
 		long token = TokenRange.token(entry.key());
-		int tree = find(token);
-		if (tree >= 0) {
-			HashValue128 hash = EntryDigest.of(entry).versionHash();
-			this.trees.get(tree).add(token, hash.getMostSignificantBits(), hash.getLeastSignificantBits());
+		// Every target has the same ranges: one lookup and one hash for all.
+		int tree = targets.isEmpty() ? -1 : targets.get(0).getValue().find(token);
+		if (tree < 0) {
+			return;
+		}
+		HashValue128 hash = EntryDigest.of(entry).versionHash();
+		for (Map.Entry<Predicate<byte[]>, RangeTrees> target : targets) {
+			if (target.getKey().test(entry.key())) {
+				target.getValue().trees.get(tree)
+					.add(token, hash.getMostSignificantBits(), hash.getLeastSignificantBits());
+			}
 		}
 	}
 

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.repair.MerkleTree.NodeHash;
@@ -82,12 +83,16 @@ final class RepairRun {
 			}
 		}
 		String self = this.context.self().id();
-		// Per peer, this node's trees of the keys both own and the peer's are built at
-		// once.
+		// Per peer, this node's trees of the keys both own, all from one scan of this
+		// node's storage (one scan per peer read it once for each), compared with the
+		// peer's as they arrive.
+		Map<Node, Predicate<byte[]>> shared = new LinkedHashMap<>();
+		this.peers.keySet().forEach((node) -> shared.put(node, this.owners.shared(self, node.id(), scope)));
+		Mono<Map<Node, RangeTrees>> local = RangeTrees
+			.build(this.context.storage(), tokens, depth, shared, this.context.pacer(), this.context.scheduler())
+			.cache();
 		return Flux.fromIterable(this.peers.values())
-			.flatMap((peer) -> compare(peer, RangeTrees.build(this.context.storage(), tokens, depth,
-					this.owners.shared(self, peer.node.id(), scope), this.context.pacer(), this.context.scheduler()),
-					tokens, depth))
+			.flatMap((peer) -> compare(peer, local.map((all) -> all.get(peer.node)), tokens, depth))
 			.then(Mono.defer(() -> new ChunkReconciler(this.context, this.session, List.copyOf(this.peers.values()),
 					this.entriesIn, this.entriesOut, this.owners, scope)
 				.run()))
