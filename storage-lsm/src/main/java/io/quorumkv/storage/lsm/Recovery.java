@@ -120,9 +120,9 @@ final class Recovery {
 				LOG.log(Level.INFO, "replayed {0} records from {1}", replay.records(), wal);
 			}
 			long walsReplayed = System.nanoTime();
-			// The replayed memtable's own (empty) segment is numbered below the active
-			// one:
-			// segments follow the memtables' order.
+			// The replayed memtable gets an (empty) segment of its own, numbered below
+			// the
+			// active one: segments follow the memtables' order.
 			List<MemTableSlot> frozen = new ArrayList<>();
 			long liveFrom = Long.MAX_VALUE;
 			if (!replayed.isEmpty()) {
@@ -142,8 +142,7 @@ final class Recovery {
 			}
 			new Manifest(next, liveFrom, refs, watermark).write(io, dir);
 			if (frozen.isEmpty()) {
-				// Replayed as empty (a torn first record, or nothing written): not
-				// needed.
+				// Nothing replayed (no write, or only a torn one): nothing to keep.
 				for (Path wal : wals.values()) {
 					io.deleteIfExists(wal);
 				}
@@ -153,10 +152,11 @@ final class Recovery {
 			// One line a restart can be timed by (scripts/recovery-time.sh reads it).
 			LOG.log(Level.INFO,
 					"recovered {0} in {1} ms: manifest and {2} tables opened in {3} ms, {4} records of {5} WAL "
-							+ "segments replayed in {6} ms (served as a frozen memtable, flushed in the "
-							+ "background), manifest and folder synced in {7} ms",
+							+ "segments replayed in {6} ms{7}, manifest and folder synced in {8} ms",
 					dir, millis(start, done), tableCount, millis(start, tablesOpened), records, wals.size(),
-					millis(tablesOpened, walsReplayed), millis(walsReplayed, done));
+					millis(tablesOpened, walsReplayed),
+					frozen.isEmpty() ? "" : " (a frozen memtable until its flush in the background)",
+					millis(walsReplayed, done));
 			LsmState state = new LsmState(new MemTableSlot(new MemTable(), active), frozen, levels);
 			LsmEngine engine = new LsmEngine(options, io, clock, watermark, state, next, lockChannel, lock);
 			engine.purgePolicy = purgePolicy;
