@@ -14,7 +14,6 @@ import java.util.stream.Stream;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.lsm.io.FaultFileIo;
-import io.quorumkv.storage.lsm.io.FaultFileIo.Op;
 import io.quorumkv.storage.lsm.io.FaultFileIo.Tear;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,16 +63,7 @@ class ReplayedMemtableTest {
 	void theReplayedWritesAreServedBeforeTheirFlushAndReplayedAgainAfterASecondCrash() throws Exception {
 		Path crashed = crashedWith(200);
 		CountDownLatch release = new CountDownLatch(1);
-		FaultFileIo held = new FaultFileIo(crashed, 2).onEachOperation((op, path) -> {
-			if (op == Op.CREATE && path.getFileName().toString().endsWith(".sst.tmp")) {
-				try {
-					release.await(20, TimeUnit.SECONDS);
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-				}
-			}
-		});
+		FaultFileIo held = new FaultFileIo(crashed, 2).holdingTableWrites(release);
 		long opened = System.nanoTime();
 		LsmStorage reopened = LsmStorage.open(options(crashed), held);
 		Path again;

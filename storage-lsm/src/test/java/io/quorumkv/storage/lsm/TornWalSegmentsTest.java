@@ -12,13 +12,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.contract.Seeds;
 import io.quorumkv.storage.lsm.io.FaultFileIo;
-import io.quorumkv.storage.lsm.io.FaultFileIo.Op;
 import io.quorumkv.storage.lsm.io.FaultFileIo.Tear;
 import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.wal.WalReader;
@@ -62,16 +60,7 @@ class TornWalSegmentsTest {
 	void threeLiveSegments() throws Exception {
 		Path dir = this.root.resolve("live");
 		CountDownLatch release = new CountDownLatch(1);
-		FaultFileIo io = new FaultFileIo(dir, 1).onEachOperation((op, path) -> {
-			if (op == Op.CREATE && path.getFileName().toString().endsWith(".sst.tmp")) {
-				try {
-					release.await(20, TimeUnit.SECONDS);
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-				}
-			}
-		});
+		FaultFileIo io = new FaultFileIo(dir, 1).holdingTableWrites(release);
 		LsmStorage storage = LsmStorage.open(options(dir), io);
 		try {
 			for (int i = 0; i < 400 && storage.stats().gauges().get("memtables.immutable") < 2; i++) {

@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
@@ -142,6 +144,23 @@ public final class FaultFileIo implements FileIo {
 	public FaultFileIo onEachOperation(BiConsumer<Op, Path> hook) {
 		this.hook = hook;
 		return this;
+	}
+
+	/**
+	 * Holds every creation of a table's temporary file (a flush or a compaction about to
+	 * write) until {@code release} opens, at most 20 s: keeps memtables frozen.
+	 */
+	public FaultFileIo holdingTableWrites(CountDownLatch release) {
+		return onEachOperation((op, path) -> {
+			if (op == Op.CREATE && path.getFileName().toString().endsWith(".sst.tmp")) {
+				try {
+					release.await(20, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
+		});
 	}
 
 	/** The folder this layer tracks. */
