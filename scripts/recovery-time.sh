@@ -184,10 +184,10 @@ fill_kill_restart() {
 
 fill_kill_restart plain
 if [ "$aot" = true ]; then
-  log "making an AOT cache: the jar extracted, a training run to the end of the context refresh"
+  log "making an AOT cache: the jar extracted, a training run that serves a short workload (quorumkv.aot-training)"
   "$JAVA" -Djarmode=tools -jar "$jar" extract --destination "$work/app" >"$out/aot-extract.log" 2>&1
   jar="$work/app/quorumkv.jar"
-  "$JAVA" -XX:AOTCacheOutput="$work/quorumkv.aot" -Dspring.context.exit=onRefresh -jar "$jar" \
+  "$JAVA" -XX:AOTCacheOutput="$work/quorumkv.aot" -Dquorumkv.aot-training=true -jar "$jar" \
     --quorumkv.storage.path="$work/aot-training" --server.port=0 --management.server.port=0 \
     >"$out/aot-training.log" 2>&1
   fill_kill_restart aot -XX:AOTCache="$work/quorumkv.aot"

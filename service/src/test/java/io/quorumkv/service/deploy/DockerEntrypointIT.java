@@ -70,8 +70,7 @@ class DockerEntrypointIT {
 		Files.copy(ROOT.resolve(single(dockerfile, "(?m)^COPY (deploy/docker/entrypoint\\.sh) \\./entrypoint\\.sh$")),
 				app.resolve("entrypoint.sh"));
 		// The AOT cache's training run, as the Dockerfile has it (its training folder
-		// moved
-		// into this test's folder).
+		// moved into this test's folder).
 		String training = single(dockerfile, "(?ms)^RUN (java -XX:AOTCacheOutput=.*?)\\s*\\\\\n \\&\\& rm")
 			.replaceAll("\\\\\n", " ")
 			.replace("/tmp/aot-training", this.work.resolve("aot-training").toString());
@@ -79,6 +78,9 @@ class DockerEntrypointIT {
 		train.set(0, java());
 		assertThat(run(new ProcessBuilder(train).directory(app.toFile()))).isZero();
 		assertThat(app.resolve("quorumkv.aot")).isNotEmptyFile();
+		// It served its workload through the front door, every answer the expected one.
+		assertThat(Files.readString(this.work.resolve("build.log")))
+			.contains("AOT training run: {DELETE 202=2000, GET 200=2002, GET 404=4000, PUT 201=2000}");
 
 		// ENTRYPOINT exactly, /app being this folder; the image's environment, ports
 		// free.
@@ -106,14 +108,15 @@ class DockerEntrypointIT {
 				.PUT(HttpRequest.BodyPublishers.ofString("layered"))).statusCode()).isEqualTo(201);
 			HttpResponse<String> read = send(HttpRequest.newBuilder(URI.create(api + "/v0/entity?id=image")));
 			assertThat(read.body()).isEqualTo("layered");
-			assertThat(send(
-					HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ports[1] + "/actuator/health/readiness")))
-				.statusCode()).isEqualTo(200);
+			// The management server starts a moment after the API's: wait for it too.
+			awaitStatus(process, "http://127.0.0.1:" + ports[1] + "/actuator/health/readiness");
 			assertThat(send(HttpRequest.newBuilder(URI.create(api + "/actuator/health"))).statusCode()).isEqualTo(404);
 			assertThat(this.work.resolve("data").resolve("data")).isDirectory();
 			// The JVM took the application's classes from the AOT cache.
 			assertThat(Files.readString(this.work.resolve("node.log")))
-				.contains("io.quorumkv.service.QuorumKvApplication source: shared objects file");
+				.contains("io.quorumkv.service.QuorumKvApplication source: shared objects file")
+				// and the classes of serving a request too: the training run served some.
+				.contains("reactor.netty.http.server.HttpServerOperations source: shared objects file");
 			// SIGTERM, as the container runtime sends it: exec made the JVM the process.
 			process.destroy();
 			assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
