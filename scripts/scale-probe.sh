@@ -1,24 +1,38 @@
 #!/usr/bin/env bash
-# Data beyond memory at a small scale (issue 33, item 1): the same single LSM node on a small and
-# on a large data set, in one run, so the two can be compared as ratios on a shared machine.
-# For each key count (small first):
+# Data beyond memory (issue 33, item 1): the same single LSM node on a small and on a large data
+# set, in one run, so the two can be compared as ratios on a shared machine. For each key count
+# (small first):
 #
 #   1. io.quorumkv.bench.LsmLoader writes the keys (k0000000000.., as scripts/wrk2/*.lua use
 #      them, 100-byte values, random order) straight into the node's data folder through the
 #      storage API, with the node's default LSM options, and reports its rate and amplification;
 #   2. a node starts on the folder; closed-loop PUTs of uniform random keys of the key space for
 #      --duration (wrk -t1 -c64, scripts/wrk2/put.lua), then closed-loop GETs (get.lua);
-#   3. measured: PUT and GET throughput and p99 (wrk's SUMMARY line), the node's write_bytes
-#      (/proc/<pid>/io) during the PUT run over the bytes it accepted (key + value + 8-byte
-#      timestamp per PUT: write amplification of that run), the data folder's size over the
-#      key count's bytes (space amplification), and heap in use after the run (jcmd GC.heap_info).
+#   3. PUTs, then GETs, at the constant rate --rate for --paced seconds (wrk2 -t1 -c32 -R, its
+#      corrected latencies: p99, p99.9 and the maximum, the longest a request waited);
+#   4. measured: PUT and GET throughput and p99 (wrk's SUMMARY line), the node's write_bytes
+#      (/proc/<pid>/io) during the closed-loop PUT run over the bytes it accepted (key + value +
+#      8-byte timestamp per PUT: write amplification of that run), the data folder's size over
+#      the key count's bytes (space amplification), and heap in use after the runs
+#      (jcmd GC.heap_info);
+#   5. on the large key count only, --debt-minutes of PUTs at --rate (wrk2), the node's
+#      /actuator/prometheus read every 10 s: compaction debt (the LSM's
+#      compaction.pending.bytes: bytes its planner still has to compact), level-0 tables,
+#      immutable memtables, writers' stall time, disk bytes, live heap after GC
+#      (jvm.gc.live.data.size) and heap in use, written to debt-<keys>.tsv; the run's write
+#      amplification, the longest request (wrk2's corrected maximum: a stall of S seconds at a
+#      constant rate shows as a request that waited about S) and the debt's trend.
 #
-#   scripts/scale-probe.sh [--small N] [--large N] [--duration S] [--port P]
-#     defaults: --small 100000 --large 10000000 --duration 30 --port 18795
+#   scripts/scale-probe.sh [--small N] [--large N] [--duration S] [--rate R] [--paced S]
+#                          [--debt-minutes M] [--port P]
+#     defaults: --small 100000 --large 10000000 --duration 30 --rate 10000 --paced 60
+#               --debt-minutes 30 (0 leaves the long run out) --port 18795
 #     QKV_JAVA_OPTS  the node's JVM options (default "-Xmx1g -XX:+UseG1GC")
+#     QKV_WRK2       the wrk2 binary (scripts/lib/wrk-tool.sh finds it otherwise)
 #
-# Needs service/target/quorumkv.jar, jmh/target/benchmarks.jar, wrk, curl and jcmd. Data folders
-# are made under ${TMPDIR:-/tmp} and deleted at the end. Output: run/scale-probe/<time>/.
+# Needs service/target/quorumkv.jar, jmh/target/benchmarks.jar, wrk, wrk2, curl and jcmd. Data
+# folders are made under ${TMPDIR:-/tmp} and deleted at the end (100 million keys take about
+# 12 GB of tables and 80 GB written in all). Output: run/scale-probe/<time>/.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,12 +41,18 @@ JCMD="${JAVA_HOME:+$JAVA_HOME/bin/}jcmd"
 small=100000
 large=10000000
 duration=30
+rate=10000
+paced=60
+debt_minutes=30
 port=18795
 while [ $# -gt 0 ]; do
   case "$1" in
     --small) small="${2:?}"; shift 2 ;;
     --large) large="${2:?}"; shift 2 ;;
     --duration) duration="${2:?}"; shift 2 ;;
+    --rate) rate="${2:?}"; shift 2 ;;
+    --paced) paced="${2:?}"; shift 2 ;;
+    --debt-minutes) debt_minutes="${2:?}"; shift 2 ;;
     --port) port="${2:?}"; shift 2 ;;
     *) echo "scale-probe.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -42,12 +62,19 @@ for f in "$ROOT/service/target/quorumkv.jar" "$ROOT/jmh/target/benchmarks.jar"; 
   [ -f "$f" ] || { echo "scale-probe.sh: build $f first" >&2; exit 1; }
 done
 command -v wrk >/dev/null || { echo "scale-probe.sh: wrk is not installed" >&2; exit 1; }
+[ "$paced" -ge 30 ] || { echo "scale-probe.sh: --paced must be at least 30 (wrk2 calibrates for ~10 s)" >&2; exit 2; }
+# shellcheck source=scripts/lib/wrk-tool.sh
+. "$ROOT/scripts/lib/wrk-tool.sh"
+QKV_TOOL=wrk2 detect_wrk_tool || exit 1
+WRK2="$WRK_BIN"
 
 out="$ROOT/run/scale-probe/$(date -u +%Y%m%dT%H%M%SZ)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/quorumkv-scale.XXXXXX")"
 mkdir -p "$out"
 node_pid=""
+sampler_pid=""
 cleanup() {
+  [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null || true
   [ -n "$node_pid" ] && kill -9 "$node_pid" 2>/dev/null || true
   rm -rf "$work"
 }
@@ -57,14 +84,39 @@ url="http://127.0.0.1:$port"
 entry_bytes=$((11 + 100 + 8))
 write_bytes() { awk '/^write_bytes:/ { print $2 }' "/proc/$1/io"; }
 field() { sed -n "s/.* $1=\\([0-9.]*\\).*/\\1/p" <<<"$2"; }
+# paced SCRIPT FILE SECONDS: wrk2 at --rate over the key space; prints "p99 / p99.9 / max" in ms
+paced() {
+  QKV_KEYS="$keys" "$WRK2" -t1 -c32 -d"$3s" -R"$rate" --latency -s "$ROOT/scripts/wrk2/$1" "$url" >"$2" 2>&1
+  echo "$(wrk_pct "$2" 99) / $(wrk_pct "$2" 99.9) / $(wrk_pct "$2" 100)"
+}
+# metric TEXT NAME: the sum of a Prometheus sample's values over its series (0 if absent)
+metric() { awk -v n="$2" '$1 == n || index($1, n "{") == 1 { s += $NF } END { printf "%.0f", s }' <<<"$1"; }
+# sample_debt FILE SECONDS: every 10 s for SECONDS, one line of the node's storage and heap gauges
+sample_debt() {
+  local text start now
+  start=$(date +%s)
+  printf 'elapsed_s\tpending_compaction_bytes\tlevel0_tables\ttables\timmutable_memtables\tstall_ms\tdisk_bytes\tlive_heap_bytes\theap_used_bytes\n' >"$1"
+  for ((i = 0; i <= $2 / 10; i++)); do
+    now=$(date +%s)
+    text="$(curl -s -m 5 "$url/actuator/prometheus" || true)"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$((now - start))" \
+      "$(metric "$text" quorumkv_storage_compaction_pending_bytes)" "$(metric "$text" quorumkv_storage_tables_level_0)" \
+      "$(metric "$text" quorumkv_storage_tables)" "$(metric "$text" quorumkv_storage_memtables_immutable)" \
+      "$(($(metric "$text" quorumkv_storage_stall_nanos_total) / 1000000))" "$(metric "$text" quorumkv_storage_disk_bytes)" \
+      "$(metric "$text" jvm_gc_live_data_size_bytes)" \
+      "$(awk '/^jvm_memory_used_bytes\{/ && /area="heap"/ { s += $NF } END { printf "%.0f", s }' <<<"$text")" >>"$1"
+    sleep $((start + (i + 1) * 10 - $(date +%s) > 0 ? start + (i + 1) * 10 - $(date +%s) : 0))
+  done
+}
 
 {
   echo "commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%FT%TZ)"
   echo "nproc $(nproc), load average $(cut -d' ' -f1-3 /proc/loadavg); node JVM: ${java_opts[*]}"
-  echo "command: scripts/scale-probe.sh --small $small --large $large --duration $duration"
+  echo "command: scripts/scale-probe.sh --small $small --large $large --duration $duration --rate $rate --paced $paced --debt-minutes $debt_minutes"
+  echo "load generators: wrk ($(wrk -v 2>&1 | head -n 1 || true)), $WRK_VERSION"
 } >"$out/summary.txt"
-echo "| keys | load entries/s | load write amp. | PUT rps | PUT p99 ms | GET rps | GET p99 ms | GET non-2xx | PUT run write amp. | space amp. | heap used after |" >"$out/table.md"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|" >>"$out/table.md"
+echo "| keys | load entries/s | load write amp. | PUT rps | PUT p99 ms | GET rps | GET p99 ms | GET non-2xx | PUT p99 / p99.9 / max ms at $rate/s | GET p99 / p99.9 / max ms at $rate/s | PUT run write amp. | space amp. | heap used after |" >"$out/table.md"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|" >>"$out/table.md"
 
 for keys in "$small" "$large"; do
   node_dir="$work/node-$keys"
@@ -91,18 +143,55 @@ for keys in "$small" "$large"; do
   after="$(write_bytes "$node_pid")"
   get="$(QKV_KEYS="$keys" wrk -t1 -c64 -d"${duration}s" -s "$ROOT/scripts/wrk2/get.lua" "$url" | tee "$out/get-$keys.txt" \
     | grep '^SUMMARY')"
+  log "PUTs, then GETs, at $rate/s for ${paced}s each (wrk2)"
+  put_paced="$(paced put.lua "$out/put-paced-$keys.txt" "$paced")"
+  get_paced="$(paced get.lua "$out/get-paced-$keys.txt" "$paced")"
+  log "at $rate/s: PUT p99 / p99.9 / max $put_paced ms, GET $get_paced ms"
   "$JCMD" "$node_pid" GC.heap_info >"$out/heap-$keys.txt" 2>&1 || true
   heap="$(grep -o 'committed [0-9]*K, used [0-9]*K' "$out/heap-$keys.txt" | head -n 1 || true)"
   disk="$(du -sb "$node_dir/data" | cut -f1)"
   puts="$(field requests "$put")"
   put_wamp="$(awk -v w=$((after - before)) -v n="$puts" -v e="$entry_bytes" 'BEGIN { printf "%.2f", w / (n * e) }')"
   space_amp="$(awk -v d="$disk" -v k="$keys" -v e="$entry_bytes" 'BEGIN { printf "%.2f", d / (k * e) }')"
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$keys" "$load_rate" "$load_wamp" \
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$keys" "$load_rate" "$load_wamp" \
     "$(field rps "$put")" "$(field p99_ms "$put")" "$(field rps "$get")" "$(field p99_ms "$get")" \
-    "$(field non2xx "$get")" "$put_wamp" "$space_amp" "${heap:-?}" >>"$out/table.md"
+    "$(field non2xx "$get")" "$put_paced" "$get_paced" "$put_wamp" "$space_amp" "${heap:-?}" >>"$out/table.md"
   log "PUT: $put"
   log "GET: $get"
   log "node wrote $((after - before)) bytes during $puts PUTs; data folder $disk bytes; heap: ${heap:-?}"
+  if [ "$keys" = "$large" ] && [ "$debt_minutes" -gt 0 ]; then
+    seconds=$((debt_minutes * 60))
+    log "compaction debt: PUTs at $rate/s for $debt_minutes min (wrk2), the node's gauges every 10 s"
+    sample_debt "$out/debt-$keys.tsv" "$seconds" &
+    sampler_pid=$!
+    before="$(write_bytes "$node_pid")"
+    QKV_KEYS="$keys" "$WRK2" -t1 -c32 -d"${seconds}s" -R"$rate" --latency -s "$ROOT/scripts/wrk2/put.lua" "$url" \
+      >"$out/put-debt-$keys.txt" 2>&1
+    after="$(write_bytes "$node_pid")"
+    wait "$sampler_pid" || true
+    sampler_pid=""
+    debt_puts="$(field requests "$(grep '^SUMMARY' "$out/put-debt-$keys.txt")")"
+    {
+      echo
+      echo "Compaction debt, $keys keys: PUTs at $rate/s for $debt_minutes min (wrk2 -t1 -c32; debt-$keys.tsv every 10 s)"
+      echo
+      echo "| PUTs answered | rps | p99 / p99.9 / max ms | write amp. | pending compaction, max / last MiB | pending, mean of first / last third MiB | level-0 tables max | writers stalled s | live heap after GC max MiB | heap used max MiB |"
+      echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+      awk -F'\t' -v puts="$debt_puts" -v rps="$(wrk_rps "$out/put-debt-$keys.txt")" \
+        -v lat="$(wrk_pct "$out/put-debt-$keys.txt" 99) / $(wrk_pct "$out/put-debt-$keys.txt" 99.9) / $(wrk_pct "$out/put-debt-$keys.txt" 100)" \
+        -v wamp="$(awk -v w=$((after - before)) -v n="$debt_puts" -v e="$entry_bytes" 'BEGIN { printf "%.2f", w / (n * e) }')" '
+        NR == 1 { next }
+        { n++; p[n] = $2; if ($2 > pmax) pmax = $2; if ($3 > l0) l0 = $3; if (n == 1) s0 = $6; s1 = $6
+          if ($8 > live) live = $8; if ($9 > used) used = $9 }
+        END {
+          third = int(n / 3); for (i = 1; i <= third; i++) { a += p[i]; b += p[n - third + i] }
+          m = 1048576
+          printf "| %s | %s | %s | %s | %.0f / %.0f | %.0f / %.0f | %d | %.1f | %.0f | %.0f |\n", puts, rps, lat, wamp,
+            pmax / m, p[n] / m, (third ? a / third / m : 0), (third ? b / third / m : 0), l0, (s1 - s0) / 1000, live / m, used / m
+        }' "$out/debt-$keys.tsv"
+    } >>"$out/debt.md"
+    tee -a "$out/summary.txt" <"$out/debt.md" >&2
+  fi
   kill "$node_pid"
   for ((i = 0; i < 300; i++)); do
     kill -0 "$node_pid" 2>/dev/null || break
@@ -113,4 +202,5 @@ for keys in "$small" "$large"; do
   rm -rf "$node_dir"
 done
 cat "$out/table.md"
+[ -f "$out/debt.md" ] && cat "$out/debt.md"
 log "results in $out"
