@@ -6,11 +6,17 @@
 # count would be work that grows with the cluster (gossip, fan-out, per-peer pools); with RF 3 a
 # write reaches three replicas whatever the count. Then a short closed-loop PUT run per count:
 # its throughput is reported but cannot grow here, as every node shares the same cores.
+# Before the measured runs, the nodes' CPU with no load at all for --idle seconds: what every JVM
+# costs whatever the rate (collector, compiler, timers of membership, hints and repair); the
+# table also gives CPU per request net of that idle cost, which a low rate otherwise inflates.
 #
-#   scripts/nodes-cost.sh [--nodes "3 5 7"] [--rate 4000] [--duration 30] [--warmup 20]
-#                         [--closed 20] [--keys 100000] [--conns 105]
+#   scripts/nodes-cost.sh [--nodes "3 5 7"] [--rate 4000 | --per-node R] [--duration 30] [--warmup 20]
+#                         [--closed 20] [--idle 20] [--keys 100000] [--conns 105]
 #
-# --rate is the constant rate of the measured runs (requests/s, over all nodes), --duration their
+# --rate is the constant rate of the measured runs (requests/s, over all nodes); --per-node R
+# instead runs each count at R requests/s per node (R x nodes over all), the same load on every
+# node whatever their number: a request's CPU falls as a node's load rises (more requests per
+# wake-up of its event loop), so one rate over more nodes also measures lighter-loaded nodes. --duration their
 # length in seconds (wrk2 spends the first ~10 s calibrating: keep it at 30 or more), --warmup an
 # unmeasured run at the same rate before them, --closed the closed-loop run's length (0: none).
 # --conns is split evenly over one wrk2 thread per node (105 divides by 3, 5 and 7). Requests use
@@ -33,14 +39,16 @@ die() {
   exit 1
 }
 
-counts="3 5 7" rate=4000 duration=30 warmup=20 closed=20 keys=100000 conns=105
+counts="3 5 7" rate=4000 per_node=0 duration=30 warmup=20 closed=20 idle=20 keys=100000 conns=105
 while [ $# -gt 0 ]; do
   case "$1" in
     --nodes) counts="${2:?}"; shift 2 ;;
     --rate) rate="${2:?}"; shift 2 ;;
+    --per-node) per_node="${2:?}"; shift 2 ;;
     --duration) duration="${2:?}"; shift 2 ;;
     --warmup) warmup="${2:?}"; shift 2 ;;
     --closed) closed="${2:?}"; shift 2 ;;
+    --idle) idle="${2:?}"; shift 2 ;;
     --keys) keys="${2:?}"; shift 2 ;;
     --conns) conns="${2:?}"; shift 2 ;;
     -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
@@ -51,7 +59,7 @@ for n in $counts; do
   [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 3 ] || die "--nodes takes counts of at least 3 (RF 3), not '$n'"
   [ $((conns % n)) = 0 ] || die "--conns $conns does not divide evenly over $n nodes"
 done
-for v in "$rate" "$duration" "$warmup" "$closed" "$keys"; do
+for v in "$rate" "$per_node" "$duration" "$warmup" "$closed" "$idle" "$keys"; do
   [[ "$v" =~ ^[0-9]+$ ]] || die "not a whole number: $v"
 done
 [ "$duration" -ge 30 ] || die "--duration must be at least 30 (wrk2 calibrates for ~10 s)"
@@ -83,11 +91,14 @@ errors() {
     END { printf "%d", n }' "$1"
 }
 
+# rate_of N: the rate over all N nodes
+rate_of() { if [ "$per_node" != 0 ]; then echo $((per_node * $1)); else echo "$rate"; fi; }
+
 # paced N SCRIPT LABEL SECONDS: wrk2 at the rate over the cluster's nodes; LABEL "" discards it
 paced() {
   local n="$1" script="$2" label="$3" seconds="$4" file=/dev/null
   [ -z "$label" ] || file="$out/$label.txt"
-  QKV_TARGETS="$targets" "$WRK2" -t"$n" -c"$conns" -d"${seconds}s" -R"$rate" --latency \
+  QKV_TARGETS="$targets" "$WRK2" -t"$n" -c"$conns" -d"${seconds}s" -R"$(rate_of "$n")" --latency \
     -s "$ROOT/scripts/wrk2/$script" "http://127.0.0.1:$port" >"$file" 2>&1
 }
 
@@ -102,6 +113,18 @@ measured() {
 }
 
 cpu_us() { cpu_us_per_request "$(cat "$out/$1.ticks")" "$(requests "$out/$1.txt")"; }
+# net_us N LABEL: CPU per request of a measured run less N nodes' idle CPU over its length
+net_us() {
+  local idle_ticks=0
+  [ ! -f "$out/n$1-idle.ticks" ] || idle_ticks="$(cat "$out/n$1-idle.ticks")"
+  cpu_us_per_request "$(awk -v t="$(cat "$out/$2.ticks")" -v i="$idle_ticks" -v d="$duration" -v s="$idle" \
+    'BEGIN { n = (s > 0) ? t - i * d / s : t; printf "%d", (n > 0) ? n : 0 }')" "$(requests "$out/$2.txt")"
+}
+# idle_cores N: the N nodes' CPU with no load, in cores
+idle_cores() {
+  awk -v t="$(cat "$out/n$1-idle.ticks" 2>/dev/null || echo 0)" -v s="$idle" -v hz="$(getconf CLK_TCK)" \
+    'BEGIN { if (s > 0) printf "%.2f", t / hz / s; else printf "n/a" }'
+}
 
 speed_before="$(host_speed)"
 for n in $counts; do
@@ -114,6 +137,12 @@ for n in $counts; do
   "$ROOT/scripts/prefill.sh" "http://127.0.0.1:$port" --keys "$keys" >"$out/n$n-prefill.txt" 2>&1 ||
     die "prefill of $n nodes failed: $out/n$n-prefill.txt"
   [ "$warmup" = 0 ] || paced "$n" put.lua "" "$warmup"
+  if [ "$idle" != 0 ]; then
+    before="$(cluster_cpu_ticks "$dir")"
+    sleep "$idle"
+    echo "$(($(cluster_cpu_ticks "$dir") - before))" >"$out/n$n-idle.ticks"
+    log "n$n idle: $(idle_cores "$n") cores with no load"
+  fi
   measured "$n" put.lua "n$n-put"
   measured "$n" get.lua "n$n-get"
   if [ "$closed" != 0 ]; then
@@ -131,22 +160,23 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "n/a" && b != "n/a" && b > 0
 {
   echo "# CPU per request at $(echo "$counts" | sed 's/ /, /g') nodes, RF 3, $(date -u +%Y-%m-%dT%H:%MZ)"
   echo
-  echo "Command: \`scripts/nodes-cost.sh --nodes \"$counts\" --rate $rate --duration $duration --warmup $warmup" \
-    "--closed $closed --keys $keys --conns $conns\` on commit $(git -C "$ROOT" rev-parse --short HEAD)." \
-    "$(nproc) cores shared by every node and the load generator; wrk2 -t<nodes> -c$conns -R$rate, one thread per node;" \
+  echo "Command: \`scripts/nodes-cost.sh --nodes \"$counts\" $(if [ "$per_node" != 0 ]; then echo "--per-node $per_node"; else echo "--rate $rate"; fi) --duration $duration --warmup $warmup" \
+    "--closed $closed --idle $idle --keys $keys --conns $conns\` on commit $(git -C "$ROOT" rev-parse --short HEAD)." \
+    "$(nproc) cores shared by every node and the load generator; wrk2 -t<nodes> -c$conns -R$(if [ "$per_node" != 0 ]; then echo "<$per_node x nodes>"; else echo "$rate"; fi), one thread per node;" \
     "the server's default replicas (2/3); $keys keys written first, 100-byte values. Host speed check before/after:" \
     "$speed_before / $speed_after; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg). Event loops per node:" \
     "$(for n in $counts; do printf '%s nodes %s; ' "$n" "$(awk '{ print $3 }' "$out/n$n-loops.txt" 2>/dev/null)"; done)"
   echo
-  echo "| nodes | op | achieved rps | p50 ms | p99 ms | errors | CPU per request, all nodes (µs) | × $first nodes | closed-loop PUT rps |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| nodes | op | achieved rps | p50 ms | p99 ms | errors | CPU per request, all nodes (µs) | × $first nodes | idle CPU, all nodes (cores) | CPU per request net of idle (µs) | × $first nodes | closed-loop PUT rps |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
   for n in $counts; do
     for op in put get; do
       label="n$n-$op"
       closed_rps="-"
       [ "$op" != put ] || [ ! -f "$out/n$n-put-closed.txt" ] || closed_rps="$(wrk_rps "$out/n$n-put-closed.txt")"
       echo "| $n | ${op^^} | $(wrk_rps "$out/$label.txt") | $(wrk_pct "$out/$label.txt" 50) | $(wrk_pct "$out/$label.txt" 99)" \
-        "| $(errors "$out/$label.txt") | $(cpu_us "$label") | $(ratio "$(cpu_us "$label")" "$(cpu_us "n$first-$op")") | $closed_rps |"
+        "| $(errors "$out/$label.txt") | $(cpu_us "$label") | $(ratio "$(cpu_us "$label")" "$(cpu_us "n$first-$op")")" \
+        "| $(idle_cores "$n") | $(net_us "$n" "$label") | $(ratio "$(net_us "$n" "$label")" "$(net_us "$first" "n$first-$op")") | $closed_rps |"
     done
   done
 } >"$out/summary.md"
