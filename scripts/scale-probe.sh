@@ -21,7 +21,8 @@
 #      immutable memtables, writers' stall time, disk bytes, live heap after GC
 #      (jvm.gc.live.data.size) and heap in use, written to debt-<keys>.tsv; the run's write
 #      amplification, the longest request (wrk2's corrected maximum: a stall of S seconds at a
-#      constant rate shows as a request that waited about S) and the debt's trend.
+#      constant rate shows as a request that waited about S) and the debt's trend; the node's
+#      GC pauses by cause (gc-pauses-<keys>.txt) and its GC and safepoint log (jvm-<keys>.log).
 #
 #   scripts/scale-probe.sh [--small N] [--large N] [--duration S] [--rate R] [--paced S]
 #                          [--debt-minutes M] [--port P]
@@ -127,7 +128,10 @@ for keys in "$small" "$large"; do
   load_rate="$(sed -n 's/.*(\([0-9]*\) entries\/s).*/\1/p' "$out/loader-$keys.log")"
   load_wamp="$(sed -n 's/.*(write amplification \([0-9.]*\)).*/\1/p' "$out/loader-$keys.log")"
 
-  "$JAVA" "${java_opts[@]}" -jar "$ROOT/service/target/quorumkv.jar" --server.port="$port" \
+  # The collector's pauses and the safepoints (time to reach one included): what a stall of the
+  # node was, when a request waited long.
+  "$JAVA" "${java_opts[@]}" -Xlog:gc,safepoint:file="$out/jvm-$keys.log":uptime,level,tags \
+    -jar "$ROOT/service/target/quorumkv.jar" --server.port="$port" \
     --quorumkv.storage.backend=lsm --quorumkv.storage.path="$node_dir" >"$out/node-$keys.log" 2>&1 </dev/null &
   node_pid=$!
   for ((i = 0; i < 1800; i++)); do
@@ -168,6 +172,7 @@ for keys in "$small" "$large"; do
     QKV_KEYS="$keys" "$WRK2" -t1 -c32 -d"${seconds}s" -R"$rate" --latency -s "$ROOT/scripts/wrk2/put.lua" "$url" \
       >"$out/put-debt-$keys.txt" 2>&1
     after="$(write_bytes "$node_pid")"
+    curl -s -m 5 "$url/actuator/prometheus" | grep '^jvm_gc_pause_seconds' >"$out/gc-pauses-$keys.txt" || true
     wait "$sampler_pid" || true
     sampler_pid=""
     debt_puts="$(field requests "$(grep '^SUMMARY' "$out/put-debt-$keys.txt")")"
