@@ -120,9 +120,8 @@ final class Recovery {
 				LOG.log(Level.INFO, "replayed {0} records from {1}", replay.records(), wal);
 			}
 			long walsReplayed = System.nanoTime();
-			// The replayed memtable gets an (empty) segment of its own, numbered below
-			// the
-			// active one: segments follow the memtables' order.
+			// The replayed memtable gets an (empty) segment of its own, numbered
+			// below the active one: segments follow the memtables' order.
 			List<MemTableSlot> frozen = new ArrayList<>();
 			long liveFrom = Long.MAX_VALUE;
 			if (!replayed.isEmpty()) {
