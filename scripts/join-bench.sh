@@ -10,14 +10,20 @@
 #   3. the same rate while 4 -> 5 runs: node 5's JVM is started and ready before the load, the
 #      join is asked 15 s into it (after wrk2's calibration) and the load stops when the
 #      change ends; the streaming rate under load; every 5 s each node's CPU time and
-#      `qkv status` go to D/out/samples-during-join.txt.
+#      `qkv status` go to D/out/samples-during-join.txt; beside the load, a probe
+#      (scripts/lib/LatencyProbe.java) sends one request every 10 ms and records when each
+#      was sent and how long it took (D/out/probe-during-join.tsv), and the seconds in which
+#      a probe request took over 50 ms are printed with the nodes' ring changes
+#      (D/out/timeline.txt): where in the change a slow request falls.
 #
 #   scripts/join-bench.sh [--keys N] [--rate R] [--seconds S] [--dir D] [--base-port P]
-#                         [--stream-rate SIZE]
+#                         [--stream-rate SIZE] [--stream-sources N]
 #
 # Defaults: 1,000,000 keys of 100 bytes (QKV_VALUE_SIZE), 1,000 requests/s, 60 s,
 # run/join-bench, port 18181, the nodes' default quorumkv.cluster.membership.stream-rate
-# (--stream-rate 4MB sets it on every node: what a receiving node takes per second). The keys
+# (--stream-rate 4MB sets it on every node: what a receiving node takes per second) and
+# quorumkv.cluster.membership.stream-sources (--stream-sources N: how many sources a receiving
+# node pulls from at once). The keys
 # are written into nodes 1-3's data folders before the cluster starts
 # (scripts/lib/lsm-preload.sh; needs jmh/target/benchmarks.jar and service/target/quorumkv.jar),
 # wrk2 as QKV_WRK2 or on PATH. Prints one line per measurement and keeps the raw outputs in
@@ -29,6 +35,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/scripts/lib/cluster-bench.sh"
 bench_defaults join-bench 18181
 stream_rate=""
+stream_sources=""
 while [ $# -gt 0 ]; do
   if bench_option "$1" "${2:-}"; then
     shift 2
@@ -36,6 +43,7 @@ while [ $# -gt 0 ]; do
   fi
   case "$1" in
     --stream-rate) stream_rate="${2:?}"; shift 2 ;;
+    --stream-sources) stream_sources="${2:?}"; shift 2 ;;
     *) echo "join-bench.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -90,12 +98,32 @@ sample() {
     sleep 5
   done
 }
+# probe SECONDS OUT: LatencyProbe over nodes 1-3 (meant for the background: the subshell
+# becomes the JVM, so $! is its PID, and SIGTERM stops it after it printed what ended).
+probe() {
+  exec "${JAVA_HOME:+$JAVA_HOME/bin/}java" -XX:TieredStopAtLevel=1 "$ROOT/scripts/lib/LatencyProbe.java" \
+    "$(url 1),$(url 2),$(url 3)" "$keys" 2/3 "$1" 10 > "$2"
+}
+# timeline: per second of the probe with a request over 50 ms, its requests, the slowest and
+# how many took over 50 ms, then the nodes' log lines about ring epochs, all in time order.
+timeline() {
+  {
+    awk -F'\t' '$2 >= 0 { s = int($1 / 1000); n[s]++; if ($2 > m[s]) m[s] = $2; if ($2 > 50) slow[s]++ }
+      END { for (s in n) if (m[s] > 50) printf "%s.000 probe %d requests, slowest %.1f ms, %d over 50 ms\n", s, n[s], m[s], slow[s] }' \
+      "$dir/out/probe-during-join.tsv" \
+      | while read -r epoch rest; do echo "$(date -u -d "@$epoch" +%H:%M:%S.%3N) $rest"; done
+    for log in "$dir"/node*/node.log; do
+      grep -hE 'epoch|Change .*:|agreed' "$log" | grep -oE '[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}.*' \
+        | sed -E 's/^([0-9:.]+)Z?/\1/' | sed "s/^/$(basename "$(dirname "$log")") /" | awk '{ t = $2; $2 = ""; print t, $0 }'
+    done
+  } | sort > "$dir/out/timeline.txt"
+}
 trap down EXIT
 
 log "loading $keys keys into nodes 1-3's data folders (LsmLoader)"
 preload_replicas "$dir" 3 "$keys" "${QKV_VALUE_SIZE:-100}"
 mkdir -p "$dir/out"
-QKV_NODE_ARGS="${stream_rate:+--quorumkv.cluster.membership.stream-rate=$stream_rate}" \
+QKV_NODE_ARGS="${stream_rate:+--quorumkv.cluster.membership.stream-rate=$stream_rate} ${stream_sources:+--quorumkv.cluster.membership.stream-sources=$stream_sources}" \
   "$ROOT/scripts/cluster.sh" up --nodes 3 --dir "$dir" --base-port "$port" > /dev/null
 log "cluster of 3 up; node 4 starting"
 "$ROOT/scripts/cluster.sh" add --dir "$dir" > /dev/null
@@ -115,10 +143,17 @@ load until-killed "$dir/out/during-join.txt" &
 loader=$!
 sample &
 sampler=$!
+probe 3600 "$dir/out/probe-during-join.tsv" &
+prober=$!
 sleep 15
 wall=$(join 5)
+sleep 5
 kill -INT "$loader" 2> /dev/null || true
 wait "$loader" || true
-kill "$sampler" 2> /dev/null || true
+kill "$sampler" "$prober" 2> /dev/null || true
+wait "$prober" || true
+timeline
 log "3. 4 -> 5 under load: wall $wall s; node 5 received $(received 5)"
 log "3. during the join: $(summary "$dir/out/during-join.txt")"
+log "3. probe: $(awk -F'\t' '$2 >= 0 { n++; if ($2 > 50) s++; if ($2 > m) m = $2 } END { printf "%d requests, %d over 50 ms, slowest %.1f ms", n, s, m }' \
+  "$dir/out/probe-during-join.tsv"); seconds with one over 50 ms and the ring changes: $dir/out/timeline.txt"
