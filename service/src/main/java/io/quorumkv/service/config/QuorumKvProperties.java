@@ -504,6 +504,10 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * together
 	 * @param streamBatch entries of a transfer written to storage together, at most this
 	 * many bytes
+	 * @param streamSources how many of its sources a node receiving keys pulls from at
+	 * once; the others wait their turn. A source's first stream recompiles much of its
+	 * serving code (the JIT sees new types in the shared Reactor and Netty paths); one at
+	 * a time, the other replicas of a key answer while it does
 	 * @param checkpointInterval how often a node receiving keys makes them durable and
 	 * records how far each transfer has come (where it resumes after a restart)
 	 * @param pollInterval how often the coordinator of a change checks its transfers
@@ -515,8 +519,9 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 */
 	public record MembershipProperties(@DefaultValue("5s") Duration callTimeout, @DefaultValue("10s") Duration lease,
 			@DefaultValue("64MB") DataSize streamRate, @DefaultValue("1MB") DataSize streamBatch,
-			@DefaultValue("1s") Duration checkpointInterval, @DefaultValue("500ms") Duration pollInterval,
-			@DefaultValue("true") boolean autoCleanup, @DefaultValue("5s") Duration cleanupDelay) {
+			@DefaultValue("1") int streamSources, @DefaultValue("1s") Duration checkpointInterval,
+			@DefaultValue("500ms") Duration pollInterval, @DefaultValue("true") boolean autoCleanup,
+			@DefaultValue("5s") Duration cleanupDelay) {
 
 		public MembershipProperties {
 			positive(callTimeout, "membership.call-timeout");
@@ -529,6 +534,9 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			}
 			if (streamBatch.toBytes() < 1024 || streamBatch.toBytes() > 64 * 1024 * 1024) {
 				throw new IllegalArgumentException("quorumkv.cluster.membership.stream-batch must be 1KB..64MB");
+			}
+			if (streamSources < 1 || streamSources > 64) {
+				throw new IllegalArgumentException("quorumkv.cluster.membership.stream-sources must be 1..64");
 			}
 		}
 

@@ -10,13 +10,17 @@ import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The source side of a transfer ({@code GET /internal/v0/transfer}): this node's entries
  * that a target gains from it in the change under way ({@link TransferPlan}), read from
  * its storage in key order, lazily and with backpressure: the scan advances only as fast
  * as the target takes the frames. When nothing is due for a while, a progress frame tells
- * the target how far the scan has come ({@link TransferCodec}).
+ * the target how far the scan has come ({@link TransferCodec}). The scan runs on
+ * Reactor's bounded elastic threads, never on the event loop: it reads (and mostly skips)
+ * several entries per entry sent, and on the event loop those bursts held up the requests
+ * it serves.
  */
 public final class TransferSource {
 
@@ -63,7 +67,7 @@ public final class TransferSource {
 				}
 				return Mono.empty();
 			}, 64));
-		});
+		}).subscribeOn(Schedulers.boundedElastic(), true);
 	}
 
 	/**

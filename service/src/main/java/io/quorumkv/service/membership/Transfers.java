@@ -36,12 +36,13 @@ import reactor.util.retry.Retry;
 /**
  * The target side of a change's streaming phase: this node pulls the keys it gains from
  * each of its sources ({@link TransferPlan}), one stream per source through the one peer
- * transport ({@code GET /internal/v0/transfer}), with backpressure down to the source's
- * storage scan and at a rate limit shared by all its streams. Entries are written in
- * batches ({@link Storage#upsertAll}); every checkpoint interval they are made durable
- * and each stream's cursor is recorded ({@link TransferProgress}), so a stream broken by
- * a restart of either end resumes after its cursor. A stream that fails is retried with
- * backoff until it completes or the ring moves on.
+ * transport ({@code GET /internal/v0/transfer}), at most {@code stream-sources} of them
+ * at once (the others start as those end), with backpressure down to the source's storage
+ * scan and at a rate limit shared by all its streams. Entries are written in batches
+ * ({@link Storage#upsertAll}); every checkpoint interval they are made durable and each
+ * stream's cursor is recorded ({@link TransferProgress}), so a stream broken by a restart
+ * of either end resumes after its cursor. A stream that fails is retried with backoff
+ * until it completes or the ring moves on.
  */
 public final class Transfers implements AutoCloseable {
 
@@ -148,6 +149,9 @@ public final class Transfers implements AutoCloseable {
 		}
 		for (Node source : plan.sources(self)) {
 			Source done = current.sources().getOrDefault(source.id(), Source.FRESH);
+			if (this.running.size() >= this.settings.streamSources()) {
+				break;
+			}
 			if (!done.done() && !this.running.containsKey(source.id())) {
 				logger.info("Pulling the keys of change " + change.id() + " from " + source
 						+ ((done.cursor() != null) ? " (resuming after " + done.keys() + " keys)" : ""));
@@ -169,7 +173,10 @@ public final class Transfers implements AutoCloseable {
 						+ signal.failure().getMessage() + "); resuming from its cursor")))
 			.then(finish(changeId, source.id()))
 			.subscribe(null, (error) -> logger.warn("Transfer from " + source + " stopped: " + error.getMessage()),
-					() -> this.running.remove(source.id()));
+					() -> {
+						this.running.remove(source.id());
+						reconcile();
+					});
 	}
 
 	private Flux<Void> stream(String changeId, Node source) {

@@ -19,8 +19,11 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.http.MediaType;
 
 /**
@@ -29,6 +32,7 @@ import org.springframework.http.MediaType;
  * and lives on exactly RF nodes, and a stale or concurrent proposal is refused.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(OutputCaptureExtension.class)
 class MembershipChangeTest {
 
 	static final int KEYS = 300;
@@ -62,12 +66,20 @@ class MembershipChangeTest {
 
 	@Test
 	@Order(1)
-	void aNewcomerJoinsAndTakesItsShare() {
+	void aNewcomerJoinsAndTakesItsShare(CapturedOutput output) {
 		String answer = admin(0, "join", "{\"url\":\"" + cluster.url(3) + "\"}", 200);
 		assertThat(answer).contains("\"kind\":\"join\"").contains("\"epoch\":2");
 		awaitNoChange(List.of(0, 1, 2, 3), 4);
 		assertEveryKeyReadsBackAndLivesOnExactly(2, List.of(0, 1, 2, 3));
 		assertThat(held(3)).as("the newcomer's share of %d keys at RF 2 over 4 nodes", KEYS).isBetween(100, 200);
+		// stream-sources 1 (the default): the newcomer pulls from its three sources one
+		// after the other, each stream starting once the one before it is complete.
+		List<String> transfers = output.getOut()
+			.lines()
+			.filter((line) -> line.contains("Pulling the keys of change") || line.contains("Transfer of change"))
+			.map((line) -> line.contains("Pulling") ? "pull" : "complete")
+			.toList();
+		assertThat(transfers).containsExactly("pull", "complete", "pull", "complete", "pull", "complete");
 	}
 
 	@Test
