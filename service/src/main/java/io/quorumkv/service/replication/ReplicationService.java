@@ -1,12 +1,15 @@
 package io.quorumkv.service.replication;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 import io.github.resilience4j.bulkhead.BulkheadFullException;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
@@ -48,6 +51,11 @@ import reactor.core.publisher.MonoSink;
  * the replicas hold it, expiry included.
  */
 public class ReplicationService {
+
+	/** The longest a request lost to a newer ring waits for it before its second try. */
+	private static final Duration NEWER_RING_WAIT = Duration.ofSeconds(1);
+
+	private static final Duration NEWER_RING_POLL = Duration.ofMillis(5);
 
 	private final ClusterState cluster;
 
@@ -97,10 +105,15 @@ public class ReplicationService {
 	 * tombstone); empty when no replica has it.
 	 */
 	public Mono<Entry> get(byte[] key, Replicas replicas) {
+		return onNewerRing((last) -> get(key, replicas, last));
+	}
+
+	private Mono<Entry> get(byte[] key, Replicas replicas, boolean last) {
 		return Mono.create((sink) -> {
 			RingLayout layout = layout();
 			Targets targets = layout.reads(key, replicas.from());
 			long start = System.nanoTime();
+			AtomicBoolean refusedAsStale = new AtomicBoolean();
 			layout.inFlight().incrementAndGet();
 			QuorumRound round = new QuorumRound(replicas.ack(), targets, (r) -> {
 				layout.inFlight().decrementAndGet();
@@ -113,7 +126,7 @@ public class ReplicationService {
 				sink.success(winner);
 			}, (r) -> {
 				layout.inFlight().decrementAndGet();
-				lost(sink, "get", replicas, r, start);
+				lost(sink, "get", replicas, r, start, (!last && refusedAsStale.get()) ? layout : null);
 			}, (r) -> repair(targets, r));
 			for (int i = 0; i < targets.size(); i++) {
 				int index = i;
@@ -122,8 +135,10 @@ public class ReplicationService {
 					continue;
 				}
 				Replica replica = this.replicas.of(targets.nodes().get(i));
-				replica.get(key, (answer) -> round.succeeded(index, answer),
-						(error) -> round.failed(index, failure(replica, error)));
+				replica.get(key, (answer) -> round.succeeded(index, answer), (error) -> {
+					refusedAsStale.compareAndSet(false, error instanceof StaleRingException);
+					round.failed(index, failure(replica, error));
+				});
 			}
 		});
 	}
@@ -146,13 +161,25 @@ public class ReplicationService {
 		if (ttlSeconds < 0 || (value == null && ttlSeconds != 0)) {
 			throw new IllegalArgumentException("a time to live is positive, and for a value only");
 		}
-		return Mono.create((sink) -> {
-			RingLayout layout = layout();
-			Targets targets = layout.writes(key, replicas.from());
-			long start = System.nanoTime();
+		return Mono.defer(() -> {
 			long stamp = this.clock.now();
 			Entry entry = new Entry(key, value, stamp,
 					(ttlSeconds > 0) ? Expiry.after(stamp, ttlSeconds) : Entry.NO_EXPIRY);
+			return onNewerRing((last) -> write(entry, replicas, last));
+		});
+	}
+
+	/**
+	 * Sends one stamped entry to its owners; sent again (the same entry, so the same
+	 * outcome on a replica that already has it) when a first try was lost to a newer
+	 * ring.
+	 */
+	private Mono<Void> write(Entry entry, Replicas replicas, boolean last) {
+		return Mono.create((sink) -> {
+			RingLayout layout = layout();
+			Targets targets = layout.writes(entry.key(), replicas.from());
+			long start = System.nanoTime();
+			AtomicBoolean refusedAsStale = new AtomicBoolean();
 			// A write a storage refused (disk full, failed storage) is reported as that
 			// failure (503), not as replicas that did not answer (504).
 			AtomicReference<@Nullable Throwable> storageFailure = new AtomicReference<>();
@@ -169,7 +196,7 @@ public class ReplicationService {
 					sink.error(failure);
 				}
 				else {
-					lost(sink, "write", replicas, r, start);
+					lost(sink, "write", replicas, r, start, (!last && refusedAsStale.get()) ? layout : null);
 				}
 			}, (r) -> {
 			});
@@ -180,6 +207,7 @@ public class ReplicationService {
 					if (error instanceof StorageException) {
 						storageFailure.compareAndSet(null, error);
 					}
+					refusedAsStale.compareAndSet(false, error instanceof StaleRingException);
 					round.failed(index, failure(replica, error));
 				});
 			}
@@ -218,9 +246,47 @@ public class ReplicationService {
 		});
 	}
 
-	private void lost(MonoSink<?> sink, String operation, Replicas replicas, QuorumRound round, long start) {
+	/**
+	 * Fails a request whose quorum was lost: with {@link LostToNewerRing} when it may be
+	 * tried again ({@code retry} is the layout it was placed under), else for good.
+	 */
+	private void lost(MonoSink<?> sink, String operation, Replicas replicas, QuorumRound round, long start,
+			@Nullable RingLayout retry) {
+		if (retry != null) {
+			sink.error(new LostToNewerRing(retry.epoch()));
+			return;
+		}
 		this.metrics.fanOut(operation, start, false);
 		sink.error(new QuorumNotReachedException(operation, replicas, round.successes(), round.firstFailure()));
+	}
+
+	/**
+	 * Runs a request, and once more when its quorum was lost because replicas refused it
+	 * as placed under an older ring than theirs ({@link StaleRingException}): at an epoch
+	 * change a node may coordinate a few requests under the ring its peers have just
+	 * left. Their refusal made this node fetch the newer ring ({@link PeerClient}); the
+	 * second try waits for it (at most {@link #NEWER_RING_WAIT}) and is placed under it.
+	 * The client sees one answer, from the ring the cluster serves under.
+	 */
+	private <T> Mono<T> onNewerRing(Function<Boolean, Mono<T>> attempt) {
+		return attempt.apply(false)
+			.onErrorResume(LostToNewerRing.class,
+					(lost) -> Flux.interval(Duration.ZERO, NEWER_RING_POLL)
+						.takeUntil((tick) -> this.cluster.epoch() > lost.epoch)
+						.take(NEWER_RING_WAIT)
+						.then(Mono.defer(() -> attempt.apply(true))));
+	}
+
+	/** A first try lost to replicas on a newer ring than the one it was placed under. */
+	private static final class LostToNewerRing extends RuntimeException {
+
+		private final long epoch;
+
+		LostToNewerRing(long epoch) {
+			super("placed under epoch " + epoch + ", refused by replicas on a newer ring", null, false, false);
+			this.epoch = epoch;
+		}
+
 	}
 
 	/** A replica's failure as the client is told it: the node and what happened. */

@@ -131,6 +131,45 @@ class RingExchangeTest {
 
 	@Test
 	@Order(5)
+	void aCoordinatorBehindItsReplicasTriesTheRequestAgainUnderTheirRing() {
+		Ring current = cluster.bean(1, ClusterState.class).ring().orElseThrow();
+		Ring next = new Ring(current.clusterId(), current.epoch() + 1, current.replicationFactor(), current.strategy(),
+				current.virtualNodes(), current.nodes(), null);
+		for (int node = 1; node < 3; node++) {
+			assertThat(cluster.bean(node, ClusterState.class).install(next).block(Duration.ofSeconds(5))).isTrue();
+		}
+		ClusterState zero = cluster.bean(0, ClusterState.class);
+		assertThat(zero.epoch()).isEqualTo(current.epoch());
+		// Both replicas of every key are asked (2/2), and at least one of them is on the
+		// newer ring: the first try is refused as stale, the second is placed under it.
+		cluster.client(0)
+			.put()
+			.uri(cluster.uri(0, "/v0/entity?id=moved-on&replicas=2/2"))
+			.bodyValue("v".getBytes(StandardCharsets.UTF_8))
+			.exchange()
+			.expectStatus()
+			.isCreated();
+		assertThat(zero.epoch()).isEqualTo(next.epoch());
+		for (int node = 1; node < 3; node++) {
+			assertThat(cluster.bean(node, ClusterState.class)
+				.install(new Ring(next.clusterId(), next.epoch() + 1, next.replicationFactor(), next.strategy(),
+						next.virtualNodes(), next.nodes(), null))
+				.block(Duration.ofSeconds(5))).isTrue();
+		}
+		assertThat(zero.epoch()).isEqualTo(next.epoch());
+		cluster.client(0)
+			.get()
+			.uri(cluster.uri(0, "/v0/entity?id=moved-on&replicas=2/2"))
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(String.class)
+			.isEqualTo("v");
+		assertThat(zero.epoch()).isEqualTo(next.epoch() + 1);
+	}
+
+	@Test
+	@Order(6)
 	void aNewcomerServesNoDataUntilItIsJoined(@TempDir Path newcomerRoot) {
 		try (TestCluster newcomer = new TestCluster(newcomerRoot, 1,
 				Map.of("quorumkv.cluster.nodes", cluster.url(0) + "," + cluster.url(1)))) {
