@@ -11,8 +11,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * A latency trace beside a load: one request every INTERVAL_MS (a GET or a PUT of a random
  * key among KEYS, at REPLICAS, through the TARGETS in turn) for SECONDS seconds, each
  * printed when it ends as one tab-separated line: the time it was sent (ms since the epoch),
- * its latency in ms, the target, the method and the status (0 when it failed, with the
- * error). The requests are sent at their times whatever the earlier ones do (at most 1,000
+ * its latency in ms, the target, the method, the status (0 when it failed, with the error
+ * after it) and how late it was sent (ms after its due time: the probe's own delay, when
+ * the machine did not give it a core in time). The latency is counted from the due time,
+ * so a late send counts, as wrk2 counts it. The requests are sent at their times whatever the earlier ones do (at most 1,000
  * in flight), so a stall shows as every request sent during it answering late; wrk2 gives
  * only the distribution, this gives the moment. Run with the JDK (a source file):
  *
@@ -66,19 +68,20 @@ public final class LatencyProbe {
 				.build();
 			if (!inFlight.tryAcquire()) {
 				synchronized (out) {
-					out.println(System.currentTimeMillis() + "\t-1\t" + target + "\t" + request.method() + "\t0\tskipped");
+					out.println(System.currentTimeMillis() + "\t-1\t" + target + "\t" + request.method() + "\t0\tskipped\t0");
 				}
 				continue;
 			}
-			long sentNanos = System.nanoTime();
 			long sentMillis = System.currentTimeMillis();
+			double late = Math.max(0, System.nanoTime() - due) / 1e6;
 			client.sendAsync(request, HttpResponse.BodyHandlers.discarding()).whenComplete((response, error) -> {
 				inFlight.release();
-				double ms = (System.nanoTime() - sentNanos) / 1e6;
+				double ms = (System.nanoTime() - due) / 1e6;
 				String status = (error != null) ? "0\t" + error.getClass().getSimpleName()
-						: Integer.toString(response.statusCode());
+						: Integer.toString(response.statusCode()) + "\t";
 				synchronized (out) {
-					out.printf("%d\t%.2f\t%s\t%s\t%s%n", sentMillis, ms, target, request.method(), status);
+					out.printf("%d\t%.2f\t%s\t%s\t%s\t%.2f%n", sentMillis, ms, target, request.method(), status,
+							late);
 				}
 			});
 		}
