@@ -1,3 +1,5 @@
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -6,17 +8,19 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 /**
- * A latency trace beside a load: one request every INTERVAL_MS (a GET or a PUT of a random
- * key among KEYS, at REPLICAS, through the TARGETS in turn) for SECONDS seconds, each
- * printed when it ends as one tab-separated line: the time it was sent (ms since the epoch),
- * its latency in ms, the target, the method, the status (0 when it failed, with the error
- * after it) and how late it was sent (ms after its due time: the probe's own delay, when
- * the machine did not give it a core in time). The latency is counted from the due time,
- * so a late send counts, as wrk2 counts it. The requests are sent at their times whatever the earlier ones do (at most 1,000
- * in flight), so a stall shows as every request sent during it answering late; wrk2 gives
- * only the distribution, this gives the moment. Run with the JDK (a source file):
+ * A latency trace beside a load: one request every INTERVAL_MS (GETs and PUTs in turn, of
+ * random keys among KEYS, at REPLICAS, through the TARGETS in turn) for SECONDS seconds,
+ * each printed when it ends as one tab-separated line: the time it was sent (ms since the
+ * epoch), its latency in ms, the target, the method, the status (0 when it failed, with the
+ * error after it) and how late it was sent (ms after its due time: the probe's own delay,
+ * when the machine did not give it a core in time). The latency is counted from the due
+ * time, so a late send counts, as wrk2 counts it. The requests are sent at their times
+ * whatever the earlier ones do (at most 1,000 in flight), so a stall shows as every request
+ * due during it answering late; wrk2 gives only the distribution, this gives the moment.
+ * Run with the JDK (a source file):
  *
  * <pre>
  * java scripts/lib/LatencyProbe.java TARGETS KEYS REPLICAS SECONDS INTERVAL_MS &gt; trace.tsv
@@ -46,7 +50,7 @@ public final class LatencyProbe {
 			.version(HttpClient.Version.HTTP_1_1)
 			.connectTimeout(Duration.ofSeconds(5))
 			.build();
-		PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true);
+		PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true);
 		Runtime.getRuntime().addShutdownHook(new Thread(out::flush));
 		Semaphore inFlight = new Semaphore(1000);
 		long start = System.nanoTime();
@@ -68,7 +72,8 @@ public final class LatencyProbe {
 				.build();
 			if (!inFlight.tryAcquire()) {
 				synchronized (out) {
-					out.println(System.currentTimeMillis() + "\t-1\t" + target + "\t" + request.method() + "\t0\tskipped\t0");
+					out.println(System.currentTimeMillis() + "\t-1\t" + target + "\t" + request.method()
+							+ "\t0\tskipped\t0");
 				}
 				continue;
 			}
@@ -85,7 +90,7 @@ public final class LatencyProbe {
 				}
 			});
 		}
-		if (!inFlight.tryAcquire(1000, 35, java.util.concurrent.TimeUnit.SECONDS)) {
+		if (!inFlight.tryAcquire(1000, 35, TimeUnit.SECONDS)) {
 			System.err.println("LatencyProbe: requests still in flight after 35 s");
 		}
 		out.flush();
