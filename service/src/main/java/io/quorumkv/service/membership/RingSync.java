@@ -90,6 +90,10 @@ public final class RingSync {
 			return Mono.error(new IllegalStateException("peer " + from + " serves a ring of cluster " + ring.clusterId()
 					+ " without this node: not adopted"));
 		}
+		if (mine != null && ring.epoch() <= mine.epoch()) {
+			// The ring came by another way (a commit) while it was fetched.
+			return Mono.empty();
+		}
 		logger.info("Catching up from " + from + ": epoch " + this.state.epoch() + " -> " + ring.epoch());
 		return this.state.install(ring).then();
 	}
