@@ -23,6 +23,7 @@
 #
 #   scripts/join-bench.sh [--keys N] [--rate R] [--seconds S] [--dir D] [--base-port P]
 #                         [--stream-rate SIZE] [--stream-sources N] [--connections C]
+#                         [--joining-nice N] [--first-join-under-load]
 #
 # Defaults: 1,000,000 keys of 100 bytes (QKV_VALUE_SIZE), 1,000 requests/s, 60 s,
 # run/join-bench, port 18181, the nodes' default quorumkv.cluster.membership.stream-rate
@@ -32,7 +33,15 @@
 # each waits for its answer before its next request, and wrk2 lets a connection that fell
 # behind its schedule catch up at twice its rate only, so at R requests/s a connection
 # falls behind once its requests take more than C/R s on average and does not catch up
-# while they take more than C/(2R): with 24 at 1,000/s, 24 ms and 12 ms. The keys
+# while they take more than C/(2R): with 24 at 1,000/s, 24 ms and 12 ms. --joining-nice N
+# runs node 5's JVM (every thread) at nice N once it is ready: a joining node has a
+# machine of its own in production, here it shares the two cores with the nodes that serve
+# the load, and its cold JVM (compiling its code while it ingests the stream) takes them
+# from the requests; at nice 10 it gets what they leave (a stand-in for its own machine;
+# nodes 1-4, the sources, stay at 0). --first-join-under-load runs 1. under the same load
+# (wrk2 alone, D/out/during-join-4.txt): the nodes then meet 4 -> 5 having coordinated and
+# served requests through a change before, as in a cluster that changed since its JVMs
+# started, instead of seeing the code paths of a change for the first time. The keys
 # are written into nodes 1-3's data folders before the cluster starts
 # (scripts/lib/lsm-preload.sh; needs jmh/target/benchmarks.jar and service/target/quorumkv.jar),
 # wrk2 as QKV_WRK2 or on PATH. Prints one line per measurement and keeps the raw outputs in
@@ -46,6 +55,8 @@ bench_defaults join-bench 18181
 stream_rate=""
 stream_sources=""
 connections=24
+joining_nice=""
+first_under_load=""
 while [ $# -gt 0 ]; do
   if bench_option "$1" "${2:-}"; then
     shift 2
@@ -55,6 +66,8 @@ while [ $# -gt 0 ]; do
     --stream-rate) stream_rate="${2:?}"; shift 2 ;;
     --stream-sources) stream_sources="${2:?}"; shift 2 ;;
     --connections) connections="${2:?}"; shift 2 ;;
+    --joining-nice) joining_nice="${2:?}"; shift 2 ;;
+    --first-join-under-load) first_under_load=1; shift ;;
     *) echo "join-bench.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -155,7 +168,17 @@ QKV_NODE_ARGS="${stream_rate:+--quorumkv.cluster.membership.stream-rate=$stream_
   "$ROOT/scripts/cluster.sh" up --nodes 3 --dir "$dir" --base-port "$port" > /dev/null
 log "cluster of 3 up; node 4 starting"
 "$ROOT/scripts/cluster.sh" add --dir "$dir" > /dev/null
-log "1. 3 -> 4, no load: wall $(join 4) s; node 4 received $(received 4)"
+if [ -z "$first_under_load" ]; then
+  log "1. 3 -> 4, no load: wall $(join 4) s; node 4 received $(received 4)"
+else
+  load until-killed "$dir/out/during-join-4.txt" &
+  loader=$!
+  sleep 15
+  wall=$(join 4)
+  kill -INT "$loader" 2> /dev/null || true
+  wait "$loader" || true
+  log "1. 3 -> 4 under $rate req/s: wall $wall s; node 4 received $(received 4); wrk2: $(summary "$dir/out/during-join-4.txt")"
+fi
 
 qkv compact > /dev/null
 # Four JVMs that have served nothing yet compile under the first load (the first 30 s of a
@@ -171,7 +194,14 @@ log "2. no change: $(summary "$dir/out/no-change.txt")"
 log "2. probe: $(probe_summary "$quiet_from" "$quiet_to")"
 
 "$ROOT/scripts/cluster.sh" add --dir "$dir" > /dev/null
-log "3. node 5 ready; $rate req/s, 4 -> 5 asked after 15 s"
+if [ -n "$joining_nice" ]; then
+  # Every thread: nice is per thread on Linux, and threads started later take their
+  # creator's.
+  for task in /proc/"$(cat "$dir/node5/node.pid")"/task/*; do
+    renice -n "$joining_nice" -p "${task##*/}" > /dev/null
+  done
+fi
+log "3. node 5 ready${joining_nice:+, at nice $joining_nice}; $rate req/s, 4 -> 5 asked after 15 s"
 load until-killed "$dir/out/during-join.txt" &
 loader=$!
 sample &
