@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
@@ -172,10 +173,23 @@ public final class ClusterState implements AutoCloseable {
 
 	/** Waits until the requests coordinated under {@code old} are decided. */
 	private Mono<Void> drained(RingLayout old) {
-		return Flux.interval(Duration.ZERO, Duration.ofMillis(10))
-			.takeUntil((tick) -> old.inFlight().get() <= 0)
-			.take(this.drainLimit)
-			.then();
+		return until(() -> old.inFlight().get() <= 0, Duration.ofMillis(10), this.drainLimit);
+	}
+
+	/**
+	 * Completes once this node serves under an epoch above {@code epoch}, or after
+	 * {@code limit} at most.
+	 */
+	public Mono<Void> servingAbove(long epoch, Duration limit) {
+		return until(() -> epoch() > epoch, Duration.ofMillis(5), limit);
+	}
+
+	/**
+	 * Completes once {@code condition} holds, checked at once and then every
+	 * {@code every}, or after {@code limit} at most.
+	 */
+	private static Mono<Void> until(BooleanSupplier condition, Duration every, Duration limit) {
+		return Flux.interval(Duration.ZERO, every).takeUntil((tick) -> condition.getAsBoolean()).take(limit).then();
 	}
 
 	@Override

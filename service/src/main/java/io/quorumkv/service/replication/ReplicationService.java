@@ -55,8 +55,6 @@ public class ReplicationService {
 	/** The longest a request lost to a newer ring waits for it before its second try. */
 	private static final Duration NEWER_RING_WAIT = Duration.ofSeconds(1);
 
-	private static final Duration NEWER_RING_POLL = Duration.ofMillis(5);
-
 	private final ClusterState cluster;
 
 	private final HybridLogicalClock clock;
@@ -270,11 +268,8 @@ public class ReplicationService {
 	 */
 	private <T> Mono<T> onNewerRing(Function<Boolean, Mono<T>> attempt) {
 		return attempt.apply(false)
-			.onErrorResume(LostToNewerRing.class,
-					(lost) -> Flux.interval(Duration.ZERO, NEWER_RING_POLL)
-						.takeUntil((tick) -> this.cluster.epoch() > lost.epoch)
-						.take(NEWER_RING_WAIT)
-						.then(Mono.defer(() -> attempt.apply(true))));
+			.onErrorResume(LostToNewerRing.class, (lost) -> this.cluster.servingAbove(lost.epoch, NEWER_RING_WAIT)
+				.then(Mono.defer(() -> attempt.apply(true))));
 	}
 
 	/** A first try lost to replicas on a newer ring than the one it was placed under. */
