@@ -9,9 +9,9 @@
 #      loaded keys at 2/3, spread over nodes 1-3) for S seconds with no change, on four nodes
 #      whose compactions settled (`qkv compact`), after as long a warm-up at that rate;
 #   3. the same rate while 4 -> 5 runs: node 5's JVM is started and ready before the load, the
-#      join is asked 15 s into it (after wrk2's calibration) and the load stops 5 s after the
-#      change ends (as the clean-up starts); the streaming rate under load; every 5 s each node's CPU time and
-#      `qkv status` go to D/out/samples-during-join.txt.
+#      join is asked 15 s into it (after wrk2's calibration) and the load stops 5 s after
+#      the change ends (as the clean-up starts); the streaming rate under load; every 5 s
+#      each node's CPU time and `qkv status` go to D/out/samples-during-join.txt.
 #
 # From the warm-up of 2. to the end of 3., a probe (scripts/lib/LatencyProbe.java) sends one
 # request every 10 ms besides wrk2's, each on a connection of its own when the earlier ones
@@ -113,6 +113,20 @@ join() {
   echo "$started $ended" > "$dir/out/join-$1.window"
   awk -v a="$started" -v b="$ended" 'BEGIN { printf "%.1f", (b - a) / 1000 }'
 }
+# join_under_load N OUT TAIL: node N joins under the constant rate (wrk2 to OUT, started 15
+# s before the join is asked, after its calibration, and stopped TAIL s after the change
+# ends); prints the join's wall time (s).
+join_under_load() {
+  local loader wall
+  load until-killed "$2" &
+  loader=$!
+  sleep 15
+  wall=$(join "$1")
+  sleep "$3"
+  kill -INT "$loader" 2> /dev/null || true
+  wait "$loader" || true
+  echo "$wall"
+}
 # sample: every 5 s, each node's CPU seconds so far (utime + stime) and `qkv status` (replica
 # call latency, calls in flight, the change's progress), to D/out/samples-during-join.txt:
 # where the time of a slow request goes during a change.
@@ -171,12 +185,7 @@ log "cluster of 3 up; node 4 starting"
 if [ -z "$first_under_load" ]; then
   log "1. 3 -> 4, no load: wall $(join 4) s; node 4 received $(received 4)"
 else
-  load until-killed "$dir/out/during-join-4.txt" &
-  loader=$!
-  sleep 15
-  wall=$(join 4)
-  kill -INT "$loader" 2> /dev/null || true
-  wait "$loader" || true
+  wall=$(join_under_load 4 "$dir/out/during-join-4.txt" 0)
   log "1. 3 -> 4 under $rate req/s: wall $wall s; node 4 received $(received 4); wrk2: $(summary "$dir/out/during-join-4.txt")"
 fi
 
@@ -202,15 +211,9 @@ if [ -n "$joining_nice" ]; then
   done
 fi
 log "3. node 5 ready${joining_nice:+, at nice $joining_nice}; $rate req/s, 4 -> 5 asked after 15 s"
-load until-killed "$dir/out/during-join.txt" &
-loader=$!
 sample &
 sampler=$!
-sleep 15
-wall=$(join 5)
-sleep 5
-kill -INT "$loader" 2> /dev/null || true
-wait "$loader" || true
+wall=$(join_under_load 5 "$dir/out/during-join.txt" 5)
 kill "$sampler" "$prober" 2> /dev/null || true
 wait "$prober" || true
 timeline
