@@ -18,8 +18,9 @@ import java.util.regex.Pattern;
  * are not durable; of tables: the manifest names a table whose data is not);</li>
  * <li>{@link #ignoreWriteErrorsOf}: a failed write is taken for a success (the engine
  * acknowledges writes that never landed);</li>
- * <li>{@link #bufferWritesOf}: writes are buffered in the process (64 KiB) until the next
- * {@code fsync} or close: acknowledged writes die with the process.</li>
+ * <li>{@link #bufferWritesOf}: writes are buffered in the process (8 MiB) until the next
+ * {@code fsync} or close: acknowledged writes die with the process. (With a small buffer
+ * a kill just after it spilled could find only writes still in flight in it.)</li>
  * </ul>
  */
 public final class BrokenIo implements FileIo {
@@ -110,7 +111,7 @@ public final class BrokenIo implements FileIo {
 				file.write(bytes, offset, length);
 			}
 
-		}, 1 << 16);
+		}, 8 << 20);
 		return new AppendFile() {
 
 			@Override
