@@ -263,12 +263,12 @@ class ClusterFaultsIT {
 		List<Long> latencies = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
 		java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();
 		List<Thread> workers = new java.util.ArrayList<>();
-		long end = System.nanoTime() + runMillis * 1_000_000;
+		java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
 		for (int t = 0; t < threads; t++) {
 			int thread = t;
 			workers.add(Thread.ofPlatform().start(() -> {
 				KvClient own = new KvClient(Duration.ofSeconds(10));
-				for (int i = 0; System.nanoTime() < end; i++) {
+				for (int i = 0; !stop.get(); i++) {
 					String key = "slow-" + thread + "-" + (i % 50);
 					long start = System.nanoTime();
 					int status = (i % 2 == 0) ? own.put(nodes.url(0), key, "v" + i, "2/3")
@@ -285,8 +285,21 @@ class ClusterFaultsIT {
 				}
 			}));
 		}
+		// The load runs its time and until the breaker has opened, at most 20 s more: one
+		// batch call at a time goes to the peer (batch.max-in-flight) and each waits out
+		// the 1 s replica timeout, so the breaker's minimum of 5 failed calls takes about
+		// 5 s, longer on a loaded machine.
+		long started = System.nanoTime();
+		sleep(runMillis);
+		long openBy = System.nanoTime() + 20_000_000_000L;
+		while (metric(0, "quorumkv.replica.requests", "peer:" + slowId, "outcome:breaker-open") <= openedBefore
+				&& System.nanoTime() < openBy) {
+			sleep(250);
+		}
+		stop.set(true);
+		long ranMillis = (System.nanoTime() - started) / 1_000_000;
 		for (Thread worker : workers) {
-			worker.join(runMillis + 30_000);
+			worker.join(30_000);
 		}
 		long forwarded = nodes.proxy(2).requestsForwarded() - forwardedBefore;
 		int maxOpen = nodes.proxy(2).maxOpenConnections();
@@ -295,8 +308,8 @@ class ClusterFaultsIT {
 		long p99 = sorted.get((int) (sorted.size() * 0.99) - 1);
 		long max = sorted.getLast();
 		double opened = metric(0, "quorumkv.replica.requests", "peer:" + slowId, "outcome:breaker-open") - openedBefore;
-		System.out.println("ClusterFaultsIT slow replica (+" + delay + " ms): " + sorted.size()
-				+ " requests at 2/3, p99 " + p99 + " ms, max " + max + " ms, failures " + failures
+		System.out.println("ClusterFaultsIT slow replica (+" + delay + " ms): " + sorted.size() + " requests at 2/3 in "
+				+ ranMillis + " ms, p99 " + p99 + " ms, max " + max + " ms, failures " + failures
 				+ "; calls reaching the slow replica " + forwarded + ", most connections open to it at once " + maxOpen
 				+ ", calls refused by its open breaker " + opened);
 		// A 2/3 request must be answered (quorum or 504) within about the replica
