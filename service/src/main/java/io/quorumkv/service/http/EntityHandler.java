@@ -178,32 +178,14 @@ class EntityHandler {
 	 * otherwise 1 to {@link #MAX_TTL_SECONDS}, decimal digits only.
 	 */
 	static long ttl(@Nullable String text) {
-		if (text == null) {
-			return 0;
-		}
-		if (text.isEmpty() || text.length() > 10 || !text.chars().allMatch((c) -> c >= '0' && c <= '9')) {
-			throw ApiException.badRequest("ttl must be a whole number of seconds from 1 to " + MAX_TTL_SECONDS);
-		}
-		long ttl = Long.parseLong(text);
-		if (ttl < 1 || ttl > MAX_TTL_SECONDS) {
-			throw ApiException.badRequest("ttl must be a whole number of seconds from 1 to " + MAX_TTL_SECONDS);
-		}
-		return ttl;
+		return (text == null) ? 0 : QueryParameters.positive(text, MAX_TTL_SECONDS,
+				"ttl must be a whole number of seconds from 1 to " + MAX_TTL_SECONDS);
 	}
 
 	/** The {@code limit} parameter: absent is no limit. */
 	static long limit(@Nullable String text) {
-		if (text == null) {
-			return Long.MAX_VALUE;
-		}
-		if (text.isEmpty() || text.length() > 10 || !text.chars().allMatch((c) -> c >= '0' && c <= '9')) {
-			throw ApiException.badRequest("limit must be a positive integer up to " + MAX_LIMIT);
-		}
-		long limit = Long.parseLong(text);
-		if (limit < 1 || limit > MAX_LIMIT) {
-			throw ApiException.badRequest("limit must be a positive integer up to " + MAX_LIMIT);
-		}
-		return limit;
+		return (text == null) ? Long.MAX_VALUE
+				: QueryParameters.positive(text, MAX_LIMIT, "limit must be a positive integer up to " + MAX_LIMIT);
 	}
 
 	/** GET /v0/openapi.yaml: the OpenAPI 3 description of this API. */

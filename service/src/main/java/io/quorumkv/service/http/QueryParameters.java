@@ -55,6 +55,21 @@ final class QueryParameters {
 		return new QueryParameters(values);
 	}
 
+	/**
+	 * A whole number from 1 to {@code max} in decimal digits only (no sign, no spaces);
+	 * anything else is a 400 saying {@code message}.
+	 */
+	static long positive(String text, long max, String message) {
+		if (text.isEmpty() || text.length() > 18 || !text.chars().allMatch((c) -> c >= '0' && c <= '9')) {
+			throw ApiException.badRequest(message);
+		}
+		long value = Long.parseLong(text);
+		if (value < 1 || value > max) {
+			throw ApiException.badRequest(message);
+		}
+		return value;
+	}
+
 	/** The decoded bytes of a parameter, or null when absent. */
 	byte @Nullable [] bytes(String name) {
 		return this.values.get(name);

@@ -18,11 +18,15 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 
 /**
  * The streams of a membership change between nodes: {@code GET /internal/v0/transfer}
- * (the entries this node owes the caller, whose ring stamp names it) and
- * {@code GET /internal/v0/transfers} (this node's own transfers, for the coordinator).
+ * (the entries this node owes the caller, whose ring stamp names it, at most {@code rate}
+ * bytes a second when the caller gives one) and {@code GET /internal/v0/transfers} (this
+ * node's own transfers, for the coordinator).
  */
 @Component
 class TransferHandler {
+
+	/** The highest {@code rate} a transfer may ask for (bytes a second): 1 TB. */
+	static final long MAX_RATE = 1_000_000_000_000L;
 
 	private final TransferSource source;
 
@@ -49,7 +53,10 @@ class TransferHandler {
 				throw ApiException.badRequest("missing change");
 			}
 			byte[] start = query.optionalKey("start", this.maxKeySize + 1);
-			return this.source.frames(change, caller.nodeId(), (start != null) ? start : new byte[0])
+			String rateText = query.text("rate");
+			Long rate = (rateText != null) ? QueryParameters.positive(rateText, MAX_RATE,
+					"rate must be a whole number of bytes per second from 1 to " + MAX_RATE) : null;
+			return this.source.frames(change, caller.nodeId(), (start != null) ? start : new byte[0], rate)
 				.switchOnFirst(
 						(first, all) -> first.isOnError() ? Mono.error(first.getThrowable())
 								: ServerResponse.ok()

@@ -1,5 +1,6 @@
 package io.quorumkv.service.membership;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.quorumkv.service.cluster.ClusterState;
@@ -8,6 +9,7 @@ import io.quorumkv.service.cluster.RingLayout;
 import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -20,12 +22,18 @@ import reactor.core.scheduler.Schedulers;
  * the target how far the scan has come ({@link TransferCodec}). The scan runs on
  * Reactor's bounded elastic threads, never on the event loop: it reads (and mostly skips)
  * several entries per entry sent, and on the event loop those bursts held up the requests
- * it serves.
+ * it serves. It goes no faster than the rate the target asks for: backpressure alone
+ * stops it only once the sockets' buffers are full, megabytes (up to 4 MiB of send buffer
+ * on Linux by default) read, encoded and sent at the start of every stream as fast as the
+ * cores allow, a burst the requests this node serves waited behind.
  */
 public final class TransferSource {
 
 	/** Entries scanned without one to send before a progress frame goes out. */
 	private static final int PROGRESS_EVERY = 512;
+
+	/** How far ahead of the rate a frame may go: 10 KB at 1 MB/s, no timer per frame. */
+	private static final Duration PACING_SLACK = Duration.ofMillis(10);
 
 	private final ClusterState state;
 
@@ -37,11 +45,12 @@ public final class TransferSource {
 	}
 
 	/**
-	 * The frames owed to {@code target} from {@code start} on.
+	 * The frames owed to {@code target} from {@code start} on, at most
+	 * {@code bytesPerSecond} of them a second (none: as fast as the target takes them).
 	 * @throws ChangeMismatchException when the change under way here is not
 	 * {@code changeId} in its streaming phase
 	 */
-	public Flux<byte[]> frames(String changeId, String target, byte[] start) {
+	public Flux<byte[]> frames(String changeId, String target, byte[] start, @Nullable Long bytesPerSecond) {
 		return Flux.defer(() -> {
 			RingLayout layout = this.state.layout();
 			RingChange change = (layout != null) ? layout.ring().change() : null;
@@ -56,7 +65,7 @@ public final class TransferSource {
 			AtomicLong scanned = new AtomicLong();
 			AtomicLong skipped = new AtomicLong();
 			Flux<byte[]> estimate = Flux.just(TransferCodec.estimate(estimatedBytes()));
-			return estimate.concatWith(this.storage.scan(start, null).concatMap((entry) -> {
+			Flux<byte[]> frames = estimate.concatWith(this.storage.scan(start, null).concatMap((entry) -> {
 				scanned.addAndGet(size(entry));
 				if (plan.sends(entry.key(), self, target)) {
 					skipped.set(0);
@@ -67,6 +76,11 @@ public final class TransferSource {
 				}
 				return Mono.empty();
 			}, 64));
+			if (bytesPerSecond == null) {
+				return frames;
+			}
+			Pacer pacer = new Pacer(bytesPerSecond, PACING_SLACK, Schedulers.boundedElastic());
+			return frames.concatMap((frame) -> pacer.delay(frame.length).thenReturn(frame), 64);
 		}).subscribeOn(Schedulers.boundedElastic(), true);
 	}
 

@@ -106,7 +106,7 @@ public final class Transfers implements AutoCloseable {
 		this.folder = folder;
 		this.settings = settings;
 		this.maxFrameSize = maxFrameSize;
-		this.pacer = new Pacer(settings.streamRate().toBytes());
+		this.pacer = new Pacer(settings.streamRate().toBytes(), Duration.ZERO, Schedulers.parallel());
 		this.progress = TransferProgress.read(folder);
 		this.keysCounter = Counter.builder("quorumkv.membership.streamed.keys")
 			.description("Entries received from transfers of membership changes")
@@ -184,8 +184,11 @@ public final class Transfers implements AutoCloseable {
 		Source from = (current != null) ? current.sources().getOrDefault(source.id(), Source.FRESH) : Source.FRESH;
 		byte[] start = (from.cursor() != null) ? successor(from.cursor()) : new byte[0];
 		TransferCodec.Decoder decoder = new TransferCodec.Decoder(this.maxFrameSize);
+		// The source sends no faster than this node takes: otherwise it scans and sends
+		// as fast as it can until the sockets' buffers (megabytes) are full, a burst of
+		// CPU the requests it serves wait behind.
 		String path = InternalApi.TRANSFER_PATH + "?change=" + InternalApi.encodeKey(changeId.getBytes()) + "&start="
-				+ InternalApi.encodeKey(start);
+				+ InternalApi.encodeKey(start) + "&rate=" + this.settings.streamRate().toBytes();
 		Duration idle = this.settings.callTimeout().multipliedBy(6);
 		return this.peers.stream(source, path, idle)
 			.publishOn(this.writer, WRITER_PREFETCH)
@@ -394,30 +397,6 @@ public final class Transfers implements AutoCloseable {
 				return true;
 			}
 			return false;
-		}
-
-	}
-
-	/** A rate limit shared by every stream: each batch waits for its share of time. */
-	private static final class Pacer {
-
-		private final double nanosPerByte;
-
-		private long next;
-
-		Pacer(long bytesPerSecond) {
-			this.nanosPerByte = 1e9 / bytesPerSecond;
-		}
-
-		Mono<Void> delay(long bytes) {
-			long wait;
-			synchronized (this) {
-				long now = System.nanoTime();
-				long start = Math.max(now, this.next);
-				this.next = start + (long) (bytes * this.nanosPerByte);
-				wait = start - now;
-			}
-			return (wait <= 0) ? Mono.empty() : Mono.delay(Duration.ofNanos(wait)).then();
 		}
 
 	}

@@ -12,6 +12,7 @@ import java.util.Map;
 
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.service.support.TestCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -97,6 +98,39 @@ class MembershipChangeTest {
 		awaitNoChange(List.of(0, 1, 3), 7);
 		assertEveryKeyReadsBackAndLivesOnExactly(2, List.of(0, 1, 3));
 		cluster.client(2).get().uri("/v0/entity?id=key-1").exchange().expectStatus().isEqualTo(503);
+	}
+
+	@Test
+	@Order(4)
+	void aTransferAsksForAPositiveWholeRate() {
+		Ring ring = ring(0);
+		String callerId = ring.nodes()
+			.stream()
+			.filter((node) -> node.url().toString().equals(cluster.url(1)))
+			.findFirst()
+			.orElseThrow()
+			.id();
+		String caller = ring.epoch() + " " + ring.clusterId() + " " + callerId + " " + cluster.url(1);
+		for (String rate : List.of("0", "-1", "1.5", "abc", "", "1000000000001")) {
+			String answer = transfer(0, caller, "?change=c&rate=" + rate, 400);
+			assertThat(answer).as("rate=%s", rate).contains("rate must be a whole number of bytes per second");
+		}
+		// A valid rate reaches the source, which has no change under way.
+		assertThat(transfer(0, caller, "?change=c&rate=1000000", 409)).contains("not streaming here");
+	}
+
+	private static String transfer(int node, String caller, String query, int status) {
+		return cluster.client(node)
+			.get()
+			.uri(InternalApi.TRANSFER_PATH + query)
+			.header(InternalApi.SECRET, TestCluster.SECRET)
+			.header(InternalApi.RING, caller)
+			.exchange()
+			.expectStatus()
+			.isEqualTo(status)
+			.expectBody(String.class)
+			.returnResult()
+			.getResponseBody();
 	}
 
 	private static void awaitNoChange(List<Integer> nodes, long epoch) {
