@@ -77,6 +77,22 @@ class TransferCodecTest {
 	}
 
 	@Test
+	void framesJoinedIntoChunksDecodeTheSame() {
+		List<byte[]> frames = new ArrayList<>();
+		frames.add(TransferCodec.estimate(12_345));
+		for (Entry entry : this.entries) {
+			frames.add(InternalApi.encode(entry));
+		}
+		byte[] chunk = TransferSource.joined(frames);
+		assertThat(chunk).isEqualTo(TransferSource.joined(List.of(TransferSource.joined(frames.subList(0, 2)),
+				TransferSource.joined(frames.subList(2, frames.size())))));
+		assertThat(TransferSource.joined(List.of(frames.get(1)))).isSameAs(frames.get(1));
+		TransferCodec.Decoder decoder = new TransferCodec.Decoder(MAX_FRAME);
+		assertThat(data(decoder.decode(chunk))).containsExactlyElementsOf(this.entries);
+		assertThat(decoder.isComplete()).isTrue();
+	}
+
+	@Test
 	void anUnknownValueLengthIsRefused() {
 		byte[] frame = ByteBuffer.allocate(4 + 1 + 8 + 4).putInt(1).put((byte) 'k').putLong(1).putInt(-5).array();
 		assertThatThrownBy(() -> new TransferCodec.Decoder(MAX_FRAME).decode(frame))
