@@ -23,7 +23,7 @@
 #
 #   scripts/join-bench.sh [--keys N] [--rate R] [--seconds S] [--dir D] [--base-port P]
 #                         [--stream-rate SIZE] [--stream-sources N] [--connections C]
-#                         [--joining-nice N] [--first-join-under-load]
+#                         [--joining-nice N | --joining-idle] [--first-join-under-load]
 #
 # Defaults: 1,000,000 keys of 100 bytes (QKV_VALUE_SIZE), 1,000 requests/s, 60 s,
 # run/join-bench, port 18181, the nodes' default quorumkv.cluster.membership.stream-rate
@@ -38,10 +38,13 @@
 # machine of its own in production, here it shares the two cores with the nodes that serve
 # the load, and its cold JVM (compiling its code while it ingests the stream) takes them
 # from the requests; at nice 10 it gets what they leave (a stand-in for its own machine;
-# nodes 1-4, the sources, stay at 0). --first-join-under-load runs 1. under the same load
-# (wrk2 alone, D/out/during-join-4.txt): the nodes then meet 4 -> 5 having coordinated and
-# served requests through a change before, as in a cluster that changed since its JVMs
-# started, instead of seeing the code paths of a change for the first time. The keys
+# nodes 1-4, the sources, stay at 0). --joining-idle runs it under SCHED_IDLE instead
+# (chrt --idle): it runs only when a core has nothing else to run and gives way at once to a
+# serving node's thread that wakes, the stricter stand-in. --first-join-under-load runs 1.
+# under the same load (wrk2 alone, D/out/during-join-4.txt): the nodes then meet 4 -> 5
+# having coordinated and served requests through a change before, as in a cluster that
+# changed since its JVMs started, instead of seeing the code paths of a change for the
+# first time. The keys
 # are written into nodes 1-3's data folders before the cluster starts
 # (scripts/lib/lsm-preload.sh; needs jmh/target/benchmarks.jar and service/target/quorumkv.jar),
 # wrk2 as QKV_WRK2 or on PATH. Prints one line per measurement and keeps the raw outputs in
@@ -56,6 +59,7 @@ stream_rate=""
 stream_sources=""
 connections=24
 joining_nice=""
+joining_idle=""
 first_under_load=""
 while [ $# -gt 0 ]; do
   if bench_option "$1" "${2:-}"; then
@@ -67,6 +71,7 @@ while [ $# -gt 0 ]; do
     --stream-sources) stream_sources="${2:?}"; shift 2 ;;
     --connections) connections="${2:?}"; shift 2 ;;
     --joining-nice) joining_nice="${2:?}"; shift 2 ;;
+    --joining-idle) joining_idle=1; shift ;;
     --first-join-under-load) first_under_load=1; shift ;;
     *) echo "join-bench.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -203,14 +208,21 @@ log "2. no change: $(summary "$dir/out/no-change.txt")"
 log "2. probe: $(probe_summary "$quiet_from" "$quiet_to")"
 
 "$ROOT/scripts/cluster.sh" add --dir "$dir" > /dev/null
-if [ -n "$joining_nice" ]; then
-  # Every thread: nice is per thread on Linux, and threads started later take their
-  # creator's.
+joining_priority=""
+if [ -n "$joining_nice" ] || [ -n "$joining_idle" ]; then
+  # Every thread: nice and the scheduling policy are per thread on Linux, and threads
+  # started later take their creator's.
   for task in /proc/"$(cat "$dir/node5/node.pid")"/task/*; do
-    renice -n "$joining_nice" -p "${task##*/}" > /dev/null
+    if [ -n "$joining_idle" ]; then
+      chrt --idle -p 0 "${task##*/}"
+    else
+      renice -n "$joining_nice" -p "${task##*/}" > /dev/null
+    fi
   done
+  joining_priority=${joining_idle:+", under SCHED_IDLE"}
+  joining_priority=${joining_priority:-", at nice $joining_nice"}
 fi
-log "3. node 5 ready${joining_nice:+, at nice $joining_nice}; $rate req/s, 4 -> 5 asked after 15 s"
+log "3. node 5 ready$joining_priority; $rate req/s, 4 -> 5 asked after 15 s"
 sample &
 sampler=$!
 wall=$(join_under_load 5 "$dir/out/during-join.txt" 5)
