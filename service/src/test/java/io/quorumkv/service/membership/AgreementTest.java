@@ -179,18 +179,12 @@ class AgreementTest {
 	}
 
 	private static String post(int node, String path, String json, int status) {
-		return cluster.client(node)
+		return TestCluster.body(cluster.client(node)
 			.post()
 			.uri(path)
 			.header(InternalApi.SECRET, TestCluster.SECRET)
 			.contentType(MediaType.APPLICATION_JSON)
-			.bodyValue(json)
-			.exchange()
-			.expectStatus()
-			.isEqualTo(status)
-			.expectBody(String.class)
-			.returnResult()
-			.getResponseBody();
+			.bodyValue(json), status);
 	}
 
 }

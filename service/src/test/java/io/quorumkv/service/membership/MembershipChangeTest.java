@@ -120,17 +120,11 @@ class MembershipChangeTest {
 	}
 
 	private static String transfer(int node, String caller, String query, int status) {
-		return cluster.client(node)
+		return TestCluster.body(cluster.client(node)
 			.get()
 			.uri(InternalApi.TRANSFER_PATH + query)
 			.header(InternalApi.SECRET, TestCluster.SECRET)
-			.header(InternalApi.RING, caller)
-			.exchange()
-			.expectStatus()
-			.isEqualTo(status)
-			.expectBody(String.class)
-			.returnResult()
-			.getResponseBody();
+			.header(InternalApi.RING, caller), status);
 	}
 
 	private static void awaitNoChange(List<Integer> nodes, long epoch) {
@@ -187,17 +181,11 @@ class MembershipChangeTest {
 	}
 
 	private static String admin(int node, String action, String json, int status) {
-		return cluster.adminClient(node)
+		return TestCluster.body(cluster.adminClient(node)
 			.post()
 			.uri("/actuator/quorumkv/" + action)
 			.contentType(MediaType.APPLICATION_JSON)
-			.bodyValue(json)
-			.exchange()
-			.expectStatus()
-			.isEqualTo(status)
-			.expectBody(String.class)
-			.returnResult()
-			.getResponseBody();
+			.bodyValue(json), status);
 	}
 
 	private static void put(int node, String key, String value) {

@@ -197,6 +197,16 @@ public final class TestCluster implements AutoCloseable {
 		return context.getBean(type);
 	}
 
+	/** Sends {@code request}, checks its status, and returns its body as text. */
+	public static String body(WebTestClient.RequestHeadersSpec<?> request, int status) {
+		return request.exchange()
+			.expectStatus()
+			.isEqualTo(status)
+			.expectBody(String.class)
+			.returnResult()
+			.getResponseBody();
+	}
+
 	/** A client of one node's public API. */
 	public WebTestClient client(int node) {
 		if (this.clients[node] == null) {
