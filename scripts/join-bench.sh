@@ -58,8 +58,10 @@ bench_defaults join-bench 18181
 stream_rate=""
 stream_sources=""
 connections=24
-joining_nice=""
-joining_idle=""
+# How node 5's threads are lowered once it is ready (a command taking a thread id last),
+# and how the log says it.
+joining=()
+joining_priority=""
 first_under_load=""
 while [ $# -gt 0 ]; do
   if bench_option "$1" "${2:-}"; then
@@ -70,8 +72,8 @@ while [ $# -gt 0 ]; do
     --stream-rate) stream_rate="${2:?}"; shift 2 ;;
     --stream-sources) stream_sources="${2:?}"; shift 2 ;;
     --connections) connections="${2:?}"; shift 2 ;;
-    --joining-nice) joining_nice="${2:?}"; shift 2 ;;
-    --joining-idle) joining_idle=1; shift ;;
+    --joining-nice) joining=(renice -n "${2:?}" -p); joining_priority=", at nice $2"; shift 2 ;;
+    --joining-idle) joining=(chrt --idle -p 0); joining_priority=", under SCHED_IDLE"; shift ;;
     --first-join-under-load) first_under_load=1; shift ;;
     *) echo "join-bench.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -208,19 +210,12 @@ log "2. no change: $(summary "$dir/out/no-change.txt")"
 log "2. probe: $(probe_summary "$quiet_from" "$quiet_to")"
 
 "$ROOT/scripts/cluster.sh" add --dir "$dir" > /dev/null
-joining_priority=""
-if [ -n "$joining_nice" ] || [ -n "$joining_idle" ]; then
+if [ ${#joining[@]} -gt 0 ]; then
   # Every thread: nice and the scheduling policy are per thread on Linux, and threads
   # started later take their creator's.
   for task in /proc/"$(cat "$dir/node5/node.pid")"/task/*; do
-    if [ -n "$joining_idle" ]; then
-      chrt --idle -p 0 "${task##*/}"
-    else
-      renice -n "$joining_nice" -p "${task##*/}" > /dev/null
-    fi
+    "${joining[@]}" "${task##*/}" > /dev/null
   done
-  joining_priority=${joining_idle:+", under SCHED_IDLE"}
-  joining_priority=${joining_priority:-", at nice $joining_nice"}
 fi
 log "3. node 5 ready$joining_priority; $rate req/s, 4 -> 5 asked after 15 s"
 sample &
