@@ -136,6 +136,22 @@ public interface Storage extends AutoCloseable {
 	 * }</pre>
 	 */
 	default Mono<Long> retain(Predicate<byte[]> keep) {
+		return retain(keep, Throttle.UNLIMITED);
+	}
+
+	/**
+	 * As {@link #retain(Predicate)}, looking at no more than {@code entriesPerSecond}
+	 * entries a second (kept or removed; a {@link Throttle}), so that a clean-up leaves
+	 * the cores to the requests: at full speed it reads and rewrites a node's whole store
+	 * as fast as one core allows.
+	 *
+	 * <pre>{@code
+	 * storage.retain((key) -> placement.owns(self, key), 50_000)
+	 * }</pre>
+	 * @param entriesPerSecond the rate, positive; {@link Throttle#UNLIMITED} for none
+	 * @throws IllegalArgumentException when the rate is not positive
+	 */
+	default Mono<Long> retain(Predicate<byte[]> keep, long entriesPerSecond) {
 		return Mono.error(new UnsupportedOperationException(
 				getClass().getSimpleName() + " cannot remove entries without a tombstone"));
 	}

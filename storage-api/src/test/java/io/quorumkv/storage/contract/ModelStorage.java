@@ -17,6 +17,7 @@ import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageStats;
+import io.quorumkv.storage.Throttle;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -79,11 +80,13 @@ public final class ModelStorage implements Storage {
 	}
 
 	@Override
-	public Mono<Long> retain(java.util.function.Predicate<byte[]> keep) {
+	public Mono<Long> retain(java.util.function.Predicate<byte[]> keep, long entriesPerSecond) {
+		Throttle throttle = new Throttle(entriesPerSecond);
 		return Mono.fromCallable(() -> {
 			checkOpen();
 			long removed = 0;
 			for (byte[] key : this.data.keySet()) {
+				throttle.acquire(1, () -> false);
 				if (!keep.test(key) && this.data.remove(key) != null) {
 					removed++;
 				}

@@ -709,6 +709,30 @@ public abstract class StorageContractTest {
 		}
 
 		@Test
+		void looksAtNoMoreEntriesASecondThanItsRate() {
+			for (int i = 0; i < 600; i++) {
+				upsert(Entry.value(numberedKey(i), bytes("v" + i), 1));
+			}
+			long start = System.nanoTime();
+			Long removed = StorageContractTest.this.storage.retain((key) -> keyNumber(key) % 2 != 0, 1_000)
+				.block(TIMEOUT);
+			long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+			assertThat(removed).isEqualTo(300);
+			// 600 entries at 1,000 a second: 0.6 s, less a first chunk that need not
+			// wait.
+			assertThat(elapsedMillis).as("ms for 600 entries at 1,000 a second").isGreaterThanOrEqualTo(500);
+			assertThat(get(numberedKey(1))).isNotNull();
+			assertThat(get(numberedKey(2))).isNull();
+		}
+
+		@Test
+		void aRateThatIsNotPositiveIsRefused() {
+			assertThatThrownBy(() -> StorageContractTest.this.storage.retain((key) -> true, 0))
+				.isInstanceOf(IllegalArgumentException.class)
+				.hasMessageContaining("positive");
+		}
+
+		@Test
 		void retainingEverythingRemovesNothing() {
 			upsert(put("a", "1", 1));
 			assertThat(StorageContractTest.this.storage.retain((key) -> true).block(TIMEOUT)).isZero();

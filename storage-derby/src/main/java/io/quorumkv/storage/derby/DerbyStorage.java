@@ -17,6 +17,7 @@ import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.StorageStats;
+import io.quorumkv.storage.Throttle;
 import io.quorumkv.storage.derby.DerbyStorageOptions.Durability;
 import io.quorumkv.storage.derby.ScanPage.Bound;
 import org.jspecify.annotations.Nullable;
@@ -163,8 +164,10 @@ public final class DerbyStorage implements Storage {
 	 * a page at a time on the JDBC executor (each page one transaction).
 	 */
 	@Override
-	public Mono<Long> retain(java.util.function.Predicate<byte[]> keep) {
-		return scan(new byte[0], null).filter((entry) -> !keep.test(entry.key()))
+	public Mono<Long> retain(java.util.function.Predicate<byte[]> keep, long entriesPerSecond) {
+		Throttle throttle = new Throttle(entriesPerSecond);
+		return throttle.pace(scan(new byte[0], null))
+			.filter((entry) -> !keep.test(entry.key()))
 			.buffer(256)
 			.concatMap((page) -> this.<Long>work((connection) -> EntryTable.deleteSeen(connection, page)))
 			.reduce(0L, Long::sum);

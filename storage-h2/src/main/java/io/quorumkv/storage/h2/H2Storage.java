@@ -20,6 +20,7 @@ import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.StorageOverloadedException;
 import io.quorumkv.storage.StorageStats;
+import io.quorumkv.storage.Throttle;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Readable;
@@ -235,8 +236,10 @@ public final class H2Storage implements Storage {
 	 * a few at a time; a checkpoint then makes the deletions durable.
 	 */
 	@Override
-	public Mono<Long> retain(java.util.function.Predicate<byte[]> keep) {
-		return scan(new byte[0], null).filter((entry) -> !keep.test(entry.key()))
+	public Mono<Long> retain(java.util.function.Predicate<byte[]> keep, long entriesPerSecond) {
+		Throttle throttle = new Throttle(entriesPerSecond);
+		return throttle.pace(scan(new byte[0], null))
+			.filter((entry) -> !keep.test(entry.key()))
 			.flatMap((entry) -> this.client.sql(H2Schema.DELETE_SEEN)
 				.bind(0, entry.key())
 				.bind(1, entry.timestamp())

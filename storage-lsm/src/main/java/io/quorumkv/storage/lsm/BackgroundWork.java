@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Throttle;
 import io.quorumkv.storage.lsm.compaction.CompactionTask;
 import io.quorumkv.storage.lsm.compaction.Compactor;
 import io.quorumkv.storage.lsm.compaction.LeveledPlanner;
@@ -155,13 +156,14 @@ final class BackgroundWork {
 
 	/**
 	 * Compacts every table into the deepest level, leaving out every entry whose key
-	 * {@code drop} accepts; completes with how many were left out.
+	 * {@code drop} accepts, at the throttle's rate of entries merged; completes with how
+	 * many were left out.
 	 */
-	CompletableFuture<Long> forceFullCompaction(java.util.function.Predicate<byte[]> drop) {
+	CompletableFuture<Long> forceFullCompaction(java.util.function.Predicate<byte[]> drop, Throttle throttle) {
 		return CompletableFuture.supplyAsync(() -> {
 			try {
 				Optional<CompactionTask> task = this.planner.planFull(this.engine.state.get().levels());
-				return task.isPresent() ? this.compactions.run(task.get(), true, drop) : 0L;
+				return task.isPresent() ? this.compactions.run(task.get(), true, drop, throttle) : 0L;
 			}
 			catch (IOException ex) {
 				this.engine.fail(ex);
@@ -176,7 +178,7 @@ final class BackgroundWork {
 			try {
 				Optional<CompactionTask> task = this.planner.planFull(this.engine.state.get().levels());
 				if (task.isPresent()) {
-					this.compactions.run(task.get(), true, null);
+					this.compactions.run(task.get(), true, null, CompactionRunner.UNTHROTTLED);
 				}
 			}
 			catch (IOException ex) {

@@ -10,6 +10,7 @@ import java.util.function.BooleanSupplier;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.PurgePolicy;
+import io.quorumkv.storage.Throttle;
 import io.quorumkv.storage.lsm.compaction.CompactionTask;
 import io.quorumkv.storage.lsm.compaction.Compactor;
 import io.quorumkv.storage.lsm.sstable.SsTable;
@@ -27,6 +28,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class CompactionRunner {
 
+	static final Throttle UNTHROTTLED = new Throttle(Throttle.UNLIMITED);
+
 	private final LsmEngine engine;
 
 	private final ManifestEditor manifest;
@@ -43,7 +46,7 @@ final class CompactionRunner {
 	}
 
 	void run(CompactionTask task) throws IOException {
-		run(task, false, null);
+		run(task, false, null, UNTHROTTLED);
 	}
 
 	/**
@@ -51,10 +54,11 @@ final class CompactionRunner {
 	 * {@code rewrite} or a {@code drop} filter even a trivial move is merged like any
 	 * other task, so that an operator's full compaction purges what may be purged and the
 	 * filter sees every entry, even when everything is in one table.
+	 * @param throttle the rate of entries merged
 	 * @return the entries dropped
 	 */
-	long run(CompactionTask task, boolean rewrite, java.util.function.@Nullable Predicate<byte[]> drop)
-			throws IOException {
+	long run(CompactionTask task, boolean rewrite, java.util.function.@Nullable Predicate<byte[]> drop,
+			Throttle throttle) throws IOException {
 		if (task.isTrivialMove() && !rewrite && drop == null) {
 			this.engine.manifestLock.lock();
 			try {
@@ -80,7 +84,7 @@ final class CompactionRunner {
 		long graceMicros = saturatedMicros(this.engine.options.tombstoneGracePeriod());
 		long purgeBefore = (nowMicros - graceMicros > nowMicros) ? Long.MIN_VALUE : nowMicros - graceMicros;
 		Compactor.Result result = this.compactor.run(task, this.engine.nextFileNumber::getAndIncrement, nowMicros,
-				purgeBefore, probe, this.cancelled, drop);
+				purgeBefore, probe, this.cancelled, drop, throttle);
 		// A write older than a purged tombstone may have arrived since the probe: such
 		// writes hold the late-write gate's read side, so under its write side the
 		// purged tombstones are checked again against the state of now, and the result

@@ -10,6 +10,7 @@ import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageException;
+import io.quorumkv.storage.Throttle;
 import io.quorumkv.storage.StorageStats;
 import io.quorumkv.storage.lsm.io.FileIo;
 import org.jspecify.annotations.Nullable;
@@ -178,14 +179,17 @@ public final class LsmStorage implements Storage {
 	/**
 	 * Freezes and flushes the memtables, then compacts every table into the deepest level
 	 * leaving out the rejected keys: they are gone from every table at once, without a
-	 * tombstone.
+	 * tombstone. The compaction thread merges at most {@code entriesPerSecond} entries a
+	 * second; the other compactions wait for it (flushes do not).
 	 */
 	@Override
-	public Mono<Long> retain(java.util.function.Predicate<byte[]> keep) {
+	public Mono<Long> retain(java.util.function.Predicate<byte[]> keep, long entriesPerSecond) {
+		Throttle throttle = new Throttle(entriesPerSecond);
 		return Mono.fromFuture(() -> {
 			this.engine.checkOpen();
 			return this.engine.background.forceFlush()
-				.thenCompose((flushed) -> this.engine.background.forceFullCompaction((key) -> !keep.test(key)));
+				.thenCompose(
+						(flushed) -> this.engine.background.forceFullCompaction((key) -> !keep.test(key), throttle));
 		}, true);
 	}
 

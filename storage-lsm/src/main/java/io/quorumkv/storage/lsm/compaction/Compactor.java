@@ -9,6 +9,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongFunction;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Throttle;
 import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.iterator.ConcatIterator;
 import io.quorumkv.storage.lsm.iterator.EntryIterator;
@@ -89,19 +90,25 @@ public final class Compactor {
 	 */
 	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long nowMicros, long purgeBefore,
 			OlderVersionProbe probe, BooleanSupplier cancelled) throws IOException {
-		return run(task, numbers, nowMicros, purgeBefore, probe, cancelled, null);
+		return run(task, numbers, nowMicros, purgeBefore, probe, cancelled, null, new Throttle(Throttle.UNLIMITED));
 	}
 
 	/**
 	 * As
 	 * {@link #run(CompactionTask, java.util.function.LongSupplier, long, long, OlderVersionProbe, BooleanSupplier)},
-	 * and drops every entry whose key {@code drop} accepts (a full compaction that
-	 * removes keys: nothing of them is written).
+	 * drops every entry whose key {@code drop} accepts (a full compaction that removes
+	 * keys: nothing of them is written), and merges no faster than {@code throttle}
+	 * allows, in entries (it waits on the calling thread, asking {@code cancelled} at
+	 * least every 50 ms).
 	 * @param drop keys to leave out, or null
+	 * @param throttle the rate of entries merged, kept or not
 	 */
 	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long nowMicros, long purgeBefore,
 			OlderVersionProbe probe, BooleanSupplier cancelled,
-			java.util.function.@org.jspecify.annotations.Nullable Predicate<byte[]> drop) throws IOException {
+			java.util.function.@org.jspecify.annotations.Nullable Predicate<byte[]> drop, Throttle throttle)
+			throws IOException {
+		int chunk = throttle.unlimited() ? Integer.MAX_VALUE : throttle.chunk();
+		int sinceWait = 0;
 		List<EntryIterator> sources = new ArrayList<>();
 		for (SsTable t : task.inputs()) {
 			sources.add(t.iterator(FIRST_KEY));
@@ -119,6 +126,12 @@ public final class Compactor {
 			for (Entry kept = merged.current(); kept != null; merged.next(), kept = merged.current()) {
 				if (cancelled.getAsBoolean()) {
 					throw new CancellationException("compaction cancelled");
+				}
+				if (++sinceWait == chunk) {
+					sinceWait = 0;
+					if (!throttle.acquire(chunk, cancelled)) {
+						throw new CancellationException("compaction cancelled");
+					}
 				}
 				if (drop != null && drop.test(kept.key())) {
 					dropped++;
