@@ -2,6 +2,7 @@ package io.quorumkv.service.membership;
 
 import java.time.Duration;
 
+import io.quorumkv.storage.Throttle;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
@@ -13,13 +14,11 @@ import reactor.core.scheduler.Scheduler;
  */
 final class Pacer {
 
-	private final double nanosPerByte;
+	private final Throttle throttle;
 
 	private final long slackNanos;
 
 	private final Scheduler timer;
-
-	private long next;
 
 	/**
 	 * @param bytesPerSecond the rate
@@ -27,23 +26,14 @@ final class Pacer {
 	 * @param timer where a delayed piece goes on
 	 */
 	Pacer(long bytesPerSecond, Duration slack, Scheduler timer) {
-		if (bytesPerSecond <= 0) {
-			throw new IllegalArgumentException("a rate is positive, not " + bytesPerSecond);
-		}
-		this.nanosPerByte = 1e9 / bytesPerSecond;
+		this.throttle = new Throttle(bytesPerSecond);
 		this.slackNanos = slack.toNanos();
 		this.timer = timer;
 	}
 
 	/** Completes when {@code bytes} may go. */
 	Mono<Void> delay(long bytes) {
-		long wait;
-		synchronized (this) {
-			long now = System.nanoTime();
-			long start = Math.max(now, this.next);
-			this.next = start + (long) (bytes * this.nanosPerByte);
-			wait = start - now;
-		}
+		long wait = this.throttle.reserve(bytes);
 		return (wait <= this.slackNanos) ? Mono.empty() : Mono.delay(Duration.ofNanos(wait), this.timer).then();
 	}
 
