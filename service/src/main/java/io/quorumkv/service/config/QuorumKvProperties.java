@@ -516,12 +516,15 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param cleanupDelay how long after a change has finished a node waits before its
 	 * automatic clean-up, so that the last replica writes of the previous ring (those
 	 * still under way when it was replaced) have landed and are removed too
+	 * @param cleanupRate entries a clean-up looks at per second (kept or removed): at
+	 * full speed it reads and rewrites the node's whole store as fast as a core allows,
+	 * and every node of the cluster cleans up at once
 	 */
 	public record MembershipProperties(@DefaultValue("5s") Duration callTimeout, @DefaultValue("10s") Duration lease,
 			@DefaultValue("64MB") DataSize streamRate, @DefaultValue("1MB") DataSize streamBatch,
 			@DefaultValue("1") int streamSources, @DefaultValue("1s") Duration checkpointInterval,
 			@DefaultValue("500ms") Duration pollInterval, @DefaultValue("true") boolean autoCleanup,
-			@DefaultValue("5s") Duration cleanupDelay) {
+			@DefaultValue("5s") Duration cleanupDelay, @DefaultValue("50000") long cleanupRate) {
 
 		public MembershipProperties {
 			positive(callTimeout, "membership.call-timeout");
@@ -534,6 +537,9 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			}
 			if (streamBatch.toBytes() < 1024 || streamBatch.toBytes() > 64 * 1024 * 1024) {
 				throw new IllegalArgumentException("quorumkv.cluster.membership.stream-batch must be 1KB..64MB");
+			}
+			if (cleanupRate < 1) {
+				throw new IllegalArgumentException("quorumkv.cluster.membership.cleanup-rate must be at least 1");
 			}
 			if (streamSources < 1 || streamSources > 64) {
 				throw new IllegalArgumentException("quorumkv.cluster.membership.stream-sources must be 1..64");

@@ -19,9 +19,9 @@ import reactor.core.publisher.Mono;
  * Removes from this node's storage the keys it no longer owns ({@link Storage#retain}):
  * after a change has finished (automatically with
  * {@code quorumkv.cluster.membership.auto-cleanup}) or when the operator asks
- * ({@code scripts/qkv cleanup}). It runs only between changes, and while it runs this
- * node refuses to prepare a change (a change could make it an owner of keys being
- * removed).
+ * ({@code scripts/qkv cleanup}), at {@code quorumkv.cluster.membership.cleanup-rate}
+ * entries a second. It runs only between changes, and while it runs this node refuses to
+ * prepare a change (a change could make it an owner of keys being removed).
  */
 final class Cleanup {
 
@@ -31,6 +31,8 @@ final class Cleanup {
 
 	private final Storage storage;
 
+	private final long entriesPerSecond;
+
 	private final AtomicBoolean running = new AtomicBoolean();
 
 	private final Counter removed;
@@ -39,9 +41,14 @@ final class Cleanup {
 
 	private volatile @Nullable Map<String, @Nullable Object> last;
 
-	Cleanup(ClusterState state, Storage storage, MeterRegistry meters) {
+	/**
+	 * @param entriesPerSecond how many entries of its storage a clean-up looks at per
+	 * second ({@link Storage#retain(java.util.function.Predicate, long)})
+	 */
+	Cleanup(ClusterState state, Storage storage, long entriesPerSecond, MeterRegistry meters) {
 		this.state = state;
 		this.storage = storage;
+		this.entriesPerSecond = entriesPerSecond;
 		this.removed = Counter.builder("quorumkv.membership.cleanup.removed")
 			.description("Entries removed because this node no longer owns their keys")
 			.register(meters);
@@ -60,8 +67,9 @@ final class Cleanup {
 		return Mono.fromCallable(this::begin).subscribeOn(this.state.ringThread()).flatMap((layout) -> {
 			long start = System.nanoTime();
 			String self = this.state.self().id();
-			logger.info("Cleanup: removing the keys this node does not own under epoch " + layout.epoch());
-			return this.storage.retain((key) -> layout.owns(self, key)).doOnNext((count) -> {
+			logger.info("Cleanup: removing the keys this node does not own under epoch " + layout.epoch()
+					+ ", looking at " + this.entriesPerSecond + " entries a second");
+			return this.storage.retain((key) -> layout.owns(self, key), this.entriesPerSecond).doOnNext((count) -> {
 				this.removed.increment(count);
 				Map<String, @Nullable Object> done = new LinkedHashMap<>();
 				done.put("epoch", layout.epoch());

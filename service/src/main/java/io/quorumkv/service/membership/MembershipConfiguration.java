@@ -44,8 +44,8 @@ class MembershipConfiguration {
 	}
 
 	@Bean
-	Cleanup cleanup(ClusterState state, Storage storage, MeterRegistry meters) {
-		return new Cleanup(state, storage, meters);
+	Cleanup cleanup(ClusterState state, Storage storage, MeterRegistry meters, QuorumKvProperties properties) {
+		return new Cleanup(state, storage, properties.cluster().membership().cleanupRate(), meters);
 	}
 
 	@Bean

@@ -50,7 +50,8 @@ class MembershipChangeTest {
 		cluster = new TestCluster(root, 4,
 				Map.of("quorumkv.cluster.replication-factor", "2", "management.endpoints.web.exposure.include",
 						"health,quorumkv", "quorumkv.cluster.membership.lease", "2s",
-						"quorumkv.cluster.membership.poll-interval", "200ms"));
+						"quorumkv.cluster.membership.poll-interval", "200ms",
+						"quorumkv.cluster.membership.cleanup-rate", "1000"));
 		seeds = cluster.url(0) + "," + cluster.url(1) + "," + cluster.url(2);
 		for (int node = 0; node < 4; node++) {
 			cluster.start(node, Map.of("quorumkv.cluster.nodes", seeds));
@@ -81,6 +82,12 @@ class MembershipChangeTest {
 			.map((line) -> line.contains("Pulling") ? "pull" : "complete")
 			.toList();
 		assertThat(transfers).containsExactly("pull", "complete", "pull", "complete", "pull", "complete");
+		// Every member cleans up after the change, at the configured rate.
+		assertThat(output.getOut()
+			.lines()
+			.filter((line) -> line.contains("Cleanup: removing the keys this node does not own under epoch 4, "
+					+ "looking at 1000 entries a second")))
+			.hasSize(4);
 	}
 
 	@Test
