@@ -10,26 +10,29 @@
 #      whose compactions settled (`qkv compact`), after as long a warm-up at that rate;
 #   3. the same rate while 4 -> 5 runs: node 5's JVM is started and ready before the load, the
 #      join is asked 15 s into it (after wrk2's calibration) and the load stops 5 s after
-#      the change ends (as the clean-up starts); the streaming rate under load; every 5 s
-#      each node's CPU time and `qkv status` go to D/out/samples-during-join.txt.
+#      every node's automatic clean-up has finished (wrk2's figures cover the change and
+#      the clean-up it leads to); the streaming rate under load; every 5 s each node's CPU
+#      time and `qkv status` go to D/out/samples-during-join.txt.
 #
 # From the warm-up of 2. to the end of 3., a probe (scripts/lib/LatencyProbe.java) sends one
 # request every 10 ms besides wrk2's, each on a connection of its own when the earlier ones
 # are busy (wrk2's 24 connections each wait for their answer), and records when each was due
 # and sent and how long it took from its due time (D/out/probe.tsv). Its figures are printed
-# for 2.'s measured window and for the change (from the join request to its end), and the
+# for 2.'s measured window, for the change (from the join request to its end) and for the
+# clean-up (from the change's end until every node has cleaned up), and the
 # seconds in which a probe request took over 50 ms go, with the nodes' ring changes, to
 # D/out/timeline.txt: where in the change a slow request falls.
 #
 #   scripts/join-bench.sh [--keys N] [--rate R] [--seconds S] [--dir D] [--base-port P]
-#                         [--stream-rate SIZE] [--stream-sources N] [--connections C]
+#                         [--stream-rate SIZE] [--stream-sources N] [--cleanup-rate N] [--connections C]
 #                         [--joining-nice N | --joining-idle] [--first-join-under-load]
 #
 # Defaults: 1,000,000 keys of 100 bytes (QKV_VALUE_SIZE), 1,000 requests/s, 60 s,
 # run/join-bench, port 18181, the nodes' default quorumkv.cluster.membership.stream-rate
 # (--stream-rate 4MB sets it on every node: what a receiving node takes per second) and
 # quorumkv.cluster.membership.stream-sources (--stream-sources N: how many sources a receiving
-# node pulls from at once). wrk2 keeps C connections (default 24) over its three threads:
+# node pulls from at once) and quorumkv.cluster.membership.cleanup-rate (--cleanup-rate N:
+# entries a second each node's clean-up looks at; "unlimited" for no limit). wrk2 keeps C connections (default 24) over its three threads:
 # each waits for its answer before its next request, and wrk2 lets a connection that fell
 # behind its schedule catch up at twice its rate only, so at R requests/s a connection
 # falls behind once its requests take more than C/R s on average and does not catch up
@@ -57,6 +60,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bench_defaults join-bench 18181
 stream_rate=""
 stream_sources=""
+cleanup_rate=""
 connections=24
 # How node 5's threads are lowered once it is ready (a command taking a thread id last),
 # and how the log says it.
@@ -71,6 +75,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --stream-rate) stream_rate="${2:?}"; shift 2 ;;
     --stream-sources) stream_sources="${2:?}"; shift 2 ;;
+    --cleanup-rate) cleanup_rate="${2:?}"; [ "$cleanup_rate" != unlimited ] || cleanup_rate=9223372036854775807; shift 2 ;;
     --connections) connections="${2:?}"; shift 2 ;;
     --joining-nice) joining=(renice -n "${2:?}" -p); joining_priority=", at nice $2"; shift 2 ;;
     --joining-idle) joining=(chrt --idle -p 0); joining_priority=", under SCHED_IDLE"; shift ;;
@@ -120,15 +125,38 @@ join() {
   echo "$started $ended" > "$dir/out/join-$1.window"
   awk -v a="$started" -v b="$ended" 'BEGIN { printf "%.1f", (b - a) / 1000 }'
 }
+# cleaned_up N: waits (at most 20 min) until each of nodes 1-N has logged one more finished
+# clean-up than it had when the change was asked (counts in D/out/cleanups), and records
+# the window from the change's end to the last one in D/out/cleanup-N.window.
+cleaned_up() {
+  local i node done_at
+  for ((i = 0; i < 2400; i++)); do
+    done_at=1
+    for ((node = 1; node <= $1; node++)); do
+      [ "$(cleanups "$node")" -gt "$(sed -n "${node}p" "$dir/out/cleanups")" ] || { done_at=""; break; }
+    done
+    [ -z "$done_at" ] || break
+    sleep 0.5
+  done
+  echo "$(cut -d' ' -f2 "$dir/out/join-$1.window") $(now_ms)" > "$dir/out/cleanup-$1.window"
+}
+# cleanups N: how many clean-ups node N has logged as finished.
+cleanups() {
+  local n
+  n=$(grep -c 'Cleanup under epoch' "$dir/node$1/node.log" 2> /dev/null || true)
+  echo "${n:-0}"
+}
 # join_under_load N OUT TAIL: node N joins under the constant rate (wrk2 to OUT, started 15
-# s before the join is asked, after its calibration, and stopped TAIL s after the change
-# ends); prints the join's wall time (s).
+# s before the join is asked, after its calibration, and stopped TAIL s after every node's
+# clean-up has finished); prints the join's wall time (s).
 join_under_load() {
-  local loader wall
+  local loader wall node
   load until-killed "$2" &
   loader=$!
   sleep 15
+  for ((node = 1; node <= $1; node++)); do cleanups "$node"; done > "$dir/out/cleanups"
   wall=$(join "$1")
+  cleaned_up "$1"
   sleep "$3"
   kill -INT "$loader" 2> /dev/null || true
   wait "$loader" || true
@@ -185,7 +213,7 @@ trap down EXIT
 log "loading $keys keys into nodes 1-3's data folders (LsmLoader)"
 preload_replicas "$dir" 3 "$keys" "${QKV_VALUE_SIZE:-100}"
 mkdir -p "$dir/out"
-QKV_NODE_ARGS="${stream_rate:+--quorumkv.cluster.membership.stream-rate=$stream_rate} ${stream_sources:+--quorumkv.cluster.membership.stream-sources=$stream_sources}" \
+QKV_NODE_ARGS="${stream_rate:+--quorumkv.cluster.membership.stream-rate=$stream_rate} ${stream_sources:+--quorumkv.cluster.membership.stream-sources=$stream_sources} ${cleanup_rate:+--quorumkv.cluster.membership.cleanup-rate=$cleanup_rate}" \
   "$ROOT/scripts/cluster.sh" up --nodes 3 --dir "$dir" --base-port "$port" > /dev/null
 log "cluster of 3 up; node 4 starting"
 "$ROOT/scripts/cluster.sh" add --dir "$dir" > /dev/null
@@ -228,3 +256,5 @@ log "3. 4 -> 5 under load: wall $wall s; node 5 received $(received 5)"
 log "3. during the join: $(summary "$dir/out/during-join.txt")"
 read -r change_from change_to < "$dir/out/join-5.window"
 log "3. probe during the join: $(probe_summary "$change_from" "$change_to"); the seconds with a request over 50 ms and the ring changes: $dir/out/timeline.txt"
+read -r cleanup_from cleanup_to < "$dir/out/cleanup-5.window"
+log "3. probe during the clean-up ($(awk -v a="$cleanup_from" -v b="$cleanup_to" 'BEGIN { printf "%.1f", (b - a) / 1000 }') s from the change's end): $(probe_summary "$cleanup_from" "$cleanup_to")"
