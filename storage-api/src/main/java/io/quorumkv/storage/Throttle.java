@@ -9,13 +9,16 @@ import java.util.function.BooleanSupplier;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * A rate of units (entries, bytes) a second, shared by the work it paces: each piece
  * reserves its share of time after the pieces before it. Time not used (a slow consumer,
  * a pause) is not saved up, so a throttle never allows a burst above its rate after one.
  * Background work uses it to leave the cores to the requests: a clean-up's scan
- * ({@link Storage#retain(java.util.function.Predicate, long)}), a transfer's stream.
+ * ({@link Storage#retain(java.util.function.Predicate, long)}), a transfer's stream, a
+ * repair's scans.
  *
  * <pre>{@code
  * Throttle throttle = new Throttle(50_000);
@@ -98,16 +101,24 @@ public final class Throttle {
 
 	/**
 	 * {@code source} at this rate, one unit an element: the elements go on in chunks
-	 * ({@link #chunk()}), each after its share of time; unchanged when unlimited.
+	 * ({@link #chunk()}), each after its share of time, waited for on Reactor's parallel
+	 * scheduler; unchanged when unlimited.
 	 */
 	public <T> Flux<T> pace(Flux<T> source) {
+		return pace(source, Schedulers.parallel());
+	}
+
+	/**
+	 * As {@link #pace(Flux)}, waiting on {@code timer}: no thread is blocked.
+	 */
+	public <T> Flux<T> pace(Flux<T> source, Scheduler timer) {
 		if (unlimited()) {
 			return source;
 		}
 		return source.buffer(chunk(), ArrayList::new).concatMap((List<T> piece) -> {
 			long wait = reserve(piece.size());
 			Flux<T> items = Flux.fromIterable(piece);
-			return (wait <= 0) ? items : Mono.delay(Duration.ofNanos(wait)).thenMany(items);
+			return (wait <= 0) ? items : Mono.delay(Duration.ofNanos(wait), timer).thenMany(items);
 		}, 1);
 	}
 
