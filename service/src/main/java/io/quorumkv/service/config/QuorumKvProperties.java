@@ -515,7 +515,9 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * has finished (otherwise {@code scripts/qkv cleanup} does)
 	 * @param cleanupDelay how long after a change has finished a node waits before its
 	 * automatic clean-up, so that the last replica writes of the previous ring (those
-	 * still under way when it was replaced) have landed and are removed too
+	 * still under way when it was replaced) have landed and are removed too; each member
+	 * waits a share of it more by its place among the members, so that they begin at
+	 * different moments
 	 * @param cleanupRate entries a clean-up looks at per second (kept or removed): at
 	 * full speed it reads and rewrites the node's whole store as fast as a core allows,
 	 * and every node of the cluster cleans up at once

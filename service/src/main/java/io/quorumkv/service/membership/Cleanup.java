@@ -1,6 +1,8 @@
 package io.quorumkv.service.membership;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -9,6 +11,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingLayout;
+import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.storage.Storage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -80,6 +83,19 @@ final class Cleanup {
 						+ done.get("durationMs") + " ms");
 			}).doFinally((signal) -> this.running.set(false));
 		});
+	}
+
+	/**
+	 * How long after a change has finished this node starts its automatic clean-up:
+	 * {@code delay}, plus a share of it by the node's place among the ring's members
+	 * (ordered by id), so that the members start theirs at different moments (a
+	 * clean-up's first moments, its flush and the start of its compaction, cost the most,
+	 * and a quorum can go around one node at a time, not around all of them).
+	 */
+	static Duration autoStart(Ring ring, String self, Duration delay) {
+		List<String> members = ring.nodes().stream().map(RingNode::id).filter(ring::isMember).sorted().toList();
+		int place = Math.max(0, members.indexOf(self));
+		return delay.plus(delay.multipliedBy(place).dividedBy(Math.max(1, members.size())));
 	}
 
 	/** On the ring thread: checks that no change is under way or prepared, and starts. */

@@ -109,7 +109,8 @@ class MembershipConfiguration {
 				Ring before = previous.getAndSet(ring);
 				boolean finished = before != null && before.change() != null && ring.change() == null;
 				if (finished && properties.cluster().membership().autoCleanup() && ring.isMember(state.self().id())) {
-					Mono.delay(properties.cluster().membership().cleanupDelay())
+					Mono.delay(Cleanup.autoStart(ring, state.self().id(),
+							properties.cluster().membership().cleanupDelay()))
 						.then(cleanup.run())
 						.subscribe(null, (error) -> LogFactory.getLog(Cleanup.class)
 							.warn("Cleanup after epoch " + ring.epoch() + " did not run: " + error.getMessage()));

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -82,12 +83,30 @@ class MembershipChangeTest {
 			.map((line) -> line.contains("Pulling") ? "pull" : "complete")
 			.toList();
 		assertThat(transfers).containsExactly("pull", "complete", "pull", "complete", "pull", "complete");
-		// Every member cleans up after the change, at the configured rate.
-		assertThat(output.getOut()
+		// Every member cleans up after the change, at the configured rate, each starting
+		// at its own moment: the delay (5 s) plus a quarter of it by its place among the
+		// four members.
+		// (A member refuses to prepare a change while it cleans up: the next test's waits
+		// for the last one to finish.)
+		eventually(Duration.ofSeconds(30),
+				() -> assertThat(
+						output.getOut().lines().filter((line) -> line.contains("Cleanup under epoch 4 removed")))
+					.hasSize(4));
+		List<Instant> starts = cleanupStarts(output, 4).stream().sorted().toList();
+		for (int i = 1; i < starts.size(); i++) {
+			assertThat(Duration.between(starts.get(i - 1), starts.get(i))).as("between clean-up starts %s", starts)
+				.isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+		}
+	}
+
+	/** When each member logged the start of its clean-up after the change to epoch. */
+	private static List<Instant> cleanupStarts(CapturedOutput output, long epoch) {
+		return output.getOut()
 			.lines()
-			.filter((line) -> line.contains("Cleanup: removing the keys this node does not own under epoch 4, "
-					+ "looking at 1000 entries a second")))
-			.hasSize(4);
+			.filter((line) -> line.contains("Cleanup: removing the keys this node does not own under epoch " + epoch
+					+ ", looking at 1000 entries a second"))
+			.map((line) -> Instant.parse(line.substring(0, line.indexOf(' '))))
+			.toList();
 	}
 
 	@Test
