@@ -84,7 +84,7 @@ final class CompactionRunner {
 		long graceMicros = saturatedMicros(this.engine.options.tombstoneGracePeriod());
 		long purgeBefore = (nowMicros - graceMicros > nowMicros) ? Long.MIN_VALUE : nowMicros - graceMicros;
 		Compactor.Result result = this.compactor.run(task, this.engine.nextFileNumber::getAndIncrement, nowMicros,
-				purgeBefore, probe, this.cancelled, drop, throttle);
+				purgeBefore, probe, this.cancelled, drop, throttle, () -> level0Waits(inside));
 		// A write older than a purged tombstone may have arrived since the probe: such
 		// writes hold the late-write gate's read side, so under its write side the
 		// purged tombstones are checked again against the state of now, and the result
@@ -128,6 +128,17 @@ final class CompactionRunner {
 		stats.expiredConverted.add(result.expired());
 		this.engine.signalFlushed();
 		return result.dropped();
+	}
+
+	/**
+	 * Whether the level-0 tables flushed since a compaction began (those outside it) have
+	 * reached the compaction trigger: a paced compaction (a clean-up's) holds the
+	 * compaction thread, and the writers would stall once level 0 reaches twice the
+	 * trigger, so it stops pacing itself while they wait.
+	 */
+	private boolean level0Waits(Set<SsTable> inside) {
+		long waiting = this.engine.state.get().levels().level(0).stream().filter((t) -> !inside.contains(t)).count();
+		return waiting >= this.engine.options.level0CompactionTrigger();
 	}
 
 	/**

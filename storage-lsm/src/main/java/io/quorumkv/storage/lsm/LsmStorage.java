@@ -180,7 +180,9 @@ public final class LsmStorage implements Storage {
 	 * Freezes and flushes the memtables, then compacts every table into the deepest level
 	 * leaving out the rejected keys: they are gone from every table at once, without a
 	 * tombstone. The compaction thread merges at most {@code entriesPerSecond} entries a
-	 * second; the other compactions wait for it (flushes do not).
+	 * second; the other compactions wait for it (flushes do not), and once level 0 has
+	 * reached its compaction trigger it goes at full speed until level 0 is back under,
+	 * so that the writers do not stall behind it.
 	 */
 	@Override
 	public Mono<Long> retain(java.util.function.Predicate<byte[]> keep, long entriesPerSecond) {

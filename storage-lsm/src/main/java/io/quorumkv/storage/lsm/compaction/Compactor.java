@@ -90,7 +90,8 @@ public final class Compactor {
 	 */
 	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long nowMicros, long purgeBefore,
 			OlderVersionProbe probe, BooleanSupplier cancelled) throws IOException {
-		return run(task, numbers, nowMicros, purgeBefore, probe, cancelled, null, new Throttle(Throttle.UNLIMITED));
+		return run(task, numbers, nowMicros, purgeBefore, probe, cancelled, null, new Throttle(Throttle.UNLIMITED),
+				() -> false);
 	}
 
 	/**
@@ -99,14 +100,15 @@ public final class Compactor {
 	 * drops every entry whose key {@code drop} accepts (a full compaction that removes
 	 * keys: nothing of them is written), and merges no faster than {@code throttle}
 	 * allows, in entries (it waits on the calling thread, asking {@code cancelled} at
-	 * least every 50 ms).
+	 * least every 50 ms), except while {@code hurry} says other work waits for it.
 	 * @param drop keys to leave out, or null
 	 * @param throttle the rate of entries merged, kept or not
+	 * @param hurry asked before each wait: true skips it
 	 */
 	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long nowMicros, long purgeBefore,
 			OlderVersionProbe probe, BooleanSupplier cancelled,
-			java.util.function.@org.jspecify.annotations.Nullable Predicate<byte[]> drop, Throttle throttle)
-			throws IOException {
+			java.util.function.@org.jspecify.annotations.Nullable Predicate<byte[]> drop, Throttle throttle,
+			BooleanSupplier hurry) throws IOException {
 		int chunk = throttle.unlimited() ? Integer.MAX_VALUE : throttle.chunk();
 		int sinceWait = 0;
 		List<EntryIterator> sources = new ArrayList<>();
@@ -129,7 +131,7 @@ public final class Compactor {
 				}
 				if (++sinceWait == chunk) {
 					sinceWait = 0;
-					if (!throttle.acquire(chunk, cancelled)) {
+					if (!hurry.getAsBoolean() && !throttle.acquire(chunk, cancelled)) {
 						throw new CancellationException("compaction cancelled");
 					}
 				}
