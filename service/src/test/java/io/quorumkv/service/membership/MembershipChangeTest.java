@@ -10,6 +10,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Ring;
@@ -38,6 +40,8 @@ import org.springframework.http.MediaType;
 class MembershipChangeTest {
 
 	static final int KEYS = 300;
+
+	private static final Pattern INSTANT = Pattern.compile("\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z");
 
 	@TempDir
 	static Path root;
@@ -105,7 +109,12 @@ class MembershipChangeTest {
 			.lines()
 			.filter((line) -> line.contains("Cleanup: removing the keys this node does not own under epoch " + epoch
 					+ ", looking at 1000 entries a second"))
-			.map((line) -> Instant.parse(line.substring(0, line.indexOf(' '))))
+			.map((line) -> {
+				// Plain or structured (JSON) logs: the line's first ISO instant.
+				Matcher instant = INSTANT.matcher(line);
+				assertThat(instant.find()).as("a time in %s", line).isTrue();
+				return Instant.parse(instant.group());
+			})
 			.toList();
 	}
 
