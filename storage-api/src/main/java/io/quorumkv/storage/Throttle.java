@@ -30,6 +30,9 @@ public final class Throttle {
 	/** The rate of a throttle that never waits. */
 	public static final long UNLIMITED = Long.MAX_VALUE;
 
+	/** A throttle that never waits (it keeps no state, so any caller may share it). */
+	public static final Throttle NONE = new Throttle(UNLIMITED);
+
 	private static final long MAX_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
 	private final long perSecond;

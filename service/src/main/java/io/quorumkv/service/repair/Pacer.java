@@ -22,7 +22,7 @@ final class Pacer {
 		if (entriesPerSecond < 0) {
 			throw new IllegalArgumentException("entries per second must not be negative");
 		}
-		this.throttle = new Throttle((entriesPerSecond == 0) ? Throttle.UNLIMITED : entriesPerSecond);
+		this.throttle = (entriesPerSecond == 0) ? Throttle.NONE : new Throttle(entriesPerSecond);
 		this.timer = timer;
 	}
 

@@ -178,7 +178,7 @@ final class BackgroundWork {
 			try {
 				Optional<CompactionTask> task = this.planner.planFull(this.engine.state.get().levels());
 				if (task.isPresent()) {
-					this.compactions.run(task.get(), true, null, CompactionRunner.UNTHROTTLED);
+					this.compactions.run(task.get(), true, null, Throttle.NONE);
 				}
 			}
 			catch (IOException ex) {

@@ -28,8 +28,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class CompactionRunner {
 
-	static final Throttle UNTHROTTLED = new Throttle(Throttle.UNLIMITED);
-
 	private final LsmEngine engine;
 
 	private final ManifestEditor manifest;
@@ -46,7 +44,7 @@ final class CompactionRunner {
 	}
 
 	void run(CompactionTask task) throws IOException {
-		run(task, false, null, UNTHROTTLED);
+		run(task, false, null, Throttle.NONE);
 	}
 
 	/**

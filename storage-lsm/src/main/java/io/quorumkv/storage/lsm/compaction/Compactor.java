@@ -90,8 +90,7 @@ public final class Compactor {
 	 */
 	public Result run(CompactionTask task, java.util.function.LongSupplier numbers, long nowMicros, long purgeBefore,
 			OlderVersionProbe probe, BooleanSupplier cancelled) throws IOException {
-		return run(task, numbers, nowMicros, purgeBefore, probe, cancelled, null, new Throttle(Throttle.UNLIMITED),
-				() -> false);
+		return run(task, numbers, nowMicros, purgeBefore, probe, cancelled, null, Throttle.NONE, () -> false);
 	}
 
 	/**
