@@ -9,10 +9,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.replication.HintStore;
+import io.quorumkv.service.replication.PeerClient;
 import io.quorumkv.service.support.ShiftedClock;
 import io.quorumkv.service.support.TestCluster;
 import io.quorumkv.storage.Entry;
@@ -73,6 +75,11 @@ class TombstoneSafetyTest {
 				assertThat(cluster.bean(0, HintStore.class).pending(Node.of(cluster.url(2)))).isZero();
 				assertThat(cluster.bean(0, MeterRegistry.class).get("quorumkv.hints.dropped").counter().count())
 					.isEqualTo(DELETED);
+				// The deletes opened node 0's breaker towards node 2, and repair is
+				// refused
+				// while it is open: a restart quicker than the breaker's wait met it so.
+				assertThat(cluster.bean(0, PeerClient.class).breakerState(Node.of(cluster.url(2))))
+					.isNotEqualTo(CircuitBreaker.State.OPEN);
 			});
 			assertThat(cluster.localValue(2, "k0")).as("node 2 missed the delete").isEqualTo("v-k0");
 
