@@ -510,17 +510,17 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * a time, the other replicas of a key answer while it does
 	 * @param checkpointInterval how often a node receiving keys makes them durable and
 	 * records how far each transfer has come (where it resumes after a restart)
-	 * @param pollInterval how often the coordinator of a change checks its transfers
+	 * @param pollInterval how often the coordinator of a change checks its transfers, and
+	 * a member waiting for its turn to clean up asks the member before it
 	 * @param autoCleanup whether a node removes the keys it no longer owns once a change
 	 * has finished (otherwise {@code scripts/qkv cleanup} does)
 	 * @param cleanupDelay how long after a change has finished a node waits before its
 	 * automatic clean-up, so that the last replica writes of the previous ring (those
-	 * still under way when it was replaced) have landed and are removed too; each member
-	 * waits a share of it more by its place among the members, so that they begin at
-	 * different moments
+	 * still under way when it was replaced) have landed and are removed too; the members
+	 * then clean up one at a time, in the order of their ids, each once the one before it
+	 * has finished (or does not answer)
 	 * @param cleanupRate entries a clean-up looks at per second (kept or removed): at
-	 * full speed it reads and rewrites the node's whole store as fast as a core allows,
-	 * and every node of the cluster cleans up at once
+	 * full speed it reads and rewrites the node's whole store as fast as a core allows
 	 */
 	public record MembershipProperties(@DefaultValue("5s") Duration callTimeout, @DefaultValue("10s") Duration lease,
 			@DefaultValue("64MB") DataSize streamRate, @DefaultValue("1MB") DataSize streamBatch,

@@ -97,6 +97,7 @@ class HttpConfiguration {
 		return RouterFunctions.route()
 			.GET(InternalApi.RING_PATH, ring::internalRing)
 			.GET(InternalApi.TRANSFERS_PATH, transfers::transfers)
+			.GET(InternalApi.CLEANUP_PATH, transfers::cleanup)
 			.GET(InternalApi.RING_IDENTITY_PATH, agreement::identity)
 			.POST(InternalApi.RING_PREPARE_PATH, agreement::prepare)
 			.POST(InternalApi.RING_COMMIT_PATH, agreement::commit)

@@ -19,8 +19,9 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 /**
  * The streams of a membership change between nodes: {@code GET /internal/v0/transfer}
  * (the entries this node owes the caller, whose ring stamp names it, at most {@code rate}
- * bytes a second when the caller gives one) and {@code GET /internal/v0/transfers} (this
- * node's own transfers, for the coordinator).
+ * bytes a second when the caller gives one), {@code GET /internal/v0/transfers} (this
+ * node's own transfers, for the coordinator) and {@code GET /internal/v0/cleanup} (this
+ * node's clean-up, for the member whose automatic clean-up comes after it).
  */
 @Component
 class TransferHandler {
@@ -74,6 +75,11 @@ class TransferHandler {
 	Mono<ServerResponse> transfers(ServerRequest request) {
 		return Mono.fromCallable(
 				() -> Reply.json(HttpStatus.OK, JsonMapper.shared().writeValueAsString(this.membership.transfers())));
+	}
+
+	Mono<ServerResponse> cleanup(ServerRequest request) {
+		return Mono.fromCallable(() -> Reply.json(HttpStatus.OK,
+				JsonMapper.shared().writeValueAsString(this.membership.cleanupStatus())));
 	}
 
 }

@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -12,11 +14,18 @@ import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingLayout;
 import io.quorumkv.service.cluster.RingNode;
+import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.replication.PeerClient;
 import io.quorumkv.storage.Storage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.http.HttpMethod;
 
 /**
  * Removes from this node's storage the keys it no longer owns ({@link Storage#retain}):
@@ -25,6 +34,13 @@ import reactor.core.publisher.Mono;
  * ({@code scripts/qkv cleanup}), at {@code quorumkv.cluster.membership.cleanup-rate}
  * entries a second. It runs only between changes, and while it runs this node refuses to
  * prepare a change (a change could make it an owner of keys being removed).
+ * <p>
+ * The automatic clean-ups of a change's members run one at a time, in the order of their
+ * ids ({@link #runInTurn}): each member waits until the one before it has neither one
+ * waiting nor one running ({@code GET /internal/v0/cleanup}), as an operator runs
+ * Cassandra's {@code nodetool cleanup} node by node. A clean-up rewrites a node's whole
+ * store; one at a time, a quorum of every key's replicas is free of it, and the cluster
+ * gives it one node's share of its machines instead of every node's at once.
  */
 final class Cleanup {
 
@@ -38,6 +54,15 @@ final class Cleanup {
 
 	private final AtomicBoolean running = new AtomicBoolean();
 
+	/** Automatic clean-ups waiting for their turn (at most one, but for a moment). */
+	private final AtomicInteger waiting = new AtomicInteger();
+
+	private final PeerClient peers;
+
+	private final Duration pollInterval;
+
+	private final Duration callTimeout;
+
 	private final Counter removed;
 
 	private volatile @Nullable Participant participant;
@@ -47,11 +72,17 @@ final class Cleanup {
 	/**
 	 * @param entriesPerSecond how many entries of its storage a clean-up looks at per
 	 * second ({@link Storage#retain(java.util.function.Predicate, long)})
+	 * @param pollInterval how often an automatic clean-up waiting for its turn asks the
+	 * member before it
 	 */
-	Cleanup(ClusterState state, Storage storage, long entriesPerSecond, MeterRegistry meters) {
+	Cleanup(ClusterState state, Storage storage, long entriesPerSecond, PeerClient peers, Duration pollInterval,
+			Duration callTimeout, MeterRegistry meters) {
 		this.state = state;
 		this.storage = storage;
 		this.entriesPerSecond = entriesPerSecond;
+		this.peers = peers;
+		this.pollInterval = pollInterval;
+		this.callTimeout = callTimeout;
 		this.removed = Counter.builder("quorumkv.membership.cleanup.removed")
 			.description("Entries removed because this node no longer owns their keys")
 			.register(meters);
@@ -67,35 +98,115 @@ final class Cleanup {
 
 	/** Removes the keys this node does not own under its ring; the number removed. */
 	Mono<Long> run() {
-		return Mono.fromCallable(this::begin).subscribeOn(this.state.ringThread()).flatMap((layout) -> {
+		return started().flatMap(this::clean);
+	}
+
+	/** Marks a clean-up as running, on the ring thread ({@link #begin}). */
+	private Mono<RingLayout> started() {
+		return Mono.fromCallable(this::begin).subscribeOn(this.state.ringThread());
+	}
+
+	private Mono<Long> clean(RingLayout layout) {
+		long start = System.nanoTime();
+		String self = this.state.self().id();
+		logger.info("Cleanup: removing the keys this node does not own under epoch " + layout.epoch() + ", looking at "
+				+ this.entriesPerSecond + " entries a second");
+		return this.storage.retain((key) -> layout.owns(self, key), this.entriesPerSecond).doOnNext((count) -> {
+			this.removed.increment(count);
+			Map<String, @Nullable Object> done = new LinkedHashMap<>();
+			done.put("epoch", layout.epoch());
+			done.put("removed", count);
+			done.put("durationMs", (System.nanoTime() - start) / 1_000_000);
+			this.last = done;
+			logger.info("Cleanup under epoch " + layout.epoch() + " removed " + count + " entries in "
+					+ done.get("durationMs") + " ms");
+		}).doFinally((signal) -> this.running.set(false));
+	}
+
+	/**
+	 * The automatic clean-up after the change that ended with {@code ring}: after
+	 * {@code delay}, once the member before this one (by id, {@link #predecessor}) has
+	 * none waiting and none running, or does not answer. Given up, with an error, when a
+	 * newer ring replaced {@code ring} in the meantime (the change that made it cleans up
+	 * after itself).
+	 */
+	Mono<Long> runInTurn(Ring ring, Duration delay) {
+		Optional<RingNode> before = predecessor(ring, this.state.self().id());
+		// Counted as waiting until it has started (running) or failed: the member after
+		// this one never sees neither while this one's turn passes to its clean-up.
+		return Mono.fromRunnable(this.waiting::incrementAndGet)
+			.then(Mono.delay(delay))
+			.then(before.map((node) -> turn(ring, node)).orElse(Mono.empty()))
+			.then(Mono.fromRunnable(() -> current(ring)))
+			.then(started())
+			.doFinally((signal) -> this.waiting.decrementAndGet())
+			.flatMap(this::clean);
+	}
+
+	/** Completes once {@code before} is not cleaning up, or does not answer. */
+	private Mono<Void> turn(Ring ring, RingNode before) {
+		return Mono.defer(() -> {
 			long start = System.nanoTime();
-			String self = this.state.self().id();
-			logger.info("Cleanup: removing the keys this node does not own under epoch " + layout.epoch()
-					+ ", looking at " + this.entriesPerSecond + " entries a second");
-			return this.storage.retain((key) -> layout.owns(self, key), this.entriesPerSecond).doOnNext((count) -> {
-				this.removed.increment(count);
-				Map<String, @Nullable Object> done = new LinkedHashMap<>();
-				done.put("epoch", layout.epoch());
-				done.put("removed", count);
-				done.put("durationMs", (System.nanoTime() - start) / 1_000_000);
-				this.last = done;
-				logger.info("Cleanup under epoch " + layout.epoch() + " removed " + count + " entries in "
-						+ done.get("durationMs") + " ms");
-			}).doFinally((signal) -> this.running.set(false));
+			return Flux.interval(Duration.ZERO, this.pollInterval).onBackpressureDrop().concatMap((tick) -> {
+				current(ring);
+				return busy(before);
+			}).takeUntil((busy) -> !busy).then(Mono.fromRunnable(() -> {
+				long waited = (System.nanoTime() - start) / 1_000_000;
+				if (waited >= this.pollInterval.toMillis()) {
+					logger.info("Cleanup after epoch " + ring.epoch() + ": waited " + waited + " ms for node "
+							+ before.id() + " to clean up first");
+				}
+			}));
 		});
 	}
 
 	/**
-	 * How long after a change has finished this node starts its automatic clean-up:
-	 * {@code delay}, plus a share of it by the node's place among the ring's members
-	 * (ordered by id), so that the members start theirs at different moments (a
-	 * clean-up's first moments, its flush and the start of its compaction, cost the most,
-	 * and a quorum can go around one node at a time, not around all of them).
+	 * Whether {@code node} has a clean-up waiting or running; false when it does not say.
 	 */
-	static Duration autoStart(Ring ring, String self, Duration delay) {
-		List<String> members = ring.nodes().stream().map(RingNode::id).filter(ring::isMember).sorted().toList();
-		int place = Math.max(0, members.indexOf(self));
-		return delay.plus(delay.multipliedBy(place).dividedBy(Math.max(1, members.size())));
+	private Mono<Boolean> busy(RingNode node) {
+		return this.peers.ringCall(node.node(), HttpMethod.GET, InternalApi.CLEANUP_PATH, null, this.callTimeout)
+			.map((reply) -> {
+				if (!reply.ok()) {
+					logger.info("Cleanup: node " + node.id() + " answered " + reply.status()
+							+ " about its own; not waiting for it");
+					return false;
+				}
+				JsonNode status = JsonMapper.shared().readTree(reply.body());
+				return status.path("running").asBoolean(false) || status.path("waiting").asBoolean(false);
+			})
+			.onErrorResume((error) -> {
+				logger.info("Cleanup: node " + node.id() + " did not say whether it cleans up (" + error.getMessage()
+						+ "); not waiting for it");
+				return Mono.just(false);
+			});
+	}
+
+	/** Fails when a newer ring replaced {@code ring}. */
+	private void current(Ring ring) {
+		long epoch = this.state.epoch();
+		if (epoch != ring.epoch()) {
+			throw new IllegalStateException(
+					"epoch " + epoch + " replaced " + ring.epoch() + " before this node's turn came");
+		}
+	}
+
+	/**
+	 * The member whose automatic clean-up comes before this node's: the one before it
+	 * among the ring's members ordered by id; none for the first, or a node that is not a
+	 * member.
+	 */
+	static Optional<RingNode> predecessor(Ring ring, String self) {
+		List<RingNode> members = ring.nodes()
+			.stream()
+			.filter((node) -> ring.isMember(node.id()))
+			.sorted(java.util.Comparator.comparing(RingNode::id))
+			.toList();
+		for (int i = 1; i < members.size(); i++) {
+			if (members.get(i).id().equals(self)) {
+				return Optional.of(members.get(i - 1));
+			}
+		}
+		return Optional.empty();
 	}
 
 	/** On the ring thread: checks that no change is under way or prepared, and starts. */
@@ -120,9 +231,10 @@ final class Cleanup {
 		return layout;
 	}
 
-	/** Whether one runs, and what the last one did. */
+	/** Whether one waits for its turn, whether one runs, and what the last one did. */
 	Map<String, @Nullable Object> status() {
 		Map<String, @Nullable Object> status = new LinkedHashMap<>();
+		status.put("waiting", this.waiting.get() > 0);
 		status.put("running", this.running.get());
 		status.put("last", this.last);
 		return status;

@@ -285,6 +285,11 @@ public final class Membership {
 		}).onErrorResume(IllegalStateException.class, (busy) -> Mono.just(Answer.refused(409, busy.getMessage())));
 	}
 
+	/** This node's clean-up: one waiting for its turn, one running, the last one. */
+	public Map<String, @Nullable Object> cleanupStatus() {
+		return this.cleanup.status();
+	}
+
 	/** This node's transfers in the change under way (for the coordinator and status). */
 	public Map<String, Object> transfers() {
 		return this.transfers.status();

@@ -44,8 +44,11 @@ class MembershipConfiguration {
 	}
 
 	@Bean
-	Cleanup cleanup(ClusterState state, Storage storage, MeterRegistry meters, QuorumKvProperties properties) {
-		return new Cleanup(state, storage, properties.cluster().membership().cleanupRate(), meters);
+	Cleanup cleanup(ClusterState state, Storage storage, PeerClient peers, MeterRegistry meters,
+			QuorumKvProperties properties) {
+		MembershipProperties membership = properties.cluster().membership();
+		return new Cleanup(state, storage, membership.cleanupRate(), peers, membership.pollInterval(),
+				membership.callTimeout(), meters);
 	}
 
 	@Bean
@@ -109,9 +112,7 @@ class MembershipConfiguration {
 				Ring before = previous.getAndSet(ring);
 				boolean finished = before != null && before.change() != null && ring.change() == null;
 				if (finished && properties.cluster().membership().autoCleanup() && ring.isMember(state.self().id())) {
-					Mono.delay(Cleanup.autoStart(ring, state.self().id(),
-							properties.cluster().membership().cleanupDelay()))
-						.then(cleanup.run())
+					cleanup.runInTurn(ring, properties.cluster().membership().cleanupDelay())
 						.subscribe(null, (error) -> LogFactory.getLog(Cleanup.class)
 							.warn("Cleanup after epoch " + ring.epoch() + " did not run: " + error.getMessage()));
 				}

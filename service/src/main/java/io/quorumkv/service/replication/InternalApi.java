@@ -75,6 +75,13 @@ public final class InternalApi {
 	/** {@code GET}: this node's transfers in the change under way, as JSON. */
 	public static final String TRANSFERS_PATH = "/internal/v0/transfers";
 
+	/**
+	 * {@code GET}: this node's clean-up, as JSON:
+	 * {@code {"waiting":…,"running":…,"last":…}} (an automatic one waiting for its turn,
+	 * one running, what the last one did).
+	 */
+	public static final String CLEANUP_PATH = "/internal/v0/cleanup";
+
 	/** {@code GET}: 200 {@code {"id":…,"url":…,"clusterId":…|null,"epoch":n}}. */
 	public static final String RING_IDENTITY_PATH = "/internal/v0/ring/identity";
 

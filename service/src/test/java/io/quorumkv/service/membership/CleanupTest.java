@@ -3,8 +3,8 @@ package io.quorumkv.service.membership;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
-import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 import io.quorumkv.service.cluster.NodeState;
 import io.quorumkv.service.cluster.PlacementStrategy;
@@ -14,8 +14,6 @@ import org.junit.jupiter.api.Test;
 
 class CleanupTest {
 
-	private static final Duration DELAY = Duration.ofSeconds(5);
-
 	// Listed out of id order, with a removed node among them.
 	private static final Ring RING = new Ring("qkv-test", 9, 3, PlacementStrategy.RENDEZVOUS, 16,
 			List.of(node("node-c", NodeState.NORMAL), node("node-a", NodeState.NORMAL),
@@ -24,21 +22,20 @@ class CleanupTest {
 			null);
 
 	@Test
-	void membersStartTheirCleanUpsAtDifferentMomentsWithinOneMoreDelay() {
-		List<Duration> starts = List.of("node-a", "node-b", "node-c", "node-d", "node-e")
+	void membersCleanUpOneAfterTheOtherInTheOrderOfTheirIds() {
+		List<Optional<String>> before = List.of("node-a", "node-b", "node-c", "node-d", "node-e")
 			.stream()
-			.map((id) -> Cleanup.autoStart(RING, id, DELAY))
+			.map((id) -> Cleanup.predecessor(RING, id).map(RingNode::id))
 			.toList();
-		// Five members: a fifth of the delay apart, in id order, the first after the
-		// delay itself.
-		assertThat(starts).containsExactly(Duration.ofSeconds(5), Duration.ofSeconds(6), Duration.ofSeconds(7),
-				Duration.ofSeconds(8), Duration.ofSeconds(9));
+		// The removed node-x is not a member: node-e follows node-d.
+		assertThat(before).containsExactly(Optional.empty(), Optional.of("node-a"), Optional.of("node-b"),
+				Optional.of("node-c"), Optional.of("node-d"));
 	}
 
 	@Test
-	void aNodeThatIsNotAMemberWaitsTheDelayOnly() {
-		assertThat(Cleanup.autoStart(RING, "node-x", DELAY)).isEqualTo(DELAY);
-		assertThat(Cleanup.autoStart(RING, "unknown", DELAY)).isEqualTo(DELAY);
+	void aNodeThatIsNotAMemberWaitsForNoOne() {
+		assertThat(Cleanup.predecessor(RING, "node-x")).isEmpty();
+		assertThat(Cleanup.predecessor(RING, "unknown")).isEmpty();
 	}
 
 	private static RingNode node(String id, NodeState state) {
