@@ -43,9 +43,11 @@ final class MembershipView {
 		Map<String, Object> cleanup = (Map<String, Object>) status.get("cleanup");
 		if (cleanup != null) {
 			Map<String, Object> last = (Map<String, Object>) cleanup.get("last");
+			String done = (last != null)
+					? "last removed " + last.get("removed") + " entries at epoch " + last.get("epoch") : "not run";
 			text.append("; cleanup ")
-				.append(Boolean.TRUE.equals(cleanup.get("running")) ? "running" : (last != null)
-						? "last removed " + last.get("removed") + " entries at epoch " + last.get("epoch") : "not run");
+				.append(Boolean.TRUE.equals(cleanup.get("running")) ? "running"
+						: Boolean.TRUE.equals(cleanup.get("waiting")) ? "waiting for its turn (" + done + ")" : done);
 		}
 		text.append('\n');
 		List<Map<String, Object>> transfers = (List<Map<String, Object>>) status.get("transfers");

@@ -2,12 +2,14 @@ package io.quorumkv.service.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.distribution.CountAtBucket;
 import io.quorumkv.storage.StorageStats;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,6 +25,39 @@ class OperatorViewsTest {
 		assertThat(ClusterView.reachable(CircuitBreaker.State.CLOSED, "success")).isTrue();
 		assertThat(ClusterView.reachable(CircuitBreaker.State.HALF_OPEN, "timeout")).isFalse();
 		assertThat(ClusterView.reachable(CircuitBreaker.State.CLOSED, null)).isNull();
+	}
+
+	@Test
+	void membershipSaysWhetherTheCleanUpWaitsRunsOrWhatItLastDid() {
+		Map<String, @Nullable Object> last = Map.of("epoch", 7, "removed", 300128, "durationMs", 30194);
+		assertThat(MembershipView.text(status(cleanup(true, false, null))))
+			.isEqualTo("membership: epoch 7, no change under way; cleanup waiting for its turn (not run)\n");
+		assertThat(MembershipView.text(status(cleanup(false, true, last))))
+			.isEqualTo("membership: epoch 7, no change under way; cleanup running\n");
+		assertThat(MembershipView.text(status(cleanup(false, false, last))))
+			.isEqualTo("membership: epoch 7, no change under way; cleanup last removed 300128 entries at epoch 7\n");
+		assertThat(MembershipView.text(status(cleanup(true, false, last)))).isEqualTo(
+				"membership: epoch 7, no change under way; cleanup waiting for its turn (last removed 300128 entries at epoch 7)\n");
+	}
+
+	private static Map<String, @Nullable Object> cleanup(boolean waiting, boolean running,
+			@Nullable Map<String, @Nullable Object> last) {
+		Map<String, @Nullable Object> cleanup = new HashMap<>();
+		cleanup.put("waiting", waiting);
+		cleanup.put("running", running);
+		cleanup.put("last", last);
+		return cleanup;
+	}
+
+	private static Map<String, @Nullable Object> status(Map<String, @Nullable Object> cleanup) {
+		Map<String, @Nullable Object> ring = new HashMap<>();
+		ring.put("epoch", 7);
+		ring.put("change", null);
+		Map<String, @Nullable Object> status = new HashMap<>();
+		status.put("ring", ring);
+		status.put("cleanup", cleanup);
+		status.put("transfers", List.of());
+		return status;
 	}
 
 	@Test
