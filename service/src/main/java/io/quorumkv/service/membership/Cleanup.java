@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Ring;
@@ -85,6 +86,12 @@ final class Cleanup {
 		this.callTimeout = callTimeout;
 		this.removed = Counter.builder("quorumkv.membership.cleanup.removed")
 			.description("Entries removed because this node no longer owns their keys")
+			.register(meters);
+		Gauge.builder("quorumkv.membership.cleanup.running", this.running, (flag) -> flag.get() ? 1 : 0)
+			.description("1 while this node cleans up after a change")
+			.register(meters);
+		Gauge.builder("quorumkv.membership.cleanup.waiting", this.waiting, (count) -> (count.get() > 0) ? 1 : 0)
+			.description("1 while this node's automatic clean-up waits for the member before it")
 			.register(meters);
 	}
 

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.replication.InternalApi;
@@ -74,6 +75,8 @@ class MembershipChangeTest {
 	@Test
 	@Order(1)
 	void aNewcomerJoinsAndTakesItsShare(CapturedOutput output) {
+		// The clean-up gauges, sampled from now until the clean-ups after the change end.
+		CleanupGauges gauges = new CleanupGauges();
 		String answer = admin(0, "join", "{\"url\":\"" + cluster.url(3) + "\"}", 200);
 		assertThat(answer).contains("\"kind\":\"join\"").contains("\"epoch\":2");
 		awaitNoChange(List.of(0, 1, 2, 3), 4);
@@ -96,6 +99,16 @@ class MembershipChangeTest {
 				() -> assertThat(
 						output.getOut().lines().filter((line) -> line.contains("Cleanup under epoch 4 removed")))
 					.hasSize(4));
+		// Meanwhile the gauges showed members waiting for their turn and running; now
+		// none does.
+		gauges.stop();
+		assertThat(gauges.sawWaiting).as("a member's clean-up seen waiting for its turn").isTrue();
+		assertThat(gauges.sawRunning).as("a member's clean-up seen running").isTrue();
+		eventually(Duration.ofSeconds(5), () -> {
+			for (int node = 0; node < 4; node++) {
+				assertThat(cleanupGauge(node, "waiting") + cleanupGauge(node, "running")).as("node %d", node).isZero();
+			}
+		});
 		List<Instant> starts = logged(output,
 				"Cleanup: removing the keys this node does not own under epoch 4, looking at 1000 entries a second");
 		List<Instant> ends = logged(output, "Cleanup under epoch 4 removed");
@@ -103,6 +116,52 @@ class MembershipChangeTest {
 		for (int i = 1; i < starts.size(); i++) {
 			assertThat(starts.get(i)).as("clean-ups started %s and ended %s", starts, ends)
 				.isAfterOrEqualTo(ends.get(i - 1));
+		}
+	}
+
+	/** Samples every member's clean-up gauges every 25 ms (for at most a minute). */
+	private static final class CleanupGauges {
+
+		volatile boolean sawWaiting;
+
+		volatile boolean sawRunning;
+
+		private volatile boolean stopped;
+
+		private final Thread sampler = Thread.ofPlatform().daemon().start(() -> {
+			long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+			while (!this.stopped && System.nanoTime() < deadline) {
+				for (int node = 0; node < 4; node++) {
+					this.sawWaiting |= cleanupGauge(node, "waiting") == 1;
+					this.sawRunning |= cleanupGauge(node, "running") == 1;
+				}
+				sleep(25);
+			}
+		});
+
+		void stop() {
+			this.stopped = true;
+			try {
+				this.sampler.join(5_000);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+
+	}
+
+	private static double cleanupGauge(int node, String name) {
+		return cluster.bean(node, MeterRegistry.class).get("quorumkv.membership.cleanup." + name).gauge().value();
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
 		}
 	}
 
