@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -135,7 +136,7 @@ class MembershipChangeTest {
 					this.sawWaiting |= cleanupGauge(node, "waiting") == 1;
 					this.sawRunning |= cleanupGauge(node, "running") == 1;
 				}
-				sleep(25);
+				LockSupport.parkNanos(25_000_000);
 			}
 		});
 
@@ -153,16 +154,6 @@ class MembershipChangeTest {
 
 	private static double cleanupGauge(int node, String name) {
 		return cluster.bean(node, MeterRegistry.class).get("quorumkv.membership.cleanup." + name).gauge().value();
-	}
-
-	private static void sleep(long millis) {
-		try {
-			Thread.sleep(millis);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
 	}
 
 	/** When the lines containing {@code text} were logged, in order of time. */
