@@ -1,6 +1,7 @@
 package io.quorumkv.service.membership;
 
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -206,7 +207,7 @@ final class Cleanup {
 		List<RingNode> members = ring.nodes()
 			.stream()
 			.filter((node) -> ring.isMember(node.id()))
-			.sorted(java.util.Comparator.comparing(RingNode::id))
+			.sorted(Comparator.comparing(RingNode::id))
 			.toList();
 		for (int i = 1; i < members.size(); i++) {
 			if (members.get(i).id().equals(self)) {

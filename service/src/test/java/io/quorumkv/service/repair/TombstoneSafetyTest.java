@@ -75,9 +75,8 @@ class TombstoneSafetyTest {
 				assertThat(cluster.bean(0, HintStore.class).pending(Node.of(cluster.url(2)))).isZero();
 				assertThat(cluster.bean(0, MeterRegistry.class).get("quorumkv.hints.dropped").counter().count())
 					.isEqualTo(DELETED);
-				// The deletes opened node 0's breaker towards node 2, and repair is
-				// refused
-				// while it is open: a restart quicker than the breaker's wait met it so.
+				// The deletes opened node 0's breaker towards node 2; repair is
+				// refused while it is open (a quick restart met it so).
 				assertThat(cluster.bean(0, PeerClient.class).breakerState(Node.of(cluster.url(2))))
 					.isNotEqualTo(CircuitBreaker.State.OPEN);
 			});
