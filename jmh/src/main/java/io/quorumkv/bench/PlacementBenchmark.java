@@ -23,10 +23,11 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The cost of finding a key's replicas, paid by the coordinator on every request:
- * {@code replicas(key, 3)} over 3, 5 and 10 nodes, for both strategies.
+ * {@code replicas(key, 3)} over 3, 5 and 10 nodes, for both strategies; and
+ * {@code isReplica(key, 3, node)}, the question of a transfer's scan and a clean-up.
  *
  * <pre>
- * java -jar jmh/target/benchmarks.jar PlacementBenchmark -f 1 -wi 3 -w 2s -i 5 -r 2s
+ * java -jar jmh/target/benchmarks.jar PlacementBenchmark -f 1 -wi 3 -w 2s -i 5 -r 2s -prof gc
  * </pre>
  */
 @State(Scope.Thread)
@@ -49,6 +50,8 @@ public class PlacementBenchmark {
 
 	private byte[][] keys;
 
+	private String lastNode;
+
 	private int next;
 
 	@Setup(Level.Trial)
@@ -58,6 +61,7 @@ public class PlacementBenchmark {
 			list.add(Node.of("http://127.0.0.1:" + (8081 + i)));
 		}
 		this.placement = this.strategy.create(list);
+		this.lastNode = this.placement.nodes().getLast().id();
 		this.keys = new byte[KEYS][];
 		for (int i = 0; i < KEYS; i++) {
 			this.keys[i] = ("key-" + i * 7919).getBytes(StandardCharsets.UTF_8);
@@ -68,6 +72,16 @@ public class PlacementBenchmark {
 	public List<Node> replicas3() {
 		byte[] key = this.keys[this.next++ & (KEYS - 1)];
 		return this.placement.replicas(key, 3);
+	}
+
+	/**
+	 * Whether the last node is among the 3: what a transfer's scan and a clean-up ask of
+	 * every entry they read ({@code -prof gc} shows what each allocates).
+	 */
+	@Benchmark
+	public boolean isReplica3() {
+		byte[] key = this.keys[this.next++ & (KEYS - 1)];
+		return this.placement.isReplica(key, 3, this.lastNode);
 	}
 
 }

@@ -24,6 +24,24 @@ public interface Placement {
 	 */
 	List<Node> replicas(byte[] key, int count);
 
+	/**
+	 * Whether the node {@code nodeId} is among the first {@code count} nodes for
+	 * {@code key}: the same answer as searching {@link #replicas} for it. A node this
+	 * placement does not know is not. Implementations may answer without building the
+	 * list: a transfer's scan and a clean-up ask this of every entry they read.
+	 * @param key the key bytes
+	 * @param count how many replicas, {@code 1 <= count <= nodes().size()}
+	 * @param nodeId a node's id
+	 */
+	default boolean isReplica(byte[] key, int count, String nodeId) {
+		for (Node node : replicas(key, count)) {
+			if (node.id().equals(nodeId)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	/** The nodes this placement distributes over, in a canonical order. */
 	List<Node> nodes();
 

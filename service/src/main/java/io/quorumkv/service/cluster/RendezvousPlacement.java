@@ -62,6 +62,40 @@ final class RendezvousPlacement implements Placement {
 		return List.of(replicas);
 	}
 
+	/**
+	 * Without building the list: the node is a replica when fewer than {@code count}
+	 * nodes outscore it, a tie counting against the node later in the canonical order
+	 * (the selection's rule).
+	 */
+	@Override
+	public boolean isReplica(byte[] key, int count, String nodeId) {
+		int size = this.seeds.length;
+		PlacementSupport.checkRequest(key, count, size);
+		int self = indexOf(nodeId);
+		if (self < 0) {
+			return false;
+		}
+		long keyHash = PlacementSupport.keyHash(key);
+		long mine = score(self, keyHash);
+		int ahead = 0;
+		for (int i = 0; i < size && ahead < count; i++) {
+			long other = score(i, keyHash);
+			if (other > mine || (other == mine && i < self)) {
+				ahead++;
+			}
+		}
+		return ahead < count;
+	}
+
+	private int indexOf(String nodeId) {
+		for (int i = 0; i < this.nodes.size(); i++) {
+			if (this.nodes.get(i).id().equals(nodeId)) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
 	/** The primary without any allocation; same tie rule as the selection above. */
 	private int best(long keyHash) {
 		int winner = 0;

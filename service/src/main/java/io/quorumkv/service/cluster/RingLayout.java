@@ -105,9 +105,25 @@ public final class RingLayout {
 		return this.next.replicas(key, this.ring.replicationFactor());
 	}
 
+	/**
+	 * Whether a node is among a key's first RF old owners ({@link #oldOwners}), without
+	 * building the list.
+	 */
+	public boolean isOldOwner(byte[] key, String nodeId) {
+		return this.old.isReplica(key, this.ring.replicationFactor(), nodeId);
+	}
+
+	/**
+	 * Whether a node is among a key's first RF new owners ({@link #newOwners}), without
+	 * building the list.
+	 */
+	public boolean isNewOwner(byte[] key, String nodeId) {
+		return this.next.isReplica(key, this.ring.replicationFactor(), nodeId);
+	}
+
 	/** Whether a node holds a key under this ring, before or after its change. */
 	public boolean owns(String nodeId, byte[] key) {
-		return contains(oldOwners(key), nodeId) || contains(newOwners(key), nodeId);
+		return isOldOwner(key, nodeId) || (this.moving && isNewOwner(key, nodeId));
 	}
 
 	private static boolean contains(List<Node> nodes, Node node) {

@@ -70,31 +70,24 @@ final class TransferPlan {
 		return sources;
 	}
 
-	/** Whether {@code source} sends {@code key} to {@code target}. */
+	/**
+	 * Whether {@code source} sends {@code key} to {@code target}. Asked of every entry a
+	 * source scans, so it asks the placements about the two nodes
+	 * ({@link RingLayout#isOldOwner}) instead of building the owner lists.
+	 */
 	boolean sends(byte[] key, String source, String target) {
-		List<Node> oldOwners = this.layout.oldOwners(key);
-		List<Node> newOwners = this.layout.newOwners(key);
 		boolean gains = switch (this.change.kind()) {
-			case REPLACE -> target.equals(this.change.nodeId()) && contains(newOwners, target);
-			default -> contains(newOwners, target) && !contains(oldOwners, target);
+			case REPLACE -> target.equals(this.change.nodeId()) && this.layout.isNewOwner(key, target);
+			default -> this.layout.isNewOwner(key, target) && !this.layout.isOldOwner(key, target);
 		};
-		if (!gains || !contains(oldOwners, source) || source.equals(target)) {
+		if (!gains || source.equals(target) || !this.layout.isOldOwner(key, source)) {
 			return false;
 		}
 		return switch (this.change.kind()) {
-			case JOIN, DECOMMISSION -> !contains(newOwners, source);
+			case JOIN, DECOMMISSION -> !this.layout.isNewOwner(key, source);
 			case REMOVE -> !this.change.declaresDead(source);
 			case REPLACE -> !source.equals(this.change.nodeId());
 		};
-	}
-
-	private static boolean contains(List<Node> nodes, String id) {
-		for (Node node : nodes) {
-			if (node.id().equals(id)) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 }

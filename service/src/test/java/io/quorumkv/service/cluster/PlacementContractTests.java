@@ -58,6 +58,26 @@ abstract class PlacementContractTests {
 	}
 
 	@Test
+	void isReplicaAnswersWhatTheReplicaListSays() {
+		for (int size = 1; size <= 7; size++) {
+			Placement placement = create(nodes(size));
+			for (int i = 0; i < 2_000; i++) {
+				byte[] key = key(i);
+				for (int count = 1; count <= size; count++) {
+					List<Node> replicas = placement.replicas(key, count);
+					for (Node node : placement.nodes()) {
+						assertThat(placement.isReplica(key, count, node.id()))
+							.as("key %d, %d of %d nodes, %s", i, count, size, node.id())
+							.isEqualTo(replicas.contains(node));
+					}
+				}
+				assertThat(placement.isReplica(key, 1, "http://127.0.0.1:1")).as("a node it does not know").isFalse();
+			}
+		}
+		assertThatIllegalArgumentException().isThrownBy(() -> create(nodes(3)).isReplica(key(1), 4, "x"));
+	}
+
+	@Test
 	void listsTheNodesInCanonicalOrder() {
 		List<Node> nodes = new ArrayList<>(nodes(4));
 		Collections.reverse(nodes);
