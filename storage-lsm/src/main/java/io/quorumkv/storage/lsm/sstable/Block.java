@@ -180,23 +180,37 @@ final class Block {
 		return decodeRange(0, this.entriesEnd);
 	}
 
+	/**
+	 * Decodes the entries between two offsets. The key and the value are assembled in
+	 * buffers kept from one entry to the next while their lengths stay the same (keys of
+	 * one width, values of one size: no allocation), since {@link Entry}'s constructor
+	 * copies them anyway; the key buffer holds the previous key, whose first
+	 * {@code shared} bytes the next key reuses.
+	 */
 	private List<Entry> decodeRange(int start, int end) {
 		List<Entry> out = new ArrayList<>(BlockBuilder.RESTART_INTERVAL);
-		byte[] previous = new byte[0];
+		byte[] key = new byte[0];
+		byte[] value = key;
 		int[] pos = { start };
 		while (pos[0] < end) {
-			Header header = header(pos, end, previous.length);
-			byte[] key = new byte[header.shared() + header.unshared()];
-			System.arraycopy(previous, 0, key, 0, header.shared());
+			Header header = header(pos, end, key.length);
+			int keyLength = header.shared() + header.unshared();
+			if (key.length != keyLength) {
+				byte[] resized = new byte[keyLength];
+				System.arraycopy(key, 0, resized, 0, header.shared());
+				key = resized;
+			}
 			System.arraycopy(this.data, pos[0], key, header.shared(), header.unshared());
 			pos[0] += header.unshared();
-			byte[] value = null;
-			if (header.valueLength() >= 0) {
-				value = java.util.Arrays.copyOfRange(this.data, pos[0], pos[0] + header.valueLength());
-				pos[0] += header.valueLength();
+			int valueLength = header.valueLength();
+			if (valueLength >= 0) {
+				if (value.length != valueLength) {
+					value = new byte[valueLength];
+				}
+				System.arraycopy(this.data, pos[0], value, 0, valueLength);
+				pos[0] += valueLength;
 			}
-			out.add(new Entry(key, value, header.timestamp(), header.expiresAt()));
-			previous = key;
+			out.add(new Entry(key, (valueLength >= 0) ? value : null, header.timestamp(), header.expiresAt()));
 		}
 		return out;
 	}

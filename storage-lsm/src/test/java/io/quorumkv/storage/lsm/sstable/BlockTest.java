@@ -60,6 +60,21 @@ class BlockTest {
 	}
 
 	@Test
+	void decodesKeysThatGrowAndShrinkAroundTheirSharedPrefixes() {
+		// The decoder keeps its key and value buffers while the lengths stay the same:
+		// each entry must still come out whole and its own.
+		List<Entry> entries = List.of(Entry.value(bytes("abc"), bytes("v1"), 1),
+				Entry.value(bytes("abd"), bytes("v2"), 2), Entry.value(bytes("abdefg"), bytes("v3"), 3),
+				Entry.tombstone(bytes("abdefh"), 4), Entry.value(bytes("abe"), bytes("value-5"), 5),
+				Entry.value(bytes("b"), bytes("value-6"), 6), Entry.value(bytes("ba"), new byte[0], 7),
+				Entry.value(bytes("bb"), bytes("v8"), 8));
+		List<Entry> decoded = build(entries).entries();
+		assertThat(decoded).containsExactlyElementsOf(entries);
+		assertThat(decoded.get(0).key()).isNotSameAs(decoded.get(1).key());
+		assertThat(decoded.get(4).value()).isNotSameAs(decoded.get(5).value());
+	}
+
+	@Test
 	void readsABlockOfVersion1() {
 		// "a" = "xy" at 7, then "ab" deleted at 8, as version 1 wrote them: valueTag is
 		// the value length + 1, 0 for a tombstone; one restart at 0.
