@@ -179,9 +179,7 @@ final class HintedHandoff implements AutoCloseable {
 		}
 		List<Node> owners = layout.newOwners(hint.key());
 		Optional<Node> peer = layout.ring().node(peerId).map(RingNode::node);
-		boolean stillOwner = peer.isPresent() && layout.ring().isMember(peerId)
-				&& (owners.stream().anyMatch((n) -> n.id().equals(peerId))
-						|| layout.oldOwners(hint.key()).stream().anyMatch((n) -> n.id().equals(peerId)));
+		boolean stillOwner = peer.isPresent() && layout.ring().isMember(peerId) && layout.owns(peerId, hint.key());
 		if (stillOwner) {
 			return this.peers.upsert(peer.get(), hint);
 		}

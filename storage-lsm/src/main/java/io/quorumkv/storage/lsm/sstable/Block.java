@@ -190,7 +190,7 @@ final class Block {
 	private List<Entry> decodeRange(int start, int end) {
 		List<Entry> out = new ArrayList<>(BlockBuilder.RESTART_INTERVAL);
 		byte[] key = new byte[0];
-		byte[] value = key;
+		byte[] value = new byte[0];
 		int[] pos = { start };
 		while (pos[0] < end) {
 			Header header = header(pos, end, key.length);
