@@ -1,6 +1,8 @@
 package io.quorumkv.storage.lsm.sstable;
 
-import java.nio.ByteBuffer;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,10 +27,21 @@ import org.jspecify.annotations.Nullable;
  * 0}; every length is bound-checked on decode, a violation throws
  * {@link BlockFormatException} (the table turns it into a corruption error with file and
  * offset). The checksum was verified before a {@code Block} is built.
+ *
+ * <p>
+ * The bytes are read where they are: in a table's mapping for a block stored raw (no
+ * copy; the caller pinned the table for as long as it uses the block), in the array a
+ * codec decoded otherwise. Entries come out as copies of their own.
  */
 final class Block {
 
-	private final byte[] data;
+	private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+	private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+	private static final byte[] EMPTY = new byte[0];
+
+	private final MemorySegment data;
 
 	private final int[] restarts;
 
@@ -36,7 +49,7 @@ final class Block {
 
 	private final int version;
 
-	private Block(byte[] data, int[] restarts, int entriesEnd, int version) {
+	private Block(MemorySegment data, int[] restarts, int entriesEnd, int version) {
 		this.data = data;
 		this.restarts = restarts;
 		this.entriesEnd = entriesEnd;
@@ -50,18 +63,26 @@ final class Block {
 
 	/** A block of a table of format {@code version}. */
 	static Block decode(byte[] data, int version) {
-		if (data.length < 4) {
-			throw new BlockFormatException("block shorter than its trailer");
+		return decode(MemorySegment.ofArray(data), version);
+	}
+
+	/**
+	 * A block of a table of format {@code version} read in place from {@code data}, which
+	 * must stay readable while the block is used.
+	 */
+	static Block decode(MemorySegment data, int version) {
+		if (data.byteSize() < 4 || data.byteSize() > Integer.MAX_VALUE) {
+			throw new BlockFormatException("block of " + data.byteSize() + " bytes");
 		}
-		ByteBuffer buffer = ByteBuffer.wrap(data);
-		int n = buffer.getInt(data.length - 4);
-		if (n < 1 || (long) n * 4 + 4 > data.length) {
+		int length = (int) data.byteSize();
+		int n = data.get(INT, length - 4);
+		if (n < 1 || (long) n * 4 + 4 > length) {
 			throw new BlockFormatException("bad restart count " + n);
 		}
-		int entriesEnd = data.length - 4 - 4 * n;
+		int entriesEnd = length - 4 - 4 * n;
 		int[] restarts = new int[n];
 		for (int i = 0; i < n; i++) {
-			restarts[i] = buffer.getInt(entriesEnd + 4 * i);
+			restarts[i] = data.get(INT, entriesEnd + 4 * i);
 			if (restarts[i] < 0 || restarts[i] >= entriesEnd || (i > 0 && restarts[i] <= restarts[i - 1])) {
 				throw new BlockFormatException("bad restart offset " + restarts[i]);
 			}
@@ -72,59 +93,100 @@ final class Block {
 		return new Block(data, restarts, entriesEnd, version);
 	}
 
-	/** The entry of {@code key} in this block, or {@code null}. */
+	/**
+	 * The entry of {@code key} in this block, or {@code null}. Walks the one restart
+	 * interval that may hold it, comparing keys in a buffer, and copies out the entry it
+	 * finds only.
+	 */
 	@Nullable Entry find(byte[] key) {
-		for (Entry e : entriesFrom(key, RestartSearch.ONE_INTERVAL)) {
-			int cmp = Keys.compare(e.key(), key);
+		int lo = lastRestartAtOrBefore(key);
+		int end = (lo + 1 < this.restarts.length) ? this.restarts[lo + 1] : this.entriesEnd;
+		byte[] current = EMPTY;
+		int[] pos = { this.restarts[lo] };
+		while (pos[0] < end) {
+			Header header = header(pos, end, current.length);
+			current = assembleKey(current, header, pos[0]);
+			pos[0] += header.unshared();
+			int cmp = Keys.compare(current, key);
 			if (cmp >= 0) {
-				return (cmp == 0) ? e : null;
+				if (cmp > 0) {
+					return null;
+				}
+				byte[] value = (header.valueLength() >= 0) ? copy(pos[0], header.valueLength()) : null;
+				return new Entry(current, value, header.timestamp(), header.expiresAt());
 			}
+			pos[0] += Math.max(0, header.valueLength());
 		}
 		return null;
 	}
 
 	/** Entries with a key {@code >= from}, in order. */
 	List<Entry> entriesFrom(byte[] from) {
-		List<Entry> out = new ArrayList<>();
-		for (Entry e : entriesFrom(from, RestartSearch.TO_END)) {
-			if (Keys.compare(e.key(), from) >= 0) {
-				out.add(e);
-			}
+		List<Entry> out = decodeRange(this.restarts[lastRestartAtOrBefore(from)], this.entriesEnd);
+		int first = 0;
+		while (first < out.size() && Keys.compare(out.get(first).key(), from) < 0) {
+			first++;
 		}
-		return out;
+		return (first == 0) ? out : out.subList(first, out.size());
 	}
 
-	private enum RestartSearch {
-
-		ONE_INTERVAL, TO_END
-
-	}
-
-	private List<Entry> entriesFrom(byte[] from, RestartSearch search) {
-		// The last restart whose key is <= from: the key, if present, is in its interval.
+	/**
+	 * The last restart whose key is {@code <= key} (the first restart when none is): the
+	 * key, if present, is in its interval.
+	 */
+	private int lastRestartAtOrBefore(byte[] key) {
 		int lo = 0;
 		int hi = this.restarts.length - 1;
 		while (lo < hi) {
 			int mid = (lo + hi + 1) >>> 1;
-			if (Keys.compare(restartKey(mid), from) <= 0) {
+			if (compareRestartKey(mid, key) <= 0) {
 				lo = mid;
 			}
 			else {
 				hi = mid - 1;
 			}
 		}
-		int end = (search == RestartSearch.ONE_INTERVAL && lo + 1 < this.restarts.length) ? this.restarts[lo + 1]
-				: this.entriesEnd;
-		return decodeRange(this.restarts[lo], end);
+		return lo;
 	}
 
-	private byte[] restartKey(int index) {
+	/** Restart {@code index}'s key against {@code key}, unsigned, read in place. */
+	private int compareRestartKey(int index, byte[] key) {
 		int[] pos = { this.restarts[index] };
 		Header header = header(pos, this.entriesEnd, 0);
 		if (header.shared() != 0) {
 			throw new BlockFormatException("bad restart entry at " + this.restarts[index]);
 		}
-		return java.util.Arrays.copyOfRange(this.data, pos[0], pos[0] + header.unshared());
+		int length = header.unshared();
+		int common = Math.min(length, key.length);
+		for (int i = 0; i < common; i++) {
+			int cmp = Byte.compareUnsigned(this.data.get(ValueLayout.JAVA_BYTE, pos[0] + i), key[i]);
+			if (cmp != 0) {
+				return cmp;
+			}
+		}
+		return Integer.compare(length, key.length);
+	}
+
+	/**
+	 * The key of the entry whose header was just read and whose key bytes start at
+	 * {@code at}: {@code previous} itself, overwritten, when the lengths match (its first
+	 * {@code shared} bytes are the ones the entry reuses), else a new array.
+	 */
+	private byte[] assembleKey(byte[] previous, Header header, int at) {
+		int keyLength = header.shared() + header.unshared();
+		byte[] key = previous;
+		if (key.length != keyLength) {
+			key = new byte[keyLength];
+			System.arraycopy(previous, 0, key, 0, header.shared());
+		}
+		MemorySegment.copy(this.data, ValueLayout.JAVA_BYTE, at, key, header.shared(), header.unshared());
+		return key;
+	}
+
+	private byte[] copy(int at, int length) {
+		byte[] out = new byte[length];
+		MemorySegment.copy(this.data, ValueLayout.JAVA_BYTE, at, out, 0, length);
+		return out;
 	}
 
 	/**
@@ -148,7 +210,7 @@ final class Block {
 				|| (long) pos[0] + 8 > end) {
 			throw new BlockFormatException("bad entry at " + entryStart);
 		}
-		long timestamp = ByteBuffer.wrap(this.data, pos[0], 8).getLong();
+		long timestamp = this.data.get(LONG, pos[0]);
 		pos[0] += 8;
 		long expiresAt = Entry.NO_EXPIRY;
 		int valueLength;
@@ -159,7 +221,7 @@ final class Block {
 			if ((long) pos[0] + 8 > end) {
 				throw new BlockFormatException("bad entry at " + entryStart);
 			}
-			expiresAt = ByteBuffer.wrap(this.data, pos[0], 8).getLong();
+			expiresAt = this.data.get(LONG, pos[0]);
 			pos[0] += 8;
 			valueLength = Varints.read(this.data, pos, end);
 			if (valueLength < 0 || expiresAt == Entry.NO_EXPIRY) {
@@ -189,25 +251,19 @@ final class Block {
 	 */
 	private List<Entry> decodeRange(int start, int end) {
 		List<Entry> out = new ArrayList<>(BlockBuilder.RESTART_INTERVAL);
-		byte[] key = new byte[0];
-		byte[] value = new byte[0];
+		byte[] key = EMPTY;
+		byte[] value = EMPTY;
 		int[] pos = { start };
 		while (pos[0] < end) {
 			Header header = header(pos, end, key.length);
-			int keyLength = header.shared() + header.unshared();
-			if (key.length != keyLength) {
-				byte[] resized = new byte[keyLength];
-				System.arraycopy(key, 0, resized, 0, header.shared());
-				key = resized;
-			}
-			System.arraycopy(this.data, pos[0], key, header.shared(), header.unshared());
+			key = assembleKey(key, header, pos[0]);
 			pos[0] += header.unshared();
 			int valueLength = header.valueLength();
 			if (valueLength >= 0) {
 				if (value.length != valueLength) {
 					value = new byte[valueLength];
 				}
-				System.arraycopy(this.data, pos[0], value, 0, valueLength);
+				MemorySegment.copy(this.data, ValueLayout.JAVA_BYTE, pos[0], value, 0, valueLength);
 				pos[0] += valueLength;
 			}
 			out.add(new Entry(key, (valueLength >= 0) ? value : null, header.timestamp(), header.expiresAt()));

@@ -20,9 +20,10 @@ import org.jspecify.annotations.Nullable;
  * An open, immutable table file (layout in {@code docs/formats/sstable.md}),
  * memory-mapped through one shared {@link Arena}; offsets are longs, so files over 2 GiB
  * work. Reads tables of every {@link TableFormat} version. The index, bloom filter and
- * properties are decoded once on open; data blocks are copied out of the mapping, their
- * CRC32C verified on every read (over the stored bytes: before a compressed block is
- * decompressed), then decompressed ({@link BlockCodec}).
+ * properties are decoded once on open; a data block's CRC32C is verified on every read
+ * (over the stored bytes: before a compressed block is decompressed), then a block stored
+ * raw is read in place in the mapping and a compressed one is copied out and decompressed
+ * ({@link BlockCodec}).
  *
  * <p>
  * Reference counted: the engine's state holds one reference, every reader pins the table
@@ -149,11 +150,14 @@ public final class SsTable {
 			throw new CorruptedStorageException(path, handle.offset(), structure,
 					"meta block stored with codec " + stored.codec());
 		}
-		return stored.bytes();
+		return stored.bytes().toArray(ValueLayout.JAVA_BYTE);
 	}
 
-	/** A block as stored and the id of its codec (always none in version 1). */
-	private record Stored(byte[] bytes, int codec) {
+	/**
+	 * A block as stored (a slice of the mapping) and the id of its codec (always none in
+	 * version 1).
+	 */
+	private record Stored(MemorySegment bytes, int codec) {
 	}
 
 	/**
@@ -165,10 +169,10 @@ public final class SsTable {
 		if (handle.end(version) > segment.byteSize()) {
 			throw new CorruptedStorageException(path, handle.offset(), structure, "block out of bounds");
 		}
-		byte[] contents = copy(segment, handle.offset(), handle.size());
+		MemorySegment contents = segment.asSlice(handle.offset(), handle.size());
 		long trailer = handle.offset() + handle.size();
 		CRC32C crc = new CRC32C();
-		crc.update(contents);
+		crc.update(contents.asByteBuffer());
 		int codec = BlockCodec.NONE.id();
 		if (version != TableFormat.VERSION_1) {
 			codec = Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, trailer));
@@ -250,6 +254,11 @@ public final class SsTable {
 		return this.blocks[i];
 	}
 
+	/**
+	 * Data block {@code i}: read in place in the mapping when it is stored raw (the
+	 * caller keeps the table pinned while it uses the block), decompressed into an array
+	 * otherwise.
+	 */
 	Block readBlock(int i) {
 		BlockHandle handle = this.blocks[i];
 		Stored stored = readChecked(this.path, this.segment, handle, "SSTable data block", this.version);
@@ -259,7 +268,9 @@ public final class SsTable {
 					"unknown codec " + stored.codec());
 		}
 		try {
-			return Block.decode(codec.decompress(stored.bytes()), this.version);
+			MemorySegment raw = (codec == BlockCodec.NONE) ? stored.bytes()
+					: MemorySegment.ofArray(codec.decompress(stored.bytes().toArray(ValueLayout.JAVA_BYTE)));
+			return Block.decode(raw, this.version);
 		}
 		catch (Block.BlockFormatException ex) {
 			throw new CorruptedStorageException(this.path, handle.offset(), "SSTable data block", ex.getMessage());

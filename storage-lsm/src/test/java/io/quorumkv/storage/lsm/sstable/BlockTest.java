@@ -5,6 +5,7 @@ import static io.quorumkv.storage.contract.Entries.numberedKey;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -40,6 +41,32 @@ class BlockTest {
 		assertThat(block.find(bytes("key-00000050x"))).isNull();
 		assertThat(block.find(bytes("a"))).isNull();
 		assertThat(block.find(bytes("z"))).isNull();
+	}
+
+	@Test
+	void readsInPlaceFromASliceAndComparesKeyBytesUnsigned() {
+		// Keys whose first byte runs through 0x00..0xEC: the restart search must compare
+		// them unsigned, and the block is read where it lies inside a larger segment.
+		List<Entry> entries = new ArrayList<>();
+		for (int i = 0; i < 60; i++) {
+			entries.add(Entry.value(bytes(i * 4, 0xF0), bytes("v" + i), i));
+		}
+		BlockBuilder builder = new BlockBuilder();
+		entries.forEach(builder::add);
+		byte[] raw = builder.finish();
+		byte[] around = new byte[raw.length + 29];
+		java.util.Arrays.fill(around, (byte) 0xAA);
+		System.arraycopy(raw, 0, around, 13, raw.length);
+		Block block = Block.decode(MemorySegment.ofArray(around).asSlice(13, raw.length), TableFormat.CURRENT);
+
+		assertThat(block.entries()).containsExactlyElementsOf(entries);
+		for (int i = 0; i < 60; i++) {
+			assertThat(block.find(bytes(i * 4, 0xF0))).isEqualTo(entries.get(i));
+			assertThat(block.find(bytes(i * 4 + 1))).isNull();
+			assertThat(block.entriesFrom(bytes(i * 4 + 1))).containsExactlyElementsOf(entries.subList(i + 1, 60));
+		}
+		assertThat(block.find(bytes(0xFF, 0xFF))).isNull();
+		assertThat(block.entriesFrom(bytes(0x00))).containsExactlyElementsOf(entries);
 	}
 
 	@Test
