@@ -83,6 +83,25 @@ public interface Storage extends AutoCloseable {
 	 */
 	Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive);
 
+	/**
+	 * As {@link #scan(byte[], byte[])}, keeping only the entries whose key {@code keys}
+	 * accepts. A backend may ask before it reads an entry's value, so an entry it rejects
+	 * costs no copy (the LSM does): what a membership change's source uses to find the
+	 * quarter of its entries a target owns.
+	 *
+	 * <p>
+	 * The predicate may be asked about one key more than once (once per stored version)
+	 * and must give the same answer each time; it must neither keep nor change the array
+	 * it is given, which the backend may reuse.
+	 *
+	 * <pre>{@code
+	 * storage.scan(from, null, (key) -> placement.isReplica(key, rf, target))
+	 * }</pre>
+	 */
+	default Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive, Predicate<byte[]> keys) {
+		return scan(fromInclusive, toExclusive).filter((entry) -> keys.test(entry.key()));
+	}
+
 	/** Completes when every upsert that completed before the subscription is durable. */
 	Mono<Void> flush();
 

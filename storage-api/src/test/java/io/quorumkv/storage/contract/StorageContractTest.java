@@ -649,6 +649,50 @@ public abstract class StorageContractTest {
 		}
 
 		@Test
+		void aKeyFilterKeepsTheAcceptedKeysInTheirNewestVersion() {
+			// Several versions of many keys (a small memtable spreads them over tables),
+			// tombstones among them, and older writes that lose. Timestamps near the
+			// clock's instant: older tombstones could be purged between two scans.
+			int count = 3_000;
+			long now = StorageContractTest.this.clock.micros();
+			List<Entry> writes = new ArrayList<>();
+			for (int i = 0; i < count; i++) {
+				writes.add(Entry.value(numberedKey(i), bytes("first-" + i), now + 10));
+			}
+			for (int i = 0; i < count; i += 3) {
+				writes.add(Entry.value(numberedKey(i), bytes("second-" + i), now + 20));
+			}
+			for (int i = 0; i < count; i += 5) {
+				writes.add(Entry.tombstone(numberedKey(i), now + 25));
+			}
+			for (int i = 0; i < count; i += 7) {
+				writes.add(Entry.value(numberedKey(i), bytes("older-" + i), now + 5));
+			}
+			Flux.fromIterable(writes)
+				.concatMap((e) -> StorageContractTest.this.storage.upsert(e), 32)
+				.then()
+				.block(TIMEOUT);
+			java.util.function.Predicate<byte[]> keys = (key) -> java.util.Arrays.hashCode(key) % 3 != 0;
+
+			List<Entry> all = scan(numberedKey(0), null);
+			List<Entry> kept = StorageContractTest.this.storage.scan(numberedKey(0), null, keys)
+				.collectList()
+				.block(TIMEOUT);
+			assertThat(kept).containsExactlyElementsOf(all.stream().filter((e) -> keys.test(e.key())).toList());
+			assertThat(kept).hasSizeBetween(count / 2, count - count / 5);
+			assertThat(kept).anyMatch(Entry::isTombstone).anyMatch((e) -> e.timestamp() == now + 20);
+
+			List<Entry> bounded = StorageContractTest.this.storage.scan(numberedKey(100), numberedKey(2_000), keys)
+				.collectList()
+				.block(TIMEOUT);
+			assertThat(bounded).containsExactlyElementsOf(
+					scan(numberedKey(100), numberedKey(2_000)).stream().filter((e) -> keys.test(e.key())).toList());
+			assertThat(StorageContractTest.this.storage.scan(numberedKey(0), null, (key) -> false)
+				.collectList()
+				.block(TIMEOUT)).isEmpty();
+		}
+
+		@Test
 		void cancelledScanReleasesItsResources() {
 			for (int i = 0; i < 2_000; i++) {
 				upsert(Entry.value(numberedKey(i), bytes("v"), 1));

@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.PurgePolicy;
@@ -122,11 +123,18 @@ public final class LsmStorage implements Storage {
 
 	@Override
 	public Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive) {
+		return scan(fromInclusive, toExclusive, (key) -> true);
+	}
+
+	/** Filters in every table before a rejected entry's value is copied. */
+	@Override
+	public Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive, Predicate<byte[]> keys) {
 		Objects.requireNonNull(fromInclusive, "fromInclusive");
+		Objects.requireNonNull(keys, "keys");
 		return Flux.defer(() -> {
 			this.engine.checkOpen();
 			this.engine.stats.scans.increment();
-			return this.engine.reads.scan(fromInclusive, toExclusive);
+			return this.engine.reads.scan(fromInclusive, toExclusive, keys);
 		});
 	}
 

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
@@ -131,27 +132,38 @@ final class ReadPath {
 	 * cancelled. Expiry is judged at the instant the scan is subscribed.
 	 */
 	Flux<Entry> scan(byte[] from, byte @Nullable [] to) {
+		return scan(from, to, (key) -> true);
+	}
+
+	/**
+	 * As {@link #scan(byte[], byte[])}, with only the entries whose key {@code keys}
+	 * accepts: every source (memtables and tables) filters by key, the tables before they
+	 * copy a value, and since the answer depends on the key alone the merge still sees
+	 * every version of an accepted key.
+	 */
+	Flux<Entry> scan(byte[] from, byte @Nullable [] to, Predicate<byte[]> keys) {
 		if (to != null && Keys.compare(from, to) >= 0) {
 			return Flux.empty();
 		}
 		return Flux.defer(() -> {
 			long now = this.nowMicros.getAsLong();
-			return scan(from, to, now);
+			return scan(from, to, keys, now);
 		});
 	}
 
-	private Flux<Entry> scan(byte[] from, byte @Nullable [] to, long now) {
-		return Flux.using(this::pin, (snapshot) -> Flux.generate(() -> snapshot.iterator(from, to), (it, sink) -> {
-			Entry e = it.current();
-			if (e == null || (to != null && Keys.compare(e.key(), to) >= 0)) {
-				sink.complete();
-			}
-			else {
-				sink.next(e.asSeenAt(now));
-				it.next();
-			}
-			return it;
-		}, EntryIterator::close), Snapshot::release);
+	private Flux<Entry> scan(byte[] from, byte @Nullable [] to, Predicate<byte[]> keys, long now) {
+		return Flux.using(this::pin,
+				(snapshot) -> Flux.generate(() -> snapshot.iterator(from, to, keys), (it, sink) -> {
+					Entry e = it.current();
+					if (e == null || (to != null && Keys.compare(e.key(), to) >= 0)) {
+						sink.complete();
+					}
+					else {
+						sink.next(e.asSeenAt(now));
+						it.next();
+					}
+					return it;
+				}, EntryIterator::close), Snapshot::release);
 	}
 
 	/** Pins every table of the current state. */
@@ -189,14 +201,14 @@ final class ReadPath {
 			this.pinned = pinned;
 		}
 
-		EntryIterator iterator(byte[] from, byte @Nullable [] to) {
+		EntryIterator iterator(byte[] from, byte @Nullable [] to, Predicate<byte[]> keys) {
 			List<EntryIterator> sources = new ArrayList<>();
 			for (MemTableSlot slot : this.state.memtables()) {
-				sources.add(EntryIterator.of(slot.memtable().iterator(from, to)));
+				sources.add(EntryIterator.of(slot.memtable().iterator(from, to), keys));
 			}
 			Levels levels = this.state.levels();
 			for (SsTable table : levels.level(0)) {
-				sources.add(table.iterator(from));
+				sources.add(table.iterator(from, keys));
 			}
 			for (int i = 1; i < levels.count(); i++) {
 				List<SsTable> inRange = levels.level(i)
@@ -205,7 +217,7 @@ final class ReadPath {
 							&& (to == null || Keys.compare(t.minKey(), to) < 0))
 					.toList();
 				if (!inRange.isEmpty()) {
-					sources.add(new ConcatIterator<>(inRange, (t) -> t.iterator(from)));
+					sources.add(new ConcatIterator<>(inRange, (t) -> t.iterator(from, keys)));
 				}
 			}
 			return new MergingIterator(sources);

@@ -19,6 +19,40 @@ public interface EntryIterator extends AutoCloseable {
 	default void close() {
 	}
 
+	/** The entries of {@code entries}, in key order, whose key {@code keys} accepts. */
+	static EntryIterator of(java.util.Iterator<Entry> entries, java.util.function.Predicate<byte[]> keys) {
+		return of(new java.util.Iterator<>() {
+
+			private @Nullable Entry next = advance();
+
+			private @Nullable Entry advance() {
+				while (entries.hasNext()) {
+					Entry e = entries.next();
+					if (keys.test(e.key())) {
+						return e;
+					}
+				}
+				return null;
+			}
+
+			@Override
+			public boolean hasNext() {
+				return this.next != null;
+			}
+
+			@Override
+			public Entry next() {
+				Entry e = this.next;
+				if (e == null) {
+					throw new java.util.NoSuchElementException();
+				}
+				this.next = advance();
+				return e;
+			}
+
+		});
+	}
+
 	/** An iterator over a {@link java.util.Iterator} already in key order. */
 	static EntryIterator of(java.util.Iterator<Entry> entries) {
 		return new EntryIterator() {

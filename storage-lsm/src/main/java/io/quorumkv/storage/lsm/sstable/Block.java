@@ -5,6 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Keys;
@@ -40,6 +41,8 @@ final class Block {
 	private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
 	private static final byte[] EMPTY = new byte[0];
+
+	private static final Predicate<byte[]> ALL = (key) -> true;
 
 	private final MemorySegment data;
 
@@ -122,7 +125,16 @@ final class Block {
 
 	/** Entries with a key {@code >= from}, in order. */
 	List<Entry> entriesFrom(byte[] from) {
-		List<Entry> out = decodeRange(this.restarts[lastRestartAtOrBefore(from)], this.entriesEnd);
+		return entriesFrom(from, ALL);
+	}
+
+	/**
+	 * Entries with a key {@code >= from} that {@code keys} accepts, in order; the value
+	 * of an entry it rejects is not read. {@code keys} is given a buffer it must not
+	 * keep.
+	 */
+	List<Entry> entriesFrom(byte[] from, Predicate<byte[]> keys) {
+		List<Entry> out = decodeRange(this.restarts[lastRestartAtOrBefore(from)], this.entriesEnd, keys);
 		int first = 0;
 		while (first < out.size() && Keys.compare(out.get(first).key(), from) < 0) {
 			first++;
@@ -239,7 +251,12 @@ final class Block {
 
 	/** All entries, in order. */
 	List<Entry> entries() {
-		return decodeRange(0, this.entriesEnd);
+		return entries(ALL);
+	}
+
+	/** The entries {@code keys} accepts, as {@link #entriesFrom(byte[], Predicate)}. */
+	List<Entry> entries(Predicate<byte[]> keys) {
+		return decodeRange(0, this.entriesEnd, keys);
 	}
 
 	/**
@@ -249,7 +266,7 @@ final class Block {
 	 * copies them anyway; the key buffer holds the previous key, whose first
 	 * {@code shared} bytes the next key reuses.
 	 */
-	private List<Entry> decodeRange(int start, int end) {
+	private List<Entry> decodeRange(int start, int end, Predicate<byte[]> keys) {
 		List<Entry> out = new ArrayList<>(BlockBuilder.RESTART_INTERVAL);
 		byte[] key = EMPTY;
 		byte[] value = EMPTY;
@@ -259,6 +276,10 @@ final class Block {
 			key = assembleKey(key, header, pos[0]);
 			pos[0] += header.unshared();
 			int valueLength = header.valueLength();
+			if (!keys.test(key)) {
+				pos[0] += Math.max(0, valueLength);
+				continue;
+			}
 			if (valueLength >= 0) {
 				if (value.length != valueLength) {
 					value = new byte[valueLength];

@@ -7,6 +7,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import java.util.zip.CRC32C;
 
 import io.quorumkv.storage.CorruptedStorageException;
@@ -279,7 +280,16 @@ public final class SsTable {
 
 	/** Entries with a key {@code >= from}; the caller pinned the table. */
 	public EntryIterator iterator(byte[] from) {
-		return new SsTableIterator(this, from);
+		return iterator(from, (key) -> true);
+	}
+
+	/**
+	 * Entries with a key {@code >= from} that {@code keys} accepts, without reading the
+	 * values of the others ({@code keys} is given a buffer it must not keep); the caller
+	 * pinned the table.
+	 */
+	public EntryIterator iterator(byte[] from, Predicate<byte[]> keys) {
+		return new SsTableIterator(this, from, keys);
 	}
 
 	/** Pins the table; false once it was released for good. */

@@ -1,12 +1,16 @@
 package io.quorumkv.storage.lsm.sstable;
 
 import java.util.List;
+import java.util.function.Predicate;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.lsm.iterator.EntryIterator;
 import org.jspecify.annotations.Nullable;
 
-/** Walks a pinned table from a key on, decoding (and verifying) one block at a time. */
+/**
+ * Walks a pinned table from a key on, decoding (and verifying) one block at a time, and
+ * only the entries whose key a predicate accepts.
+ */
 final class SsTableIterator implements EntryIterator {
 
 	private final SsTable table;
@@ -17,10 +21,13 @@ final class SsTableIterator implements EntryIterator {
 
 	private int position;
 
-	SsTableIterator(SsTable table, byte[] from) {
+	private final Predicate<byte[]> keys;
+
+	SsTableIterator(SsTable table, byte[] from, Predicate<byte[]> keys) {
 		this.table = table;
+		this.keys = keys;
 		this.blockIndex = table.blockIndexFor(from);
-		this.entries = (this.blockIndex < table.blockCount()) ? table.readBlock(this.blockIndex).entriesFrom(from)
+		this.entries = (this.blockIndex < table.blockCount()) ? table.readBlock(this.blockIndex).entriesFrom(from, keys)
 				: List.of();
 		skipEmpty();
 	}
@@ -28,7 +35,7 @@ final class SsTableIterator implements EntryIterator {
 	private void skipEmpty() {
 		while (this.position >= this.entries.size() && this.blockIndex + 1 < this.table.blockCount()) {
 			this.blockIndex++;
-			this.entries = this.table.readBlock(this.blockIndex).entries();
+			this.entries = this.table.readBlock(this.blockIndex).entries(this.keys);
 			this.position = 0;
 		}
 	}
