@@ -11,11 +11,12 @@ import io.quorumkv.storage.Entry;
  * The frames of a transfer stream ({@code GET /internal/v0/transfer}): an entry is the
  * replica scan's frame ({@link InternalApi#encode}, decoded by
  * {@link InternalApi#decode}: a value, a tombstone, or an expiring value with its
- * expiry); a progress frame says how far the source's scan has come when it has nothing
- * to send for a while:
- * {@code u32 keyLength, key (the last key scanned), i64 bytes scanned so far, i32 -2}.
- * Entries carry no scan count: the next progress frame does. The stream opens with an
- * estimate frame, {@code u32 1, 0x00, i64 bytes the whole scan will read (-1: unknown),
+ * expiry); a progress frame says how far the source's scan has come, now and then between
+ * them:
+ * {@code u32 keyLength, key (the last key scanned), i64 bytes scanned so far, i32 -2}
+ * (estimated: a source's storage skips the values it does not send unread). Entries carry
+ * no scan count: the next progress frame does. The stream opens with an estimate frame,
+ * {@code u32 1, 0x00, i64 bytes the whole scan will read (-1: unknown),
  * i32 -3}. Decoding checks every length before use and keeps at most one incomplete
  * frame.
  */
