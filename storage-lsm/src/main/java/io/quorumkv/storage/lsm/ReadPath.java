@@ -129,17 +129,10 @@ final class ReadPath {
 	/**
 	 * A lazy scan with backpressure (one entry decoded per request) over a pinned
 	 * snapshot: the tables it reads stay mapped until the scan completes, fails or is
-	 * cancelled. Expiry is judged at the instant the scan is subscribed.
-	 */
-	Flux<Entry> scan(byte[] from, byte @Nullable [] to) {
-		return scan(from, to, (key) -> true);
-	}
-
-	/**
-	 * As {@link #scan(byte[], byte[])}, with only the entries whose key {@code keys}
-	 * accepts: every source (memtables and tables) filters by key, the tables before they
-	 * copy a value, and since the answer depends on the key alone the merge still sees
-	 * every version of an accepted key.
+	 * cancelled. Expiry is judged at the instant the scan is subscribed. Only the entries
+	 * whose key {@code keys} accepts come out: every source (memtables and tables)
+	 * filters by key, the tables before they copy a value, and since the answer depends
+	 * on the key alone the merge still sees every version of an accepted key.
 	 */
 	Flux<Entry> scan(byte[] from, byte @Nullable [] to, Predicate<byte[]> keys) {
 		if (to != null && Keys.compare(from, to) >= 0) {

@@ -21,36 +21,31 @@ public interface EntryIterator extends AutoCloseable {
 
 	/** The entries of {@code entries}, in key order, whose key {@code keys} accepts. */
 	static EntryIterator of(java.util.Iterator<Entry> entries, java.util.function.Predicate<byte[]> keys) {
-		return of(new java.util.Iterator<>() {
+		EntryIterator all = of(entries);
+		return new EntryIterator() {
 
-			private @Nullable Entry next = advance();
+			{
+				skipRejected();
+			}
 
-			private @Nullable Entry advance() {
-				while (entries.hasNext()) {
-					Entry e = entries.next();
-					if (keys.test(e.key())) {
-						return e;
-					}
+			private void skipRejected() {
+				for (Entry e = all.current(); e != null && !keys.test(e.key()); e = all.current()) {
+					all.next();
 				}
-				return null;
 			}
 
 			@Override
-			public boolean hasNext() {
-				return this.next != null;
+			public @Nullable Entry current() {
+				return all.current();
 			}
 
 			@Override
-			public Entry next() {
-				Entry e = this.next;
-				if (e == null) {
-					throw new java.util.NoSuchElementException();
-				}
-				this.next = advance();
-				return e;
+			public void next() {
+				all.next();
+				skipRejected();
 			}
 
-		});
+		};
 	}
 
 	/** An iterator over a {@link java.util.Iterator} already in key order. */
