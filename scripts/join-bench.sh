@@ -12,7 +12,12 @@
 #      join is asked 15 s into it (after wrk2's calibration) and the load stops 5 s after
 #      every node's automatic clean-up has finished (wrk2's figures cover the change and
 #      the clean-up it leads to); the streaming rate under load; every 5 s each node's CPU
-#      time and `qkv status` go to D/out/samples-during-join.txt.
+#      time and `qkv status` go to D/out/samples-during-join.txt;
+#   4. the same rate for S seconds on the five nodes once every clean-up has finished, no
+#      change (D/out/after.txt): a baseline of the cluster's new shape. With five nodes a
+#      coordinator holds fewer of the keys it is asked for (3/5 against 3/4) and waits more
+#      often for two peers, and node 5 is one more peer to wait for; 4. against 2. is what
+#      that shape costs by itself, beside what 3. against 2. says of the change.
 #
 # From the warm-up of 2. to the end of 3., a probe (scripts/lib/LatencyProbe.java) sends one
 # request every 10 ms besides wrk2's, each on a connection of its own when the earlier ones
@@ -249,7 +254,11 @@ log "3. node 5 ready$joining_priority; $rate req/s, 4 -> 5 asked after 15 s"
 sample &
 sampler=$!
 wall=$(join_under_load 5 "$dir/out/during-join.txt" 5)
-kill "$sampler" "$prober" 2> /dev/null || true
+kill "$sampler" 2> /dev/null || true
+after_from=$(now_ms)
+load "$seconds" "$dir/out/after.txt"
+after_to=$(now_ms)
+kill "$prober" 2> /dev/null || true
 wait "$prober" || true
 timeline
 log "3. 4 -> 5 under load: wall $wall s; node 5 received $(received 5)"
@@ -258,3 +267,5 @@ read -r change_from change_to < "$dir/out/join-5.window"
 log "3. probe during the join: $(probe_summary "$change_from" "$change_to"); the seconds with a request over 50 ms and the ring changes: $dir/out/timeline.txt"
 read -r cleanup_from cleanup_to < "$dir/out/cleanup-5.window"
 log "3. probe during the clean-up ($(awk -v a="$cleanup_from" -v b="$cleanup_to" 'BEGIN { printf "%.1f", (b - a) / 1000 }') s from the change's end): $(probe_summary "$cleanup_from" "$cleanup_to")"
+log "4. five nodes, no change, after the clean-up: $(summary "$dir/out/after.txt")"
+log "4. probe: $(probe_summary "$after_from" "$after_to")"
