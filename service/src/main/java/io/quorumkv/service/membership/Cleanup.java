@@ -1,5 +1,7 @@
 package io.quorumkv.service.membership;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -13,7 +15,11 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClusterState;
+import io.quorumkv.service.cluster.DataFiles;
+import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.cluster.NodeState;
 import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.cluster.RingLayout;
 import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.service.replication.InternalApi;
@@ -24,6 +30,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -43,14 +50,28 @@ import org.springframework.http.HttpMethod;
  * Cassandra's {@code nodetool cleanup} node by node. A clean-up rewrites a node's whole
  * store; one at a time, a quorum of every key's replicas is free of it, and the cluster
  * gives it one node's share of its machines instead of every node's at once.
+ * <p>
+ * A newcomer skips the automatic clean-up after its own join (or replacement) when its
+ * storage was empty as it agreed to the change ({@link #noteIfNewcomer}, recorded in the
+ * data folder before it voted): it then holds only what the change sent it as an owner
+ * (streams, and writes, repairs and hints for keys whose new owners include it), all of
+ * it its own once the change ends. Rewriting its whole store to remove nothing cost as
+ * long as a member's clean-up (docs/performance.md).
  */
 final class Cleanup {
 
 	private static final Log logger = LogFactory.getLog(Cleanup.class);
 
+	/** Names the change whose newcomer this node was, with an empty storage. */
+	static final String STARTED_EMPTY_FILE = "started-empty";
+
+	private static final String STARTED_EMPTY_MAGIC = "qkv-started-empty";
+
 	private final ClusterState state;
 
 	private final Storage storage;
+
+	private final Path folder;
 
 	private final long entriesPerSecond;
 
@@ -72,15 +93,17 @@ final class Cleanup {
 	private volatile @Nullable Map<String, @Nullable Object> last;
 
 	/**
+	 * @param folder the data folder, where a newcomer records that it started empty
 	 * @param entriesPerSecond how many entries of its storage a clean-up looks at per
 	 * second ({@link Storage#retain(java.util.function.Predicate, long)})
 	 * @param pollInterval how often an automatic clean-up waiting for its turn asks the
 	 * member before it
 	 */
-	Cleanup(ClusterState state, Storage storage, long entriesPerSecond, PeerClient peers, Duration pollInterval,
-			Duration callTimeout, MeterRegistry meters) {
+	Cleanup(ClusterState state, Storage storage, Path folder, long entriesPerSecond, PeerClient peers,
+			Duration pollInterval, Duration callTimeout, MeterRegistry meters) {
 		this.state = state;
 		this.storage = storage;
+		this.folder = folder;
 		this.entriesPerSecond = entriesPerSecond;
 		this.peers = peers;
 		this.pollInterval = pollInterval;
@@ -136,9 +159,13 @@ final class Cleanup {
 	 * {@code delay}, once the member before this one (by id, {@link #predecessor}) has
 	 * none waiting and none running, or does not answer. Given up, with an error, when a
 	 * newer ring replaced {@code ring} in the meantime (the change that made it cleans up
-	 * after itself).
+	 * after itself). Skipped, at once, by a newcomer that started {@code finishedChange}
+	 * with an empty storage.
 	 */
-	Mono<Long> runInTurn(Ring ring, Duration delay) {
+	Mono<Long> runInTurn(Ring ring, String finishedChange, Duration delay) {
+		if (startedEmptyIn(finishedChange)) {
+			return Mono.fromCallable(() -> skip(ring, finishedChange)).subscribeOn(Schedulers.boundedElastic());
+		}
 		Optional<RingNode> before = predecessor(ring, this.state.self().id());
 		// Counted as waiting until it has started (running) or failed: the member after
 		// this one never sees neither while this one's turn passes to its clean-up.
@@ -195,6 +222,77 @@ final class Cleanup {
 		if (epoch != ring.epoch()) {
 			throw new IllegalStateException(
 					"epoch " + epoch + " replaced " + ring.epoch() + " before this node's turn came");
+		}
+	}
+
+	private long skip(Ring ring, String change) {
+		Map<String, @Nullable Object> done = new LinkedHashMap<>();
+		done.put("epoch", ring.epoch());
+		done.put("removed", 0L);
+		done.put("durationMs", 0L);
+		done.put("skipped", "newcomer of change " + change + ", which started with an empty storage");
+		this.last = done;
+		try {
+			Files.deleteIfExists(this.folder.resolve(STARTED_EMPTY_FILE));
+		}
+		catch (java.io.IOException ex) {
+			logger.warn("Cleanup: could not delete " + STARTED_EMPTY_FILE + " (" + ex.getMessage() + ")");
+		}
+		logger.info("Cleanup under epoch " + ring.epoch() + " skipped: this node joined in change " + change
+				+ " with an empty storage, so it holds only keys it owns");
+		return 0L;
+	}
+
+	/**
+	 * Before this node votes for {@code proposal}: when the proposal adds this node (a
+	 * join, or a replacement at its URL) and its storage holds nothing, records so with
+	 * the change's id in the data folder, durably, for {@link #runInTurn} to skip the
+	 * clean-up after that change. Nobody writes to this node under the proposal's ring
+	 * before it has voted, so what it holds when the change ends came with the change.
+	 */
+	Mono<Void> noteIfNewcomer(Proposal proposal) {
+		RingChange change = proposal.next().change();
+		if (change == null || !isNewcomer(proposal.next(), this.state.self())) {
+			return Mono.empty();
+		}
+		return this.storage.scan(new byte[0], null).hasElements().flatMap((held) -> {
+			if (held) {
+				return Mono.empty();
+			}
+			return Mono.fromRunnable(
+					() -> DataFiles.write(this.folder.resolve(STARTED_EMPTY_FILE), STARTED_EMPTY_MAGIC, 1, change.id()))
+				.subscribeOn(Schedulers.boundedElastic())
+				.then(Mono.fromRunnable(() -> logger.info("Storage empty as this node agrees to " + proposal.describe()
+						+ ": it will skip the clean-up after that change")));
+		});
+	}
+
+	/**
+	 * Whether {@code ring}'s change brings {@code self} in: a join or a replacement whose
+	 * joining node is this node (by id, or by URL for a replacement, which gives this
+	 * node the dead node's id).
+	 */
+	static boolean isNewcomer(Ring ring, Node self) {
+		RingChange change = ring.change();
+		if (change == null || (change.kind() != RingChange.Kind.JOIN && change.kind() != RingChange.Kind.REPLACE)) {
+			return false;
+		}
+		return ring.node(change.nodeId())
+			.filter((node) -> node.state() == NodeState.JOINING)
+			.filter((node) -> node.id().equals(self.id()) || node.url().equals(self.url()))
+			.isPresent();
+	}
+
+	/**
+	 * Whether this node recorded that it started {@code change} with an empty storage.
+	 */
+	boolean startedEmptyIn(String change) {
+		try {
+			return change.equals(DataFiles.read(this.folder.resolve(STARTED_EMPTY_FILE), STARTED_EMPTY_MAGIC, 1));
+		}
+		catch (IllegalStateException ex) {
+			logger.warn("Cleanup: " + STARTED_EMPTY_FILE + " is unreadable (" + ex.getMessage() + "); cleaning up");
+			return false;
 		}
 	}
 

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.MembershipProperties;
 import io.quorumkv.service.replication.InternalApi;
@@ -47,13 +48,14 @@ class MembershipConfiguration {
 	Cleanup cleanup(ClusterState state, Storage storage, PeerClient peers, MeterRegistry meters,
 			QuorumKvProperties properties) {
 		MembershipProperties membership = properties.cluster().membership();
-		return new Cleanup(state, storage, membership.cleanupRate(), peers, membership.pollInterval(),
-				membership.callTimeout(), meters);
+		return new Cleanup(state, storage, properties.storage().path(), membership.cleanupRate(), peers,
+				membership.pollInterval(), membership.callTimeout(), meters);
 	}
 
 	@Bean
 	Participant participant(ClusterState state, RingSync sync, Cleanup cleanup, QuorumKvProperties properties) {
-		Participant participant = new Participant(state, sync, properties.storage().path(), cleanup::running);
+		Participant participant = new Participant(state, sync, properties.storage().path(), cleanup::running,
+				cleanup::noteIfNewcomer);
 		cleanup.participant(participant);
 		return participant;
 	}
@@ -110,9 +112,10 @@ class MembershipConfiguration {
 			AtomicReference<@Nullable Ring> previous = new AtomicReference<>(state.ring().orElse(null));
 			state.onChange((ring) -> {
 				Ring before = previous.getAndSet(ring);
-				boolean finished = before != null && before.change() != null && ring.change() == null;
-				if (finished && properties.cluster().membership().autoCleanup() && ring.isMember(state.self().id())) {
-					cleanup.runInTurn(ring, properties.cluster().membership().cleanupDelay())
+				RingChange ended = (before != null && ring.change() == null) ? before.change() : null;
+				if (ended != null && properties.cluster().membership().autoCleanup()
+						&& ring.isMember(state.self().id())) {
+					cleanup.runInTurn(ring, ended.id(), properties.cluster().membership().cleanupDelay())
 						.subscribe(null, (error) -> LogFactory.getLog(Cleanup.class)
 							.warn("Cleanup after epoch " + ring.epoch() + " did not run: " + error.getMessage()));
 				}

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Node;
@@ -35,16 +36,21 @@ public final class Participant {
 
 	private final BooleanSupplier busy;
 
+	/** Runs before this node votes on a proposal ({@link Cleanup#noteIfNewcomer}). */
+	private final Function<Proposal, Mono<Void>> beforeVote;
+
 	/** Proposals this process coordinates right now: their outcome is not decided yet. */
 	private final Set<String> driving = ConcurrentHashMap.newKeySet();
 
 	private volatile AgreementLog log;
 
-	Participant(ClusterState state, RingSync sync, Path folder, BooleanSupplier busy) {
+	Participant(ClusterState state, RingSync sync, Path folder, BooleanSupplier busy,
+			Function<Proposal, Mono<Void>> beforeVote) {
 		this.state = state;
 		this.sync = sync;
 		this.folder = folder;
 		this.busy = busy;
+		this.beforeVote = beforeVote;
 		this.log = AgreementLog.read(folder);
 		Proposal pending = this.log.pending();
 		if (pending != null) {
@@ -113,7 +119,11 @@ public final class Participant {
 		Mono<Void> caughtUp = (mine > 0 && proposal.baseEpoch() > mine)
 				? this.sync.catchUp(proposal.coordinator(), proposal.baseEpoch()).onErrorResume((error) -> Mono.empty())
 				: Mono.empty();
-		return caughtUp.then(onRingThread(() -> prepareNow(proposal)));
+		Mono<Void> noted = this.beforeVote.apply(proposal).onErrorResume((error) -> {
+			logger.warn("Before voting on " + proposal.describe() + ": " + error.getMessage());
+			return Mono.empty();
+		});
+		return caughtUp.then(noted).then(onRingThread(() -> prepareNow(proposal)));
 	}
 
 	private Vote prepareNow(Proposal proposal) {

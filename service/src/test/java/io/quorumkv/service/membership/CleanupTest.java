@@ -3,14 +3,26 @@ package io.quorumkv.service.membership;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.IntStream;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.quorumkv.service.cluster.ClusterState;
+import io.quorumkv.service.cluster.ClusterStates;
+import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.NodeState;
 import io.quorumkv.service.cluster.PlacementStrategy;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingNode;
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.lsm.LsmOptions;
+import io.quorumkv.storage.lsm.LsmStorage;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class CleanupTest {
 
@@ -36,6 +48,80 @@ class CleanupTest {
 	void aNodeThatIsNotAMemberWaitsForNoOne() {
 		assertThat(Cleanup.predecessor(RING, "node-x")).isEmpty();
 		assertThat(Cleanup.predecessor(RING, "unknown")).isEmpty();
+	}
+
+	private static final List<Node> FOUR = IntStream.rangeClosed(1, 4)
+		.mapToObj((i) -> Node.of("node-" + i, "http://127.0.0.1:1808" + i))
+		.toList();
+
+	private static final Ring FOUR_NODES = Ring.seed("qkv-test", FOUR, 3, PlacementStrategy.RENDEZVOUS, 16);
+
+	private static final Node NEWCOMER = Node.of("node-5", "http://127.0.0.1:18085");
+
+	@TempDir
+	Path dir;
+
+	@Test
+	void theNewcomerIsTheNodeAJoinOrAReplacementBringsIn() {
+		Ring join = FOUR_NODES.join(NEWCOMER, "c1", "http://127.0.0.1:18081");
+		assertThat(Cleanup.isNewcomer(join, NEWCOMER)).isTrue();
+		assertThat(Cleanup.isNewcomer(join, FOUR.get(1))).as("a member of the join").isFalse();
+		// A replacement gives the node at the new URL the dead node's id.
+		Ring replace = FOUR_NODES.replace("node-4", URI.create("http://127.0.0.1:18086"), "c2",
+				"http://127.0.0.1:18081");
+		assertThat(Cleanup.isNewcomer(replace, Node.of("node-6", "http://127.0.0.1:18086"))).isTrue();
+		assertThat(Cleanup.isNewcomer(replace, FOUR.get(0))).isFalse();
+		assertThat(Cleanup.isNewcomer(FOUR_NODES.decommission("node-4", "c3", "http://127.0.0.1:18081"), FOUR.get(3)))
+			.as("a decommissioned node")
+			.isFalse();
+		assertThat(Cleanup.isNewcomer(FOUR_NODES, FOUR.get(0))).as("no change").isFalse();
+		assertThat(Cleanup.isNewcomer(join.advance().advance(), NEWCOMER)).as("the join, ended").isFalse();
+	}
+
+	@Test
+	void aNewcomerWithAnEmptyStorageRecordsTheChangeItMaySkipTheCleanupOf() throws Exception {
+		Proposal join = new Proposal("p1", 1, FOUR_NODES.join(NEWCOMER, "c1", "http://127.0.0.1:18081"), FOUR.get(0),
+				0);
+		try (ClusterState state = ClusterStates.of(NEWCOMER, FOUR_NODES, this.dir.resolve("ring"));
+				LsmStorage storage = LsmStorage.open(LsmOptions.defaults(this.dir.resolve("data")))) {
+			Cleanup cleanup = cleanup(state, storage);
+			cleanup.noteIfNewcomer(join).block(Duration.ofSeconds(10));
+			assertThat(cleanup.startedEmptyIn("c1")).isTrue();
+			assertThat(cleanup.startedEmptyIn("c2")).as("another change").isFalse();
+			// Recorded durably: a restarted node reads it back.
+			Cleanup restarted = cleanup(state, storage);
+			assertThat(restarted.startedEmptyIn("c1")).isTrue();
+			// The clean-up after that change is skipped at once (its delay, a minute, not
+			// waited) and reported; the record goes with it.
+			Ring ended = join.next().advance().advance();
+			assertThat(restarted.runInTurn(ended, "c1", Duration.ofMinutes(1)).block(Duration.ofSeconds(10))).isZero();
+			assertThat(restarted.status().get("last")).asString().contains("skipped").contains("c1");
+			assertThat(restarted.startedEmptyIn("c1")).isFalse();
+		}
+	}
+
+	@Test
+	void aNewcomerThatHoldsAnEntryOrAMemberRecordsNothing() throws Exception {
+		Proposal join = new Proposal("p1", 1, FOUR_NODES.join(NEWCOMER, "c1", "http://127.0.0.1:18081"), FOUR.get(0),
+				0);
+		try (ClusterState newcomer = ClusterStates.of(NEWCOMER, FOUR_NODES, this.dir.resolve("ring"));
+				ClusterState member = ClusterStates.of(FOUR.get(0), FOUR_NODES, this.dir.resolve("ring-member"));
+				LsmStorage storage = LsmStorage.open(LsmOptions.defaults(this.dir.resolve("data")))) {
+			// An empty storage, but this node is not the one the join brings in.
+			cleanup(member, storage).noteIfNewcomer(join).block(Duration.ofSeconds(10));
+			assertThat(Files.exists(this.dir.resolve(Cleanup.STARTED_EMPTY_FILE))).isFalse();
+			// The newcomer, holding one tombstone.
+			storage.upsert(Entry.tombstone("k".getBytes(), 1)).block(Duration.ofSeconds(10));
+			Cleanup cleanup = cleanup(newcomer, storage);
+			cleanup.noteIfNewcomer(join).block(Duration.ofSeconds(10));
+			assertThat(cleanup.startedEmptyIn("c1")).isFalse();
+			assertThat(Files.exists(this.dir.resolve(Cleanup.STARTED_EMPTY_FILE))).isFalse();
+		}
+	}
+
+	private Cleanup cleanup(ClusterState state, LsmStorage storage) {
+		return new Cleanup(state, storage, this.dir, 1000, null, Duration.ofMillis(100), Duration.ofSeconds(1),
+				new SimpleMeterRegistry());
 	}
 
 	private static RingNode node(String id, NodeState state) {

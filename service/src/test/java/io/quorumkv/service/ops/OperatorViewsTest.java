@@ -36,6 +36,11 @@ class OperatorViewsTest {
 			.isEqualTo("membership: epoch 7, no change under way; cleanup running\n");
 		assertThat(MembershipView.text(status(cleanup(false, false, last))))
 			.isEqualTo("membership: epoch 7, no change under way; cleanup last removed 300128 entries at epoch 7\n");
+		Map<String, @Nullable Object> skipped = new HashMap<>(last);
+		skipped.put("removed", 0L);
+		skipped.put("skipped", "newcomer of change c1, which started with an empty storage");
+		assertThat(MembershipView.text(status(cleanup(false, false, skipped)))).isEqualTo(
+				"membership: epoch 7, no change under way; cleanup last skipped at epoch 7 (newcomer of change c1, which started with an empty storage)\n");
 		assertThat(MembershipView.text(status(cleanup(true, false, last)))).isEqualTo(
 				"membership: epoch 7, no change under way; cleanup waiting for its turn (last removed 300128 entries at epoch 7)\n");
 	}
