@@ -159,13 +159,12 @@ final class Cleanup {
 	 * {@code delay}, once the member before this one (by id, {@link #predecessor}) has
 	 * none waiting and none running, or does not answer. Given up, with an error, when a
 	 * newer ring replaced {@code ring} in the meantime (the change that made it cleans up
-	 * after itself). Skipped, at once, by a newcomer that started {@code finishedChange}
-	 * with an empty storage.
+	 * after itself). A newcomer that started {@code finishedChange} with an empty storage
+	 * takes its turn all the same and passes it on at once, removing nothing: the member
+	 * after it waits for it, so for the one before it too.
 	 */
 	Mono<Long> runInTurn(Ring ring, String finishedChange, Duration delay) {
-		if (startedEmptyIn(finishedChange)) {
-			return Mono.fromCallable(() -> skip(ring, finishedChange)).subscribeOn(Schedulers.boundedElastic());
-		}
+		boolean skip = startedEmptyIn(finishedChange);
 		Optional<RingNode> before = predecessor(ring, this.state.self().id());
 		// Counted as waiting until it has started (running) or failed: the member after
 		// this one never sees neither while this one's turn passes to its clean-up.
@@ -175,7 +174,7 @@ final class Cleanup {
 			.then(Mono.fromRunnable(() -> current(ring)))
 			.then(started())
 			.doFinally((signal) -> this.waiting.decrementAndGet())
-			.flatMap(this::clean);
+			.flatMap((layout) -> skip ? skip(layout, finishedChange) : clean(layout));
 	}
 
 	/** Completes once {@code before} is not cleaning up, or does not answer. */
@@ -225,9 +224,15 @@ final class Cleanup {
 		}
 	}
 
-	private long skip(Ring ring, String change) {
+	private Mono<Long> skip(RingLayout layout, String change) {
+		return Mono.fromCallable(() -> skipNow(layout, change))
+			.subscribeOn(Schedulers.boundedElastic())
+			.doFinally((signal) -> this.running.set(false));
+	}
+
+	private long skipNow(RingLayout layout, String change) {
 		Map<String, @Nullable Object> done = new LinkedHashMap<>();
-		done.put("epoch", ring.epoch());
+		done.put("epoch", layout.epoch());
 		done.put("removed", 0L);
 		done.put("durationMs", 0L);
 		done.put("skipped", "newcomer of change " + change + ", which started with an empty storage");
@@ -238,7 +243,7 @@ final class Cleanup {
 		catch (java.io.IOException ex) {
 			logger.warn("Cleanup: could not delete " + STARTED_EMPTY_FILE + " (" + ex.getMessage() + ")");
 		}
-		logger.info("Cleanup under epoch " + ring.epoch() + " skipped: this node joined in change " + change
+		logger.info("Cleanup under epoch " + layout.epoch() + " skipped: this node joined in change " + change
 				+ " with an empty storage, so it holds only keys it owns");
 		return 0L;
 	}

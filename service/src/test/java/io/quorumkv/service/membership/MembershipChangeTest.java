@@ -4,6 +4,7 @@ import static io.quorumkv.service.support.Eventually.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,7 +17,9 @@ import java.util.regex.Pattern;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClusterState;
+import io.quorumkv.service.cluster.DataFiles;
 import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.service.support.TestCluster;
 import org.junit.jupiter.api.AfterAll;
@@ -52,6 +55,8 @@ class MembershipChangeTest {
 
 	static String seeds;
 
+	static String newcomerId;
+
 	@BeforeAll
 	static void start() {
 		cluster = new TestCluster(root, 4,
@@ -60,9 +65,22 @@ class MembershipChangeTest {
 						"quorumkv.cluster.membership.poll-interval", "200ms",
 						"quorumkv.cluster.membership.cleanup-rate", "1000"));
 		seeds = cluster.url(0) + "," + cluster.url(1) + "," + cluster.url(2);
-		for (int node = 0; node < 4; node++) {
+		for (int node = 0; node < 3; node++) {
 			cluster.start(node, Map.of("quorumkv.cluster.nodes", seeds));
 		}
+		// The newcomer's id sorts between the first two members', so that the member
+		// after it in the clean-ups' order waits, through it, for the one before it.
+		List<String> ids = ring(0).nodes().stream().map(RingNode::id).sorted().toList();
+		newcomerId = ids.getFirst() + "-newcomer";
+		assertThat(newcomerId).isGreaterThan(ids.get(0)).isLessThan(ids.get(1));
+		try {
+			Files.createDirectories(root.resolve("node3"));
+		}
+		catch (java.io.IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
+		DataFiles.write(root.resolve("node3").resolve("node-id"), "qkv-node-id", 1, newcomerId);
+		cluster.start(3, Map.of("quorumkv.cluster.nodes", seeds));
 		for (int i = 0; i < KEYS; i++) {
 			put(i % 3, "key-" + i, "value-" + i);
 		}
@@ -102,6 +120,7 @@ class MembershipChangeTest {
 						output.getOut().lines().filter((line) -> line.contains("Cleanup under epoch 4 removed")))
 					.hasSize(3));
 		assertThat(output.getOut().lines().filter((line) -> line.contains("Cleanup under epoch 4 skipped"))).hasSize(1);
+		assertThat(ring(0).node(newcomerId)).as("the newcomer, by the id it was given").isPresent();
 		assertThat(cluster.bean(3, Cleanup.class).status().get("last")).asString().contains("skipped");
 		for (int node = 0; node < 3; node++) {
 			assertThat(cluster.bean(node, Cleanup.class).status().get("last")).asString()
