@@ -19,6 +19,11 @@
 #      often for two peers, and node 5 is one more peer to wait for; 4. against 2. is what
 #      that shape costs by itself, beside what 3. against 2. says of the change.
 #
+# Every node logs its collections (-Xlog:gc, added to QKV_JAVA_OPTS) to D/gc/gc-PID.log; the
+# last lines give each node's young pauses in the windows of 2., 3. (the change, then the
+# clean-up) and 4. (scripts/lib/gc-windows.sh). scripts/lib/bench-waits.sh, started beside
+# it, records where the nodes' threads wait during 3.
+#
 # From the warm-up of 2. to the end of 3., a probe (scripts/lib/LatencyProbe.java) sends one
 # request every 10 ms besides wrk2's, each on a connection of its own when the earlier ones
 # are busy (wrk2's 24 connections each wait for their answer), and records when each was due
@@ -62,6 +67,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=scripts/lib/cluster-bench.sh
 . "$ROOT/scripts/lib/cluster-bench.sh"
+# shellcheck source=scripts/lib/gc-windows.sh
+. "$ROOT/scripts/lib/gc-windows.sh"
 bench_defaults join-bench 18181
 stream_rate=""
 stream_sources=""
@@ -217,7 +224,9 @@ trap down EXIT
 
 log "loading $keys keys into nodes 1-3's data folders (LsmLoader)"
 preload_replicas "$dir" 3 "$keys" "${QKV_VALUE_SIZE:-100}"
-mkdir -p "$dir/out"
+mkdir -p "$dir/out" "$dir/gc"
+# scripts/cluster.sh's default JVM options, and each node's collections logged.
+export QKV_JAVA_OPTS="${QKV_JAVA_OPTS:--Xmx1g -XX:+UseG1GC} -Xlog:gc:file=$dir/gc/gc-%p.log:time"
 QKV_NODE_ARGS="${stream_rate:+--quorumkv.cluster.membership.stream-rate=$stream_rate} ${stream_sources:+--quorumkv.cluster.membership.stream-sources=$stream_sources} ${cleanup_rate:+--quorumkv.cluster.membership.cleanup-rate=$cleanup_rate}" \
   "$ROOT/scripts/cluster.sh" up --nodes 3 --dir "$dir" --base-port "$port" > /dev/null
 log "cluster of 3 up; node 4 starting"
@@ -239,6 +248,7 @@ load "$seconds" "$dir/out/warm-up.txt"
 quiet_from=$(now_ms)
 load "$seconds" "$dir/out/no-change.txt"
 quiet_to=$(now_ms)
+echo "$quiet_from $quiet_to" > "$dir/out/no-change.window"
 log "2. no change: $(summary "$dir/out/no-change.txt")"
 log "2. probe: $(probe_summary "$quiet_from" "$quiet_to")"
 
@@ -258,6 +268,7 @@ kill "$sampler" 2> /dev/null || true
 after_from=$(now_ms)
 load "$seconds" "$dir/out/after.txt"
 after_to=$(now_ms)
+echo "$after_from $after_to" > "$dir/out/after.window"
 kill "$prober" 2> /dev/null || true
 wait "$prober" || true
 timeline
@@ -269,3 +280,5 @@ read -r cleanup_from cleanup_to < "$dir/out/cleanup-5.window"
 log "3. probe during the clean-up ($(awk -v a="$cleanup_from" -v b="$cleanup_to" 'BEGIN { printf "%.1f", (b - a) / 1000 }') s from the change's end): $(probe_summary "$cleanup_from" "$cleanup_to")"
 log "4. five nodes, no change, after the clean-up: $(summary "$dir/out/after.txt")"
 log "4. probe: $(probe_summary "$after_from" "$after_to")"
+gc_windows "$dir" "$dir/gc" "no change:$dir/out/no-change.window" "change:$dir/out/join-5.window" \
+  "clean-up:$dir/out/cleanup-5.window" "after:$dir/out/after.window" | while read -r line; do log "GC young pauses, $line"; done
