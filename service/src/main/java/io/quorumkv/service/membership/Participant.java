@@ -119,7 +119,8 @@ public final class Participant {
 		Mono<Void> caughtUp = (mine > 0 && proposal.baseEpoch() > mine)
 				? this.sync.catchUp(proposal.coordinator(), proposal.baseEpoch()).onErrorResume((error) -> Mono.empty())
 				: Mono.empty();
-		Mono<Void> noted = this.beforeVote.apply(proposal).onErrorResume((error) -> {
+		// A failure here only costs the newcomer its skipped clean-up: it votes anyway.
+		Mono<Void> noted = Mono.defer(() -> this.beforeVote.apply(proposal)).onErrorResume((error) -> {
 			logger.warn("Before voting on " + proposal.describe() + ": " + error.getMessage());
 			return Mono.empty();
 		});
