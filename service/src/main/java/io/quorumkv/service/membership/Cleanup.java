@@ -1,5 +1,6 @@
 package io.quorumkv.service.membership;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -144,13 +145,10 @@ final class Cleanup {
 				+ this.entriesPerSecond + " entries a second");
 		return this.storage.retain((key) -> layout.owns(self, key), this.entriesPerSecond).doOnNext((count) -> {
 			this.removed.increment(count);
-			Map<String, @Nullable Object> done = new LinkedHashMap<>();
-			done.put("epoch", layout.epoch());
-			done.put("removed", count);
-			done.put("durationMs", (System.nanoTime() - start) / 1_000_000);
-			this.last = done;
-			logger.info("Cleanup under epoch " + layout.epoch() + " removed " + count + " entries in "
-					+ done.get("durationMs") + " ms");
+			long durationMs = (System.nanoTime() - start) / 1_000_000;
+			finished(layout, count, durationMs, null);
+			logger.info("Cleanup under epoch " + layout.epoch() + " removed " + count + " entries in " + durationMs
+					+ " ms");
 		}).doFinally((signal) -> this.running.set(false));
 	}
 
@@ -224,6 +222,18 @@ final class Cleanup {
 		}
 	}
 
+	/** Records the clean-up just finished under {@code layout} for {@link #status}. */
+	private void finished(RingLayout layout, long removed, long durationMs, @Nullable String skipped) {
+		Map<String, @Nullable Object> done = new LinkedHashMap<>();
+		done.put("epoch", layout.epoch());
+		done.put("removed", removed);
+		done.put("durationMs", durationMs);
+		if (skipped != null) {
+			done.put("skipped", skipped);
+		}
+		this.last = done;
+	}
+
 	private Mono<Long> skip(RingLayout layout, String change) {
 		return Mono.fromCallable(() -> skipNow(layout, change))
 			.subscribeOn(Schedulers.boundedElastic())
@@ -231,16 +241,11 @@ final class Cleanup {
 	}
 
 	private long skipNow(RingLayout layout, String change) {
-		Map<String, @Nullable Object> done = new LinkedHashMap<>();
-		done.put("epoch", layout.epoch());
-		done.put("removed", 0L);
-		done.put("durationMs", 0L);
-		done.put("skipped", "newcomer of change " + change + ", which started with an empty storage");
-		this.last = done;
+		finished(layout, 0L, 0L, "newcomer of change " + change + ", which started with an empty storage");
 		try {
 			Files.deleteIfExists(this.folder.resolve(STARTED_EMPTY_FILE));
 		}
-		catch (java.io.IOException ex) {
+		catch (IOException ex) {
 			logger.warn("Cleanup: could not delete " + STARTED_EMPTY_FILE + " (" + ex.getMessage() + ")");
 		}
 		logger.info("Cleanup under epoch " + layout.epoch() + " skipped: this node joined in change " + change

@@ -17,4 +17,12 @@ public final class ClusterStates {
 		return new ClusterState(self, new RingFile(folder), ring, Duration.ofSeconds(1));
 	}
 
+	/**
+	 * Gives the node whose data folder is {@code folder} the id {@code id} before its
+	 * first start, as {@link NodeIdentity} keeps it there.
+	 */
+	public static void writeNodeId(Path folder, String id) {
+		NodeIdentity.replace(folder, id);
+	}
+
 }

@@ -4,7 +4,6 @@ import static io.quorumkv.service.support.Eventually.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,7 +16,7 @@ import java.util.regex.Pattern;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClusterState;
-import io.quorumkv.service.cluster.DataFiles;
+import io.quorumkv.service.cluster.ClusterStates;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.service.replication.InternalApi;
@@ -73,13 +72,7 @@ class MembershipChangeTest {
 		List<String> ids = ring(0).nodes().stream().map(RingNode::id).sorted().toList();
 		newcomerId = ids.getFirst() + "-newcomer";
 		assertThat(newcomerId).isGreaterThan(ids.get(0)).isLessThan(ids.get(1));
-		try {
-			Files.createDirectories(root.resolve("node3"));
-		}
-		catch (java.io.IOException ex) {
-			throw new java.io.UncheckedIOException(ex);
-		}
-		DataFiles.write(root.resolve("node3").resolve("node-id"), "qkv-node-id", 1, newcomerId);
+		ClusterStates.writeNodeId(root.resolve("node3"), newcomerId);
 		cluster.start(3, Map.of("quorumkv.cluster.nodes", seeds));
 		for (int i = 0; i < KEYS; i++) {
 			put(i % 3, "key-" + i, "value-" + i);
