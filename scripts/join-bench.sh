@@ -21,8 +21,10 @@
 #
 # Every node logs its collections (-Xlog:gc, added to QKV_JAVA_OPTS) to D/gc/gc-PID.log; the
 # last lines give each node's young pauses in the windows of 2., 3. (the change, then the
-# clean-up) and 4. (scripts/lib/gc-windows.sh). scripts/lib/bench-waits.sh, started beside
-# it, records where the nodes' threads wait during 3.
+# clean-up) and 4. (scripts/lib/gc-windows.sh), then the cores each node and wrk2 used in
+# them and how busy the machine was (sampled each second, D/out/cpu.txt;
+# scripts/lib/cpu-windows.sh). scripts/lib/bench-waits.sh, started beside it, records where
+# the nodes' threads wait during 3.
 #
 # From the warm-up of 2. to the end of 3., a probe (scripts/lib/LatencyProbe.java) sends one
 # request every 10 ms besides wrk2's, each on a connection of its own when the earlier ones
@@ -69,6 +71,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/scripts/lib/cluster-bench.sh"
 # shellcheck source=scripts/lib/gc-windows.sh
 . "$ROOT/scripts/lib/gc-windows.sh"
+# shellcheck source=scripts/lib/cpu-windows.sh
+. "$ROOT/scripts/lib/cpu-windows.sh"
 bench_defaults join-bench 18181
 stream_rate=""
 stream_sources=""
@@ -106,7 +110,11 @@ fi
 qkv() { "$ROOT/scripts/qkv" --cluster-dir "$dir" "$@"; }
 url() { echo "http://127.0.0.1:$((port + $1 - 1))"; }
 log() { echo "[$(date -u +%H:%M:%S)] $*"; }
-down() { "$ROOT/scripts/cluster.sh" down --dir "$dir" > /dev/null 2>&1 || true; }
+cpu_recorder=""
+down() {
+  [ -z "$cpu_recorder" ] || kill "$cpu_recorder" 2> /dev/null || true
+  "$ROOT/scripts/cluster.sh" down --dir "$dir" > /dev/null 2>&1 || true
+}
 
 # load SECONDS OUT: wrk2 at the constant rate over nodes 1-3. With SECONDS "until-killed" it
 # is meant to run in the background (`load until-killed OUT &`): the subshell becomes wrk2
@@ -244,6 +252,9 @@ qkv compact > /dev/null
 log "2. compactions settled; warm-up, then $rate req/s for $seconds s, no change"
 probe 7200 "$dir/out/probe.tsv" &
 prober=$!
+# Every node's CPU, wrk2's and the machine's, each second, for the windows' CPU lines.
+cpu_sampler "$dir" "$dir/out/cpu.txt" 3600 "$(basename "$wrk2")" &
+cpu_recorder=$!
 load "$seconds" "$dir/out/warm-up.txt"
 quiet_from=$(now_ms)
 load "$seconds" "$dir/out/no-change.txt"
@@ -282,3 +293,6 @@ log "4. five nodes, no change, after the clean-up: $(summary "$dir/out/after.txt
 log "4. probe: $(probe_summary "$after_from" "$after_to")"
 gc_windows "$dir" "$dir/gc" "no change:$dir/out/no-change.window" "change:$dir/out/join-5.window" \
   "clean-up:$dir/out/cleanup-5.window" "after:$dir/out/after.window" | while read -r line; do log "GC young pauses, $line"; done
+kill "$cpu_recorder" 2> /dev/null || true
+cpu_windows "$dir/out/cpu.txt" "no change:$dir/out/no-change.window" "change:$dir/out/join-5.window" \
+  "clean-up:$dir/out/cleanup-5.window" "after:$dir/out/after.window" | while read -r line; do log "CPU, $line"; done

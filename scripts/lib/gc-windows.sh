@@ -9,9 +9,10 @@
 gc_windows() {
   local dir="$1" gcdir="$2" node pid
   shift 2
-  for node in "$dir"/node*; do
+  for node in "$dir"/node[0-9]*; do
+    [ -d "$node" ] || continue
     # While it runs node.pid says; once it is stopped, its log's first line does.
-    pid=$(cat "$node/node.pid" 2> /dev/null || grep -o -m1 'with PID [0-9]*' "$node/node.log" 2> /dev/null | awk '{ print $3 }')
+    pid=$(cat "$node/node.pid" 2> /dev/null || grep -o -m1 'with PID [0-9]*' "$node/node.log" 2> /dev/null | awk '{ print $3 }' || true)
     [ -n "$pid" ] && [ -f "$gcdir/gc-$pid.log" ] || continue
     local line="$(basename "$node")" spec label file from to
     for spec in "$@"; do
