@@ -222,7 +222,11 @@ final class Cleanup {
 		}
 	}
 
-	/** Records the clean-up just finished under {@code layout} for {@link #status}. */
+	/**
+	 * Records the clean-up just finished under {@code layout} for {@link #status}, no
+	 * longer running before its caller hears of it (the {@code doFinally} that clears the
+	 * flag as well, for a failed or cancelled one, runs after the caller has).
+	 */
 	private void finished(RingLayout layout, long removed, long durationMs, @Nullable String skipped) {
 		Map<String, @Nullable Object> done = new LinkedHashMap<>();
 		done.put("epoch", layout.epoch());
@@ -232,6 +236,7 @@ final class Cleanup {
 			done.put("skipped", skipped);
 		}
 		this.last = done;
+		this.running.set(false);
 	}
 
 	private Mono<Long> skip(RingLayout layout, String change) {
