@@ -29,7 +29,10 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * the answer's stamp makes it catch up;</li>
  * <li>a call without a stamp (an operator's tool) is served as it is.</li>
  * </ul>
- * A node without a ring serves no data call.
+ * A node without a ring (a newcomer waiting to be joined) takes the caller's ring when it
+ * lists this node, as a node behind does: the members adopt the ring of the change that
+ * brings it in as the change's commit reaches them, a moment before it reaches the
+ * newcomer, and write to it at once. Otherwise it serves no data call (a 503).
  */
 @Component
 class RingGate implements HandlerFilterFunction<ServerResponse, ServerResponse> {
@@ -59,12 +62,13 @@ class RingGate implements HandlerFilterFunction<ServerResponse, ServerResponse> 
 		if (header == null) {
 			return next.handle(request);
 		}
-		if (mine == null) {
-			return Mono.just(Reply.retryLater("this node is not a member of a cluster yet"));
-		}
 		RingStamp caller = RingStamp.parse(header);
 		if (caller == null) {
 			return Mono.just(Reply.text(HttpStatus.BAD_REQUEST, "malformed " + InternalApi.RING));
+		}
+		if (mine == null) {
+			return caughtUp(caller, request, next, "this node is not a member of a cluster yet and could not take"
+					+ " the ring of the caller's epoch " + caller.epoch());
 		}
 		String cluster = this.state.ring().map((ring) -> ring.clusterId()).orElse("");
 		if (!caller.clusterId().equals(cluster)) {
@@ -75,21 +79,29 @@ class RingGate implements HandlerFilterFunction<ServerResponse, ServerResponse> 
 		}
 		long epoch = this.state.epoch();
 		if (caller.epoch() > epoch) {
-			return this.sync.catchUp(caller.node(), caller.epoch()).then(Mono.defer(() -> {
-				String now = this.state.stamp();
-				if (now != null) {
-					request.exchange().getResponse().getHeaders().set(InternalApi.RING, now);
-				}
-				return next.handle(request);
-			}))
-				.onErrorResume((error) -> Mono.just(Reply.retryLater("this node is behind the caller's epoch "
-						+ caller.epoch() + " and could not catch up: " + error.getMessage())));
+			return caughtUp(caller, request, next,
+					"this node is behind the caller's epoch " + caller.epoch() + " and could not catch up");
 		}
 		if (caller.epoch() < epoch) {
 			return Mono.just(Reply.text(HttpStatus.CONFLICT,
 					"stale ring: the call is of epoch " + caller.epoch() + ", this node serves epoch " + epoch));
 		}
 		return next.handle(request);
+	}
+
+	/**
+	 * Serves the call once this node has the caller's ring (fetched from the caller); a
+	 * 503 saying {@code failure} and why when it could not get it.
+	 */
+	private Mono<ServerResponse> caughtUp(RingStamp caller, ServerRequest request, HandlerFunction<ServerResponse> next,
+			String failure) {
+		return this.sync.catchUp(caller.node(), caller.epoch()).then(Mono.defer(() -> {
+			String now = this.state.stamp();
+			if (now != null) {
+				request.exchange().getResponse().getHeaders().set(InternalApi.RING, now);
+			}
+			return next.handle(request);
+		})).onErrorResume((error) -> Mono.just(Reply.retryLater(failure + ": " + error.getMessage())));
 	}
 
 	private void logOnce(String key, String line) {

@@ -3,9 +3,12 @@ package io.quorumkv.service.cluster;
 import static io.quorumkv.service.support.Eventually.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import io.quorumkv.service.replication.InternalApi;
@@ -22,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * Three real nodes and their ring: seeded once, kept in the data folder, served at
@@ -185,6 +189,54 @@ class RingExchangeTest {
 				.value((body) -> assertThat(body).contains("not a member of a cluster yet"));
 			newcomer.client(0).get().uri("/v0/status").exchange().expectStatus().isOk();
 		}
+	}
+
+	@Test
+	@Order(7)
+	void aNewcomerTakesTheRingOfACallerThatListsIt(@TempDir Path newcomerRoot, CapturedOutput output) {
+		try (TestCluster newcomer = new TestCluster(newcomerRoot, 1,
+				Map.of("quorumkv.cluster.nodes", cluster.url(0) + "," + cluster.url(1)))) {
+			newcomer.start(0);
+			ClusterState state = newcomer.bean(0, ClusterState.class);
+			Ring current = cluster.bean(0, ClusterState.class).ring().orElseThrow();
+			// A caller whose ring does not list the newcomer: nothing adopted, a 503.
+			internalGet(newcomer, current.epoch(), current.clusterId(), 1).expectStatus()
+				.isEqualTo(503)
+				.expectBody(String.class)
+				.value((body) -> assertThat(body).contains("not a member of a cluster yet")
+					.contains("without this node: not adopted"));
+			assertThat(state.ring()).isEmpty();
+			// The ring of a change that brings the newcomer in, adopted by a member (its
+			// commit) before the newcomer's own commit came: the member's call hands it
+			// over.
+			List<RingNode> nodes = new ArrayList<>(current.nodes());
+			nodes.add(new RingNode(state.self().id(), URI.create(newcomer.url(0)), NodeState.NORMAL));
+			Ring next = new Ring(current.clusterId(), current.epoch() + 1, current.replicationFactor(),
+					current.strategy(), current.virtualNodes(), nodes, null);
+			assertThat(cluster.bean(0, ClusterState.class).install(next).block(Duration.ofSeconds(5))).isTrue();
+			internalGet(newcomer, next.epoch(), next.clusterId(), 0).expectStatus()
+				.isNotFound()
+				.expectHeader()
+				.valueEquals(InternalApi.ABSENT, "true")
+				.expectHeader()
+				.valueMatches(InternalApi.RING, next.epoch() + " " + next.clusterId() + " .*");
+			assertThat(state.epoch()).isEqualTo(next.epoch());
+			assertThat(output.getOut()).contains("Catching up from " + cluster.url(0) + ": epoch 0 -> " + next.epoch());
+		}
+	}
+
+	/**
+	 * An internal read of a key at the newcomer, stamped as a call of member
+	 * {@code from}.
+	 */
+	private static WebTestClient.ResponseSpec internalGet(TestCluster newcomer, long epoch, String clusterId,
+			int from) {
+		return newcomer.client(0)
+			.get()
+			.uri(newcomer.uri(0, InternalApi.ENTRY_PATH + "?id=k"))
+			.header(InternalApi.SECRET, TestCluster.SECRET)
+			.header(InternalApi.RING, epoch + " " + clusterId + " " + cluster.url(from) + " " + cluster.url(from))
+			.exchange();
 	}
 
 	private static String publicRing(int node) {
