@@ -246,13 +246,13 @@ final class Cleanup {
 	}
 
 	private long skipNow(RingLayout layout, String change) {
-		finished(layout, 0L, 0L, "newcomer of change " + change + ", which started with an empty storage");
 		try {
 			Files.deleteIfExists(this.folder.resolve(STARTED_EMPTY_FILE));
 		}
 		catch (IOException ex) {
 			logger.warn("Cleanup: could not delete " + STARTED_EMPTY_FILE + " (" + ex.getMessage() + ")");
 		}
+		finished(layout, 0L, 0L, "newcomer of change " + change + ", which started with an empty storage");
 		logger.info("Cleanup under epoch " + layout.epoch() + " skipped: this node joined in change " + change
 				+ " with an empty storage, so it holds only keys it owns");
 		return 0L;
