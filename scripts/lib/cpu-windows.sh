@@ -17,11 +17,11 @@ cpu_sampler() {
       for pidfile in "$dir"/node[0-9]*/node.pid; do
         [ -f "$pidfile" ] || continue
         pid=$(cat "$pidfile" 2> /dev/null) || continue
-        ticks "$ms" "$(basename "$(dirname "$pidfile")")" "$pid"
+        cpu_ticks "$ms" "$(basename "$(dirname "$pidfile")")" "$pid"
       done
       for name in "$@"; do
         for pid in $(pgrep -x "$name" || true); do
-          ticks "$ms" "$name" "$pid"
+          cpu_ticks "$ms" "$name" "$pid"
         done
       done
       # cpu user nice system idle iowait irq softirq steal: busy = all but idle and iowait.
@@ -32,8 +32,8 @@ cpu_sampler() {
   done
 }
 
-# ticks MS LABEL PID: one sample line of a process; nothing when it has ended.
-ticks() {
+# cpu_ticks MS LABEL PID: one sample line of a process; nothing when it has ended.
+cpu_ticks() {
   awk -v ms="$1" -v label="$2" -v pid="$3" '{ print ms, label, pid, $14 + $15 }' "/proc/$3/stat" 2> /dev/null || true
 }
 

@@ -17,8 +17,7 @@ read -r _ to < "$dir/out/cleanup-5.window"
 echo "slice_s phase requests p50_ms p99_ms over_${over}ms"
 awk -F'\t' -v from="$from" -v to="$to" -v slice="$slice" '
   $2 >= 0 && $1 >= from - 30000 && $1 < to {
-    s = ($1 >= from) ? int(($1 - from) / (slice * 1000)) : -1
-    if ($1 < from) s = -int((from - $1 - 1) / (slice * 1000)) - 1
+    s = ($1 >= from) ? int(($1 - from) / (slice * 1000)) : -int((from - $1 - 1) / (slice * 1000)) - 1
     print s, $2
   }' "$dir/out/probe.tsv" \
   | sort -k1,1n -k2,2g \
