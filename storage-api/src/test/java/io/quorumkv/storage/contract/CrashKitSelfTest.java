@@ -97,7 +97,11 @@ class CrashKitSelfTest extends StorageCrashTest {
 					this.data.values().removeIf((e) -> e.isTombstone() && e.timestamp() < before);
 				}
 				OutputStream out = new FileOutputStream(file.toFile(), true);
-				this.log = new DataOutputStream(buffered ? new BufferedOutputStream(out, 1 << 16) : out);
+				// The buffer (16 MiB) is larger than all a run writes before its kill, so
+				// the buffered mode loses every write of the run for certain; a smaller
+				// one may have just been written out when the kill came (the writer runs
+				// ahead of the acknowledgements read, by up to a pipe's worth of them).
+				this.log = new DataOutputStream(buffered ? new BufferedOutputStream(out, 1 << 24) : out);
 			}
 			catch (IOException ex) {
 				throw new UncheckedIOException(ex);
