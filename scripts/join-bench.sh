@@ -6,7 +6,8 @@
 #      the change; each node's automatic clean-up starts 5 s later), and the new node's
 #      streaming rate (keys/s, MB/s);
 #   2. client latency at a constant rate (wrk2, mixed.lua: half GETs, half PUTs of random
-#      loaded keys at 2/3, spread over nodes 1-3) for S seconds with no change, on four nodes
+#      loaded keys at 2/3; one wrk2 per node of 1-3, at a third of the rate each, so that each
+#      coordinator's clients are measured apart too) for S seconds with no change, on four nodes
 #      whose compactions settled (`qkv compact`), after as long a warm-up at that rate;
 #   3. the same rate while 4 -> 5 runs: node 5's JVM is started and ready before the load, the
 #      join is asked 15 s into it (after wrk2's calibration) and the load stops 5 s after
@@ -44,8 +45,9 @@
 # (--stream-rate 4MB sets it on every node: what a receiving node takes per second) and
 # quorumkv.cluster.membership.stream-sources (--stream-sources N: how many sources a receiving
 # node pulls from at once) and quorumkv.cluster.membership.cleanup-rate (--cleanup-rate N:
-# entries a second each node's clean-up looks at; "unlimited" for no limit). wrk2 keeps C connections (default 24) over its three threads:
-# each waits for its answer before its next request, and wrk2 lets a connection that fell
+# entries a second each node's clean-up looks at; "unlimited" for no limit). The three wrk2s
+# keep C connections (default 24) between them, a third each: each connection waits for its
+# answer before its next request, and wrk2 lets a connection that fell
 # behind its schedule catch up at twice its rate only, so at R requests/s a connection
 # falls behind once its requests take more than C/R s on average and does not catch up
 # while they take more than C/(2R): with 24 at 1,000/s, 24 ms and 12 ms. --joining-nice N
@@ -62,8 +64,8 @@
 # first time. The keys
 # are written into nodes 1-3's data folders before the cluster starts
 # (scripts/lib/lsm-preload.sh; needs jmh/target/benchmarks.jar and service/target/quorumkv.jar),
-# wrk2 as QKV_WRK2 or on PATH. Prints one line per measurement and keeps the raw outputs in
-# D/out; the cluster is stopped at the end.
+# wrk2 as QKV_WRK2 or on PATH. Prints one line per measurement (wrk2's over all three, then
+# by node) and keeps the raw outputs in D/out; the cluster is stopped at the end.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -113,22 +115,79 @@ log() { echo "[$(date -u +%H:%M:%S)] $*"; }
 cpu_recorder=""
 down() {
   [ -z "$cpu_recorder" ] || kill "$cpu_recorder" 2> /dev/null || true
+  [ ! -f "$dir/out/load.pids" ] || kill $(cat "$dir/out/load.pids") 2> /dev/null || true
   "$ROOT/scripts/cluster.sh" down --dir "$dir" > /dev/null 2>&1 || true
 }
 
-# load SECONDS OUT: wrk2 at the constant rate over nodes 1-3. With SECONDS "until-killed" it
-# is meant to run in the background (`load until-killed OUT &`): the subshell becomes wrk2
-# itself, so $! is wrk2's PID, and SIGINT stops it, after which it prints its figures.
+# The load: one wrk2 per node of 1-3 (mixed.lua: half GETs, half PUTs at 2/3), each at a
+# third of the rate over a third of the connections, so that the clients of each
+# coordinator are measured apart (OUT minus .txt plus .nodeN.txt) besides all together: OUT
+# holds a SUMMARY line of every timed request's latency merged (QKV_LATENCY_OUT, .nodeN.lat;
+# wrk2 times what follows its calibration, the first 10 s) and the three runs' counts added
+# up, then one TARGET line per node with that node's SUMMARY.
+loaders=()
+# load_start SECONDS OUT: starts the three in the background; with SECONDS "until-killed" they
+# run until load_stop. Their PIDs are in D/out/load.pids for `down`.
+load_start() {
+  local duration="$1" base="${2%.txt}" node
+  [ "$duration" != until-killed ] || duration=3600
+  loaders=()
+  for node in 1 2 3; do
+    # Each a subshell that becomes wrk2 (so its PID is wrk2's, and SIGINT stops it, after
+    # which it prints its figures); the remainders of the rate and connections go to the
+    # first nodes; a seed of its own, or the three would send the same keys.
+    (
+      export QKV_KEYS="$keys" QKV_REPLICAS=2/3 QKV_READ_RATIO=0.5 QKV_COUNT_STATUS=1 QKV_SEED=$((42 + node)) \
+        QKV_LATENCY_OUT="$base.node$node.lat"
+      exec "${client_nice[@]}" "$wrk2" -t1 -c$((connections / 3 + (node <= connections % 3))) -d"${duration}s" \
+        -R$((rate / 3 + (node <= rate % 3))) --latency -s "$ROOT/scripts/wrk2/mixed.lua" "$(url "$node")" \
+        > "$base.node$node.txt" 2>&1
+    ) &
+    loaders+=($!)
+  done
+  echo "${loaders[*]}" > "$dir/out/load.pids"
+}
+# load_end OUT: waits for the three, then writes OUT.
+load_end() {
+  local pid base="${1%.txt}"
+  for pid in "${loaders[@]}"; do wait "$pid" || true; done
+  loaders=()
+  rm -f "$dir/out/load.pids"
+  {
+    # The value of rank int(N * p + 0.5) of N, as wrk2 takes a percentile from its histogram.
+    echo "SUMMARY $(sort -n -m "$base".node[1-3].lat | awk '{ us[NR] = $1 }
+      function at(p, rank) { rank = int(NR * p + 0.5); return us[(rank < 1) ? 1 : rank] / 1000 }
+      END { if (NR == 0) { printf "timed=0"; exit }
+        printf "timed=%d p50_ms=%.3f p90_ms=%.3f p99_ms=%.3f p999_ms=%.3f max_ms=%.3f", NR, at(0.5), at(0.9), at(0.99),
+          at(0.999), us[NR] / 1000 }'
+    ) $(awk '/^SUMMARY/ { for (f = 2; f <= NF; f++) { split($f, kv, "=")
+        if (kv[1] ~ /_ms$/) continue
+        if (!(kv[1] in sum)) name[++n] = kv[1]
+        sum[kv[1]] = (kv[1] == "duration_s") ? ((kv[2] > sum[kv[1]]) ? kv[2] : sum[kv[1]]) : sum[kv[1]] + kv[2] } }
+      END { for (i = 1; i <= n; i++) printf "%s=%s ", name[i], sum[name[i]] }' "$base".node[1-3].txt)"
+    for node in 1 2 3; do
+      echo "TARGET node$node $(grep '^SUMMARY' "$base.node$node.txt" | sed 's/^SUMMARY //')"
+    done
+  } > "$1"
+}
+# load_stop OUT: stops the three (SIGINT), then load_end.
+load_stop() {
+  kill -INT "${loaders[@]}" 2> /dev/null || true
+  load_end "$1"
+}
+# load SECONDS OUT: the load for SECONDS.
 load() {
-  local duration="$1" out="$2" run=()
-  [ "$duration" != until-killed ] || { duration=3600; run=(exec); }
-  QKV_KEYS="$keys" QKV_REPLICAS=2/3 QKV_READ_RATIO=0.5 QKV_COUNT_STATUS=1 \
-    QKV_TARGETS="127.0.0.1:$port,127.0.0.1:$((port + 1)),127.0.0.1:$((port + 2))" \
-    "${run[@]}" "${client_nice[@]}" "$wrk2" -t3 -c"$connections" -d"${duration}s" -R"$rate" --latency -s "$ROOT/scripts/wrk2/mixed.lua" "$(url 1)" > "$out" 2>&1
+  load_start "$1" "$2"
+  load_end "$2"
 }
 summary() {
   grep '^SUMMARY' "$1" | sed 's/^SUMMARY //' | tr ' ' '\n' \
     | grep -E '^(rps|p50_ms|p99_ms|p999_ms|max_ms|non2xx|s503|s504|timeout|sock_errors)=' | tr '\n' ' '
+}
+# by_node OUT: each node's clients' requests/s, median and p99 (ms), from OUT's TARGET lines.
+by_node() {
+  awk '/^TARGET/ { for (f = 3; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }
+    printf "%s%s rps=%s p50_ms=%s p99_ms=%s", sep, $2, v["rps"], v["p50_ms"], v["p99_ms"]; sep = "; " }' "$1"
 }
 # received N: what node N had received at the last progress table `qkv join --wait` printed
 # (its polls are 3 s apart: keys, bytes, MB/s, keys/s, and the transfer's state then).
@@ -170,16 +229,14 @@ cleanups() {
 # s before the join is asked, after its calibration, and stopped TAIL s after every node's
 # clean-up has finished); prints the join's wall time (s).
 join_under_load() {
-  local loader wall node
-  load until-killed "$2" &
-  loader=$!
+  local wall node
+  load_start until-killed "$2"
   sleep 15
   for ((node = 1; node <= $1; node++)); do cleanups "$node"; done > "$dir/out/cleanups"
   wall=$(join "$1")
   cleaned_up "$1"
   sleep "$3"
-  kill -INT "$loader" 2> /dev/null || true
-  wait "$loader" || true
+  load_stop "$2"
   echo "$wall"
 }
 # sample: every 5 s, each node's CPU seconds so far (utime + stime) and `qkv status` (replica
@@ -261,6 +318,7 @@ load "$seconds" "$dir/out/no-change.txt"
 quiet_to=$(now_ms)
 echo "$quiet_from $quiet_to" > "$dir/out/no-change.window"
 log "2. no change: $(summary "$dir/out/no-change.txt")"
+log "2. by node: $(by_node "$dir/out/no-change.txt")"
 log "2. probe: $(probe_summary "$quiet_from" "$quiet_to")"
 
 "$ROOT/scripts/cluster.sh" add --dir "$dir" > /dev/null
@@ -285,11 +343,13 @@ wait "$prober" || true
 timeline
 log "3. 4 -> 5 under load: wall $wall s; node 5 received $(received 5)"
 log "3. during the join: $(summary "$dir/out/during-join.txt")"
+log "3. by node: $(by_node "$dir/out/during-join.txt")"
 read -r change_from change_to < "$dir/out/join-5.window"
 log "3. probe during the join: $(probe_summary "$change_from" "$change_to"); the seconds with a request over 50 ms and the ring changes: $dir/out/timeline.txt"
 read -r cleanup_from cleanup_to < "$dir/out/cleanup-5.window"
 log "3. probe during the clean-up ($(awk -v a="$cleanup_from" -v b="$cleanup_to" 'BEGIN { printf "%.1f", (b - a) / 1000 }') s from the change's end): $(probe_summary "$cleanup_from" "$cleanup_to")"
 log "4. five nodes, no change, after the clean-up: $(summary "$dir/out/after.txt")"
+log "4. by node: $(by_node "$dir/out/after.txt")"
 log "4. probe: $(probe_summary "$after_from" "$after_to")"
 gc_windows "$dir" "$dir/gc" "no change:$dir/out/no-change.window" "change:$dir/out/join-5.window" \
   "clean-up:$dir/out/cleanup-5.window" "after:$dir/out/after.window" | while read -r line; do log "GC young pauses, $line"; done

@@ -21,6 +21,9 @@
 --                     with QKV_PACE_CONNECTIONS set to wrk's -c (see delay() below)
 --   QKV_COUNT_STATUS  1 to count answers by status (costs throughput: wrk then parses every
 --                     response in Lua); SUMMARY then has s2xx s4xx s404 s5xx s503 s504
+--   QKV_LATENCY_OUT   wrk2 only: a file done() writes every request's latency to (µs, ascending, one
+--                     per line; from wrk2's histogram, 3 significant digits), so that the runs
+--                     of several wrk2 processes can be merged into one distribution
 --   QKV_TARGETS       HOST:PORT[,HOST:PORT...]: spread the load over these nodes, thread n
 --                     connecting to target n mod count (give wrk's -t as a multiple of the
 --                     count; -c and wrk2's -R are split evenly over the threads). Default:
@@ -71,6 +74,7 @@ local pace_rate = env_number("QKV_PACE_RATE", 0)
 local pace_connections = env_number("QKV_PACE_CONNECTIONS", 1)
 M.pace_ms = (pace_rate > 0) and math.floor(1000 * pace_connections / pace_rate) or 0
 local replicas = env_string("QKV_REPLICAS", "")
+local latency_out = env_string("QKV_LATENCY_OUT", "")
 
 if M.keys < 1 then error("QKV_KEYS must be at least 1") end
 -- The prefix goes into URLs as it is.
@@ -310,6 +314,15 @@ function done(summary, latency, requests)
     end
   end
   io.write(table.concat(parts, " ") .. "\n")
+  if latency_out ~= "" then
+    -- latency[i] is the value at the i-th of #latency requests (wrk2: its histogram's value
+    -- at percentile 100 * i / #latency).
+    local file = assert(io.open(latency_out, "w"))
+    for i = 1, #latency do
+      file:write(string.format("%d\n", latency[i]))
+    end
+    file:close()
+  end
 end
 
 return M
