@@ -128,24 +128,59 @@ down() {
 loaders=()
 # load_start SECONDS OUT: starts the three in the background; with SECONDS "until-killed" they
 # run until load_stop. Their PIDs are in D/out/load.pids for `down`.
+#
+# wrk2 staggers its connects 5 ms apart, and each connection keeps the phase of its connect
+# for the whole run (it sends at connect time + k * C/R). Its event loop (ae.c) computes the
+# wait for a timer already overdue from the previous second as up to a whole second, so a
+# process slowed for a moment at its start can connect all its connections at once, about a
+# second late: the 32 then send together every 96 ms (at 333 requests/s), queue behind one
+# another on their node, and that process measures a median twice its peers' over the
+# whole window while its node spends less CPU (its replica calls go out in batches). Seen
+# in a SYN capture of a run (docs/performance.md). So 0.3 s after the start, each must have
+# all its connections established (ss); one that has not is killed and started again (at
+# most 5 times; each restart is logged to D/out/load-restarts.txt).
 load_start() {
-  local duration="$1" base="${2%.txt}" node
+  local duration="$1" node round started pending=(1 2 3) connected
   [ "$duration" != until-killed ] || duration=3600
   loaders=()
-  for node in 1 2 3; do
-    # Each a subshell that becomes wrk2 (so its PID is wrk2's, and SIGINT stops it, after
-    # which it prints its figures); the remainders of the rate and connections go to the
-    # first nodes; a seed of its own, or the three would send the same keys.
-    (
-      export QKV_KEYS="$keys" QKV_REPLICAS=2/3 QKV_READ_RATIO=0.5 QKV_COUNT_STATUS=1 QKV_SEED=$((42 + node)) \
-        QKV_LATENCY_OUT="$base.node$node.lat"
-      exec "${client_nice[@]}" "$wrk2" -t1 -c$((connections / 3 + (node <= connections % 3))) -d"${duration}s" \
-        -R$((rate / 3 + (node <= rate % 3))) --latency -s "$ROOT/scripts/wrk2/mixed.lua" "$(url "$node")" \
-        > "$base.node$node.txt" 2>&1
-    ) &
-    loaders+=($!)
+  for ((round = 1; round <= 5 && ${#pending[@]} > 0; round++)); do
+    for node in "${pending[@]}"; do
+      start_loader "$node" "$duration" "${2%.txt}"
+    done
+    sleep 0.3
+    started=("${pending[@]}")
+    pending=()
+    for node in "${started[@]}"; do
+      connected=$(loader_connections "${loaders[node - 1]}")
+      [ "$connected" -lt "$(share "$connections" "$node")" ] || continue
+      echo "$(date -u +%H:%M:%S.%3N) $(basename "$2") node$node: $connected of $(share "$connections" "$node")" \
+        "connections after 0.3 s; $( ((round < 5)) && echo "started again" || echo "kept, the fifth start")" >> "$dir/out/load-restarts.txt"
+      if ((round < 5)); then
+        kill -KILL "${loaders[node - 1]}" 2> /dev/null || true
+        wait "${loaders[node - 1]}" 2> /dev/null || true
+        pending+=("$node")
+      fi
+    done
   done
   echo "${loaders[*]}" > "$dir/out/load.pids"
+}
+# share TOTAL NODE: node NODE's third of TOTAL (the remainder goes to the first nodes).
+share() { echo $(($1 / 3 + ($2 <= $1 % 3))); }
+# start_loader NODE SECONDS BASE: node NODE's wrk2, its PID in loaders[NODE - 1]. A subshell
+# that becomes wrk2 (so its PID is wrk2's, and SIGINT stops it, after which it prints its
+# figures), with a seed of its own, or the three would send the same keys.
+start_loader() {
+  (
+    export QKV_KEYS="$keys" QKV_REPLICAS=2/3 QKV_READ_RATIO=0.5 QKV_COUNT_STATUS=1 QKV_SEED=$((42 + $1)) \
+      QKV_LATENCY_OUT="$3.node$1.lat"
+    exec "${client_nice[@]}" "$wrk2" -t1 -c"$(share "$connections" "$1")" -d"$2s" -R"$(share "$rate" "$1")" --latency \
+      -s "$ROOT/scripts/wrk2/mixed.lua" "$(url "$1")" > "$3.node$1.txt" 2>&1
+  ) &
+  loaders[$1 - 1]=$!
+}
+# loader_connections PID: the TCP connections process PID has established.
+loader_connections() {
+  ss -Htnp state established | grep -c "pid=$1," || true
 }
 # load_end OUT: waits for the three, then writes OUT.
 load_end() {
@@ -351,6 +386,7 @@ log "3. probe during the clean-up ($(awk -v a="$cleanup_from" -v b="$cleanup_to"
 log "4. five nodes, no change, after the clean-up: $(summary "$dir/out/after.txt")"
 log "4. by node: $(by_node "$dir/out/after.txt")"
 log "4. probe: $(probe_summary "$after_from" "$after_to")"
+log "wrk2s started again for want of their connections after 0.3 s: $(cat "$dir/out/load-restarts.txt" 2> /dev/null | wc -l) (D/out/load-restarts.txt)"
 gc_windows "$dir" "$dir/gc" "no change:$dir/out/no-change.window" "change:$dir/out/join-5.window" \
   "clean-up:$dir/out/cleanup-5.window" "after:$dir/out/after.window" | while read -r line; do log "GC young pauses, $line"; done
 kill "$cpu_recorder" 2> /dev/null || true
