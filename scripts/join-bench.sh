@@ -131,9 +131,9 @@ loaders=()
 #
 # wrk2 staggers its connects 5 ms apart, and each connection keeps the phase of its connect
 # for the whole run (it sends at connect time + k * C/R). Its event loop (ae.c) computes the
-# wait for a timer already overdue from the previous second as up to a whole second, so a
-# process slowed for a moment at its start can connect all its connections at once, about a
-# second late: the 32 then send together every 96 ms (at 333 requests/s), queue behind one
+# wait for a timer found overdue (by a millisecond or more) as a second minus the time it is
+# overdue, so a process slowed for a moment at its start can connect all its connections at
+# once, about a second late: the 32 then send together every 96 ms (at 333 requests/s), queue behind one
 # another on their node, and that process measures a median twice its peers' over the
 # whole window while its node spends less CPU (its replica calls go out in batches). Seen
 # in a SYN capture of a run (docs/performance.md). So 0.3 s after the start, each must have

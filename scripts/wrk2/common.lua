@@ -21,9 +21,9 @@
 --                     with QKV_PACE_CONNECTIONS set to wrk's -c (see delay() below)
 --   QKV_COUNT_STATUS  1 to count answers by status (costs throughput: wrk then parses every
 --                     response in Lua); SUMMARY then has s2xx s4xx s404 s5xx s503 s504
---   QKV_LATENCY_OUT   wrk2 only: a file done() writes every request's latency to (µs, ascending, one
---                     per line; from wrk2's histogram, 3 significant digits), so that the runs
---                     of several wrk2 processes can be merged into one distribution
+--   QKV_LATENCY_OUT   wrk2 only: a file done() writes every timed request's latency to (µs,
+--                     ascending, one per line; from wrk2's histogram, 3 significant digits),
+--                     so that the runs of several wrk2 processes merge into one distribution
 --   QKV_TARGETS       HOST:PORT[,HOST:PORT...]: spread the load over these nodes, thread n
 --                     connecting to target n mod count (give wrk's -t as a multiple of the
 --                     count; -c and wrk2's -R are split evenly over the threads). Default:
