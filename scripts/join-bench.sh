@@ -135,8 +135,8 @@ loaders=()
 # overdue, so a process slowed for a moment at its start can connect all its connections at
 # once, about a second late: the 32 then send together every 96 ms (at 333 requests/s), queue behind one
 # another on their node, and that process measures a median twice its peers' over the
-# whole window while its node spends less CPU (its replica calls go out in batches). Seen
-# in a SYN capture of a run (docs/performance.md). So 0.3 s after the start, each must have
+# whole window while its node spends less CPU. Seen in a SYN capture of a run
+# (docs/performance.md). So 0.3 s after the start, each must have
 # all its connections established (ss); one that has not is killed and started again (at
 # most 5 times; each restart is logged to D/out/load-restarts.txt).
 load_start() {

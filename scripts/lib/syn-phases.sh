@@ -21,7 +21,8 @@ connections="${3:?usage: syn-phases.sh CAPTURE RATE CONNECTIONS}"
 # The timestamps stay strings until the last awk: mawk prints numbers with 6 digits.
 awk '/ > [0-9.]+: Flags \[S\]/ { n = split($5, d, "."); port = d[n]; sub(":", "", port); print port, $1 }' "$capture" \
   | sort -k1,1n -k2,2n \
-  | awk -v period="$(awk -v r="$rate" -v c="$connections" 'BEGIN { print c / r * 1000 }')" '
+  | awk -v rate="$rate" -v connections="$connections" '
+      BEGIN { period = connections / rate * 1000 }
       function flush(   i, bin, share, b) {
         if (n >= 8) {
           delete count
