@@ -94,7 +94,12 @@ class ClockIT {
 	 * behind, alone in a partition: a write it acknowledges alone ({@code 1/3}) after an
 	 * earlier write of the same key acknowledged on the majority side carries an older
 	 * timestamp and, once healed, loses: an acknowledged write lost, which the checker
-	 * must report.
+	 * must report. The clients stop while node 2 is still cut off (they work 8 s, the
+	 * fault holds 10 s and is healed when they stop), so each key's last acknowledged
+	 * write is one of the partition, and for about a third of the 32 keys it is one that
+	 * node 2 acknowledged alone, which is lost. Had the clients gone on after the
+	 * healing, their later writes would overwrite those keys, and whether any lost update
+	 * was left to see would be down to timing (a run once saw none).
 	 */
 	@Test
 	@Order(2)
@@ -102,7 +107,7 @@ class ClockIT {
 		List<Fault> behind = List.of(new Fault.Together(
 				List.of(new Fault.ClockSkew(2, -5_000), new Fault.Partition(List.of(Set.of(2), Set.of(0, 1))))));
 		NemesisRun.Outcome outcome = NemesisRun.phase(new NemesisRun.Scenario("behind", seed, nodes.options(), 8, 4,
-				new Clients.Mix(45, 10, new int[] { 1 }, 3, false, 2), Duration.ofSeconds(60),
+				new Clients.Mix(45, 10, new int[] { 1 }, 3, false, 2), Duration.ofSeconds(8),
 				(r) -> FaultPlans.of(behind), 10_000, 0, 5_000), nodes, root, random);
 		CheckReport report = outcome.report();
 		System.out.println("ClockIT: with node 2's clock 5 s behind and node 2 cut off, the checker reports "
