@@ -10,9 +10,13 @@ import org.jspecify.annotations.Nullable;
  * value may expire ({@code expiresAt}, see {@link Expiry}).
  *
  * <p>
- * The constructor copies both arrays, so a caller may reuse its buffers. The accessors
- * return the entry's own arrays without copying (values can be 1 MiB and are read on
- * every request): callers must treat them as read-only.
+ * The constructors and the factories {@link #value}, {@link #expiring} and
+ * {@link #tombstone} copy both arrays, so a caller may reuse its buffers. {@link #wrap}
+ * takes the arrays as they are, for a caller that has just made them and gives them up (a
+ * decoder: the key and value it read from a frame, a block or a memtable slot); it saves
+ * a copy of every value read or received, which is up to 1 MiB. The accessors return the
+ * entry's own arrays without copying (values can be 1 MiB and are read on every request):
+ * callers must treat them as read-only.
  *
  * <pre>{@code
  * Entry put = Entry.value(key, bytes, clock.now());
@@ -28,18 +32,45 @@ import org.jspecify.annotations.Nullable;
  * with its write and takes no part in which write wins, except between two writes with
  * equal timestamps and equal values ({@link EntryOrder}).
  *
- * @param key the key bytes, never empty
- * @param value the value bytes (possibly empty), or {@code null} for a tombstone
- * @param timestamp the coordinator's hybrid-logical-clock stamp in microseconds
- * @param expiresAt when the value expires, in microseconds on the timestamps' scale;
- * {@link Expiry#NEVER} for a value that does not expire and for every tombstone
+ * <p>
+ * A final class rather than a record: a record's every constructor copies as its
+ * canonical one does, and {@link #wrap} must not. It keeps a record's accessors, equality
+ * (by content) and immutability.
  */
-public record Entry(byte[] key, byte @Nullable [] value, long timestamp, long expiresAt) {
+public final class Entry {
 
 	/** The expiry of an entry that never expires: {@link Expiry#NEVER}. */
 	public static final long NO_EXPIRY = Expiry.NEVER;
 
-	public Entry {
+	private final byte[] key;
+
+	private final byte @Nullable [] value;
+
+	private final long timestamp;
+
+	private final long expiresAt;
+
+	/**
+	 * An entry of copies of {@code key} and {@code value}.
+	 * @param key the key bytes, never empty
+	 * @param value the value bytes (possibly empty), or {@code null} for a tombstone
+	 * @param timestamp the coordinator's hybrid-logical-clock stamp in microseconds
+	 * @param expiresAt when the value expires, in microseconds on the timestamps' scale;
+	 * {@link Expiry#NEVER} for a value that does not expire and for every tombstone
+	 */
+	public Entry(byte[] key, byte @Nullable [] value, long timestamp, long expiresAt) {
+		this(checked(key, value, expiresAt).clone(), (value != null) ? value.clone() : null, timestamp, expiresAt,
+				true);
+	}
+
+	private Entry(byte[] key, byte @Nullable [] value, long timestamp, long expiresAt, boolean alreadyChecked) {
+		this.key = alreadyChecked ? key : checked(key, value, expiresAt);
+		this.value = value;
+		this.timestamp = timestamp;
+		this.expiresAt = expiresAt;
+	}
+
+	private static byte[] checked(byte[] key, byte @Nullable [] value, long expiresAt) {
 		Objects.requireNonNull(key, "key");
 		if (key.length == 0) {
 			throw new IllegalArgumentException("key must not be empty");
@@ -47,8 +78,17 @@ public record Entry(byte[] key, byte @Nullable [] value, long timestamp, long ex
 		if (value == null && expiresAt != NO_EXPIRY) {
 			throw new IllegalArgumentException("a tombstone does not expire");
 		}
-		key = key.clone();
-		value = (value != null) ? value.clone() : null;
+		return key;
+	}
+
+	/**
+	 * An entry of {@code key} and {@code value} themselves, not copies: the caller gives
+	 * both arrays up and never changes them again. For decoders that have just made them;
+	 * everyone else uses the constructors or the other factories, which copy. Checked as
+	 * the constructor checks.
+	 */
+	public static Entry wrap(byte[] key, byte @Nullable [] value, long timestamp, long expiresAt) {
+		return new Entry(key, value, timestamp, expiresAt, false);
 	}
 
 	/**
@@ -76,6 +116,32 @@ public record Entry(byte[] key, byte @Nullable [] value, long timestamp, long ex
 		return new Entry(key, null, timestamp);
 	}
 
+	/** The key bytes, never empty; the entry's own array, read-only. */
+	public byte[] key() {
+		return this.key;
+	}
+
+	/**
+	 * The value bytes (possibly empty), or {@code null} for a tombstone; the entry's own
+	 * array, read-only.
+	 */
+	public byte @Nullable [] value() {
+		return this.value;
+	}
+
+	/** The coordinator's hybrid-logical-clock stamp, in microseconds. */
+	public long timestamp() {
+		return this.timestamp;
+	}
+
+	/**
+	 * When the value expires, in microseconds on the timestamps' scale;
+	 * {@link Expiry#NEVER} for a value that does not expire and for every tombstone.
+	 */
+	public long expiresAt() {
+		return this.expiresAt;
+	}
+
 	public boolean isTombstone() {
 		return this.value == null;
 	}
@@ -97,7 +163,7 @@ public record Entry(byte[] key, byte @Nullable [] value, long timestamp, long ex
 	 * make a replica's kept version greater.
 	 */
 	public Entry asSeenAt(long nowMicros) {
-		return isExpiredAt(nowMicros) ? new Entry(this.key, null, this.timestamp) : this;
+		return isExpiredAt(nowMicros) ? new Entry(this.key, null, this.timestamp, NO_EXPIRY, true) : this;
 	}
 
 	/**

@@ -91,7 +91,8 @@ class InternalHandler {
 			}
 			return this.bodies.read(request, this.maxBodySize, (value) -> {
 				this.clock.accept(timestamp, ClockGuard.Source.WRITE, sender(request));
-				return this.storage.upsert(new Entry(key, tombstone ? null : value, timestamp, expiresAt));
+				// Both arrays are this request's own (its query parsed, its body joined).
+				return this.storage.upsert(Entry.wrap(key, tombstone ? null : value, timestamp, expiresAt));
 			}).then(Mono.defer(() -> ServerResponse.status(HttpStatus.CREATED).build()));
 		}).onErrorResume(ClockSkewException.class, InternalHandler::refused).onErrorResume(ErrorResponses::toResponse);
 	}

@@ -82,14 +82,14 @@ final class EntryFrame {
 			throw new MalformedFrameException("value length " + length + " outside -1.." + maxValueSize);
 		}
 		if (length == TOMBSTONE) {
-			return Entry.tombstone(key, timestamp);
+			return Entry.wrap(key, null, timestamp, Entry.NO_EXPIRY);
 		}
 		if (in.remaining() < length) {
 			throw new BufferUnderflowException();
 		}
 		byte[] value = new byte[length];
 		in.get(value);
-		return Entry.expiring(key, value, timestamp, expiresAt);
+		return Entry.wrap(key, value, timestamp, expiresAt);
 	}
 
 	/** A frame whose lengths are out of bounds. */

@@ -301,7 +301,7 @@ public final class HintStore implements AutoCloseable {
 		byte[] key = new byte[keyLength];
 		in.get(key);
 		if (kind == TOMBSTONE) {
-			return Entry.tombstone(key, hint.timestamp());
+			return Entry.wrap(key, null, hint.timestamp(), Entry.NO_EXPIRY);
 		}
 		long expiresAt = Entry.NO_EXPIRY;
 		if (kind == EXPIRING) {
@@ -312,8 +312,7 @@ public final class HintStore implements AutoCloseable {
 		}
 		byte[] value = new byte[in.remaining()];
 		in.get(value);
-		return (kind == EXPIRING) ? Entry.expiring(key, value, hint.timestamp(), expiresAt)
-				: Entry.value(key, value, hint.timestamp());
+		return Entry.wrap(key, value, hint.timestamp(), expiresAt);
 	}
 
 	static Log logger() {

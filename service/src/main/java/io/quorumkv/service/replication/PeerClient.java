@@ -657,8 +657,8 @@ public final class PeerClient implements AutoCloseable {
 		catch (NumberFormatException ex) {
 			return response.releaseBody().then(Mono.error(new PeerException("replica answer with a bad expiry")));
 		}
-		return joined(response, this.maxFrameSize).map(
-				(value) -> Optional.of(new Entry(key, tombstone ? null : value, Long.parseLong(timestamp), expiresAt)));
+		return joined(response, this.maxFrameSize).map((value) -> Optional
+			.of(Entry.wrap(key.clone(), tombstone ? null : value, Long.parseLong(timestamp), expiresAt)));
 	}
 
 	private static Mono<Void> expect(ClientResponse response, HttpStatus status) {

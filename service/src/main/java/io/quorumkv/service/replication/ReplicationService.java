@@ -144,7 +144,8 @@ public class ReplicationService {
 	/**
 	 * Writes a value, or a tombstone when {@code value} is null, stamped once now, to the
 	 * key's owners: while the key moves, to its old and its new owners, confirmed by
-	 * {@code ack} of each ({@link QuorumRound}).
+	 * {@code ack} of each ({@link QuorumRound}). Keeps the arrays themselves, as the
+	 * method below says.
 	 */
 	public Mono<Void> write(byte[] key, byte @Nullable [] value, Replicas replicas) {
 		return write(key, value, 0, replicas);
@@ -153,7 +154,9 @@ public class ReplicationService {
 	/**
 	 * Writes a value that expires {@code ttlSeconds} after its timestamp (never when 0),
 	 * or a tombstone when {@code value} is null; stamped once now, the expiry with it,
-	 * and sent to the key's owners as {@link #write(byte[], byte[], Replicas)} does.
+	 * and sent to the key's owners as {@link #write(byte[], byte[], Replicas)} does. The
+	 * entry keeps {@code key} and {@code value} themselves ({@link Entry#wrap}): the
+	 * caller (a request's handler, whose arrays they are) must not change them.
 	 */
 	public Mono<Void> write(byte[] key, byte @Nullable [] value, long ttlSeconds, Replicas replicas) {
 		if (ttlSeconds < 0 || (value == null && ttlSeconds != 0)) {
@@ -161,7 +164,7 @@ public class ReplicationService {
 		}
 		return Mono.defer(() -> {
 			long stamp = this.clock.now();
-			Entry entry = new Entry(key, value, stamp,
+			Entry entry = Entry.wrap(key, value, stamp,
 					(ttlSeconds > 0) ? Expiry.after(stamp, ttlSeconds) : Entry.NO_EXPIRY);
 			return onNewerRing((last) -> write(entry, replicas, last));
 		});

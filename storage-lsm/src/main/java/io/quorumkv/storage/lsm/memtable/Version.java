@@ -76,7 +76,8 @@ final class Version {
 		if (isTombstone(version)) {
 			return Entry.tombstone(key, timestamp);
 		}
-		return Entry.expiring(key, Arrays.copyOfRange(version, HEADER, version.length), timestamp,
+		// The key is the caller's (or the table's), the value a copy of our own.
+		return Entry.wrap(key.clone(), Arrays.copyOfRange(version, HEADER, version.length), timestamp,
 				(long) LONGS.get(version, EXPIRES_AT));
 	}
 

@@ -116,7 +116,8 @@ final class Block {
 					return null;
 				}
 				byte[] value = (header.valueLength() >= 0) ? copy(pos[0], header.valueLength()) : null;
-				return new Entry(current, value, header.timestamp(), header.expiresAt());
+				// Both arrays were made by this call and are not used again.
+				return Entry.wrap(current, value, header.timestamp(), header.expiresAt());
 			}
 			pos[0] += Math.max(0, header.valueLength());
 		}
@@ -260,16 +261,16 @@ final class Block {
 	}
 
 	/**
-	 * Decodes the entries between two offsets. The key and the value are assembled in
-	 * buffers kept from one entry to the next while their lengths stay the same (keys of
-	 * one width, values of one size: no allocation), since {@link Entry}'s constructor
-	 * copies them anyway; the key buffer holds the previous key, whose first
-	 * {@code shared} bytes the next key reuses.
+	 * Decodes the entries between two offsets. The key is assembled in a buffer kept from
+	 * one entry to the next while its length stays the same (keys of one width: no
+	 * allocation for a key {@code keys} rejects); the buffer holds the previous key,
+	 * whose first {@code shared} bytes the next key reuses. An accepted entry gets a copy
+	 * of the key and its value copied once, straight out of the block, and
+	 * {@link Entry#wrap} keeps both.
 	 */
 	private List<Entry> decodeRange(int start, int end, Predicate<byte[]> keys) {
 		List<Entry> out = new ArrayList<>(BlockBuilder.RESTART_INTERVAL);
 		byte[] key = EMPTY;
-		byte[] value = EMPTY;
 		int[] pos = { start };
 		while (pos[0] < end) {
 			Header header = header(pos, end, key.length);
@@ -280,14 +281,12 @@ final class Block {
 				pos[0] += Math.max(0, valueLength);
 				continue;
 			}
+			byte @Nullable [] value = null;
 			if (valueLength >= 0) {
-				if (value.length != valueLength) {
-					value = new byte[valueLength];
-				}
-				MemorySegment.copy(this.data, ValueLayout.JAVA_BYTE, pos[0], value, 0, valueLength);
+				value = copy(pos[0], valueLength);
 				pos[0] += valueLength;
 			}
-			out.add(new Entry(key, (valueLength >= 0) ? value : null, header.timestamp(), header.expiresAt()));
+			out.add(Entry.wrap(key.clone(), value, header.timestamp(), header.expiresAt()));
 		}
 		return out;
 	}

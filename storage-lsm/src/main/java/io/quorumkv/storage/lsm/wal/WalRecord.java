@@ -134,7 +134,7 @@ public final class WalRecord {
 		byte[] key = new byte[keyLength];
 		buffer.get(key);
 		if (kind == KIND_TOMBSTONE) {
-			return (buffer.remaining() == 0) ? Entry.tombstone(key, timestamp) : null;
+			return (buffer.remaining() == 0) ? Entry.wrap(key, null, timestamp, Entry.NO_EXPIRY) : null;
 		}
 		if (buffer.remaining() < 4) {
 			return null;
@@ -145,7 +145,7 @@ public final class WalRecord {
 		}
 		byte[] value = new byte[valueLength];
 		buffer.get(value);
-		return Entry.expiring(key, value, timestamp, expiresAt);
+		return Entry.wrap(key, value, timestamp, expiresAt);
 	}
 
 }
