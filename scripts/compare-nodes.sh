@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A/B of node settings in one run: for each variant, start a fresh local cluster with that
 # variant's JVM options and node arguments, warm it up, measure closed-loop PUT throughput
-# (wrk) and the latency of a constant-rate PUT load (wrk2), stop it. The figures of
+# (wrk) and the latency of a constant-rate PUT load (wrk2) with the nodes' CPU and
+# allocation per request over it, stop it. The figures of
 # docs/performance.md for the GC choice and the other "keep only if it helps" changes.
 #
 #   scripts/compare-nodes.sh [--nodes N] [--replicas ACK/FROM] [--rate RPS] [--backend lsm|h2|derby] VARIANT...
@@ -57,10 +58,23 @@ nodes_cpu_ticks() {
   done
 }
 ticks_per_second="$(getconf CLK_TCK)"
+# Bytes each node has allocated so far, one line per node: Micrometer's
+# jvm_gc_memory_allocated_bytes_total, which grows at each young collection by what the
+# young generation held. So it lags by at most one young generation (compare runs that
+# allocate many times that), and it misses G1's humongous objects, which are allocated
+# outside the young generation: arrays of half a heap region or more (512 KiB with a
+# 1 GiB heap's 1 MiB regions), so keep QKV_VALUE_SIZE below that when it matters.
+nodes_allocated() {
+  local i
+  for i in $(seq 1 "$nodes"); do
+    curl -s "http://127.0.0.1:$((port + i - 1 + 1000))/actuator/prometheus" |
+      awk '/^jvm_gc_memory_allocated_bytes_total/ { v = $2 } END { printf "%.0f\n", v }'
+  done
+}
 
 {
-  echo "| variant | closed-loop PUT rps | PUT at $rate rps: p50 / p99 / p99.9 / max (ms) | achieved rps | nodes' CPU per request (µs) | host speed check |"
-  echo "|---|---|---|---|---|---|"
+  echo "| variant | closed-loop PUT rps | PUT at $rate rps: p50 / p99 / p99.9 / max (ms) | achieved rps | nodes' CPU per request (µs) | nodes' allocation per request (KiB) | host speed check |"
+  echo "|---|---|---|---|---|---|---|"
 } >"$out/summary.md"
 for variant in "$@"; do
   IFS='|' read -r label opts args jar <<<"$variant"
@@ -73,9 +87,11 @@ for variant in "$@"; do
   wrk -t1 -c"$conns" -d"$warmup" -s "$ROOT/scripts/wrk2/put.lua" "$url" >/dev/null
   wrk -t1 -c"$conns" -d"$duration" --latency -s "$ROOT/scripts/wrk2/put.lua" "$url" >"$out/$label-closed.txt"
   cpu_before="$(nodes_cpu_ticks)"
+  allocated_before="$(nodes_allocated)"
   "$WRK_BIN" -t1 -c"$conns" -d"$rate_duration" -R"$rate" --u_latency -s "$ROOT/scripts/wrk2/put.lua" "$url" \
     >"$out/$label-rate.txt"
   cpu_after="$(nodes_cpu_ticks)"
+  allocated_after="$(nodes_allocated)"
   requests="$(awk '/requests in/ { print $1; exit }' "$out/$label-rate.txt")"
   # The nodes' CPU over the constant-rate run divided by its requests: what a change that
   # saves work should lower. The total goes to the summary, node by node to a file.
@@ -83,9 +99,14 @@ for variant in "$@"; do
     '{ printf "node%d %.1f us per request\n", NR, (n > 0) ? ($2 - $1) / hz * 1e6 / n : 0 }' >"$out/$label-cpu.txt"
   cpu_per_request="$(awk -v n="${requests:-0}" '{ t += $2 } END { if (n > 0) printf "%.1f", t; else printf "n/a" }' \
     "$out/$label-cpu.txt")"
+  # The same for allocation, node by node to a file, the total to the summary.
+  paste <(echo "$allocated_before") <(echo "$allocated_after") | awk -v n="${requests:-0}" \
+    '{ printf "node%d %.1f KiB per request\n", NR, (n > 0) ? ($2 - $1) / 1024 / n : 0 }' >"$out/$label-alloc.txt"
+  allocated_per_request="$(awk -v n="${requests:-0}" '{ t += $2 } END { if (n > 0) printf "%.1f", t; else printf "n/a" }' \
+    "$out/$label-alloc.txt")"
   "$CLUSTER" down --dir "$work/cluster" >/dev/null
   r="$out/$label-rate.txt"
-  echo "| $label | $(rps "$out/$label-closed.txt") | $(pct "$r" 50) / $(pct "$r" 99) / $(pct "$r" 99.9) / $(pct "$r" 100) | $(rps "$r") | $cpu_per_request | $speed |" \
+  echo "| $label | $(rps "$out/$label-closed.txt") | $(pct "$r" 50) / $(pct "$r" 99) / $(pct "$r" 99.9) / $(pct "$r" 100) | $(rps "$r") | $cpu_per_request | $allocated_per_request | $speed |" \
     >>"$out/summary.md"
 done
 echo "raw outputs: $out" >&2
