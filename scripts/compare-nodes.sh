@@ -71,6 +71,15 @@ nodes_allocated() {
       awk '/^jvm_gc_memory_allocated_bytes_total/ { v = $2 } END { printf "%.0f\n", v }'
   done
 }
+# Each node's growth between two of the readings above (one line per node) times SCALE, per
+# request of the constant-rate run ($requests), to FILE as "nodeN X UNIT per request";
+# prints the nodes' total (n/a without requests).
+per_request() {
+  local before="$1" after="$2" scale="$3" unit="$4" file="$5"
+  paste <(echo "$before") <(echo "$after") | awk -v s="$scale" -v u="$unit" -v n="${requests:-0}" \
+    '{ printf "node%d %.1f %s per request\n", NR, (n > 0) ? ($2 - $1) * s / n : 0, u }' >"$file"
+  awk -v n="${requests:-0}" '{ t += $2 } END { if (n > 0) printf "%.1f", t; else printf "n/a" }' "$file"
+}
 
 {
   echo "| variant | closed-loop PUT rps | PUT at $rate rps: p50 / p99 / p99.9 / max (ms) | achieved rps | nodes' CPU per request (µs) | nodes' allocation per request (KiB) | host speed check |"
@@ -93,16 +102,10 @@ for variant in "$@"; do
   cpu_after="$(nodes_cpu_ticks)"
   allocated_after="$(nodes_allocated)"
   requests="$(awk '/requests in/ { print $1; exit }' "$out/$label-rate.txt")"
-  # The nodes' CPU over the constant-rate run divided by its requests: what a change that
-  # saves work should lower. The total goes to the summary, node by node to a file.
-  paste <(echo "$cpu_before") <(echo "$cpu_after") | awk -v hz="$ticks_per_second" -v n="${requests:-0}" \
-    '{ printf "node%d %.1f us per request\n", NR, (n > 0) ? ($2 - $1) / hz * 1e6 / n : 0 }' >"$out/$label-cpu.txt"
-  cpu_per_request="$(awk -v n="${requests:-0}" '{ t += $2 } END { if (n > 0) printf "%.1f", t; else printf "n/a" }' \
-    "$out/$label-cpu.txt")"
-  # The same for allocation, node by node to a file, the total to the summary.
-  paste <(echo "$allocated_before") <(echo "$allocated_after") | awk -v n="${requests:-0}" \
-    '{ printf "node%d %.1f KiB per request\n", NR, (n > 0) ? ($2 - $1) / 1024 / n : 0 }' >"$out/$label-alloc.txt"
-  allocated_per_request="$(awk -v n="${requests:-0}" '{ t += $2 } END { if (n > 0) printf "%.1f", t; else printf "n/a" }' \
+  # The nodes' CPU and allocation over the constant-rate run divided by its requests: what
+  # a change that saves work should lower. The totals go to the summary, node by node to files.
+  cpu_per_request="$(per_request "$cpu_before" "$cpu_after" "$((1000000 / ticks_per_second))" us "$out/$label-cpu.txt")"
+  allocated_per_request="$(per_request "$allocated_before" "$allocated_after" "$(awk 'BEGIN { print 1 / 1024 }')" KiB \
     "$out/$label-alloc.txt")"
   "$CLUSTER" down --dir "$work/cluster" >/dev/null
   r="$out/$label-rate.txt"
