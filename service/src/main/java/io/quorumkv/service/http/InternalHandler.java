@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.quorumkv.service.peer.EntryFrame;
 import io.quorumkv.service.cluster.ClockGuard;
 import io.quorumkv.service.cluster.ClockSkewException;
 import io.quorumkv.service.replication.BatchCodec;
@@ -191,7 +192,7 @@ class InternalHandler {
 			return ServerResponse.ok()
 				.contentType(MediaType.APPLICATION_OCTET_STREAM)
 				.body(BodyInserters.fromDataBuffers(((limit < Long.MAX_VALUE) ? entries.take(limit, true) : entries)
-					.map((entry) -> DefaultDataBufferFactory.sharedInstance.wrap(InternalApi.encode(entry)))));
+					.map((entry) -> DefaultDataBufferFactory.sharedInstance.wrap(EntryFrame.encode(entry)))));
 		}).onErrorResume(ErrorResponses::toResponse);
 	}
 

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.quorumkv.service.peer.EntryFrame;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.cluster.RingLayout;
@@ -94,7 +95,7 @@ public final class TransferSource {
 			Flux<byte[]> frames = estimate.concatWith(wanted.concatMap((entry) -> {
 				if (plan.sends(entry.key(), self, target)) {
 					tally.sent(entry);
-					return Mono.just(InternalApi.encode(entry));
+					return Mono.just(EntryFrame.encode(entry));
 				}
 				return Mono.just(TransferCodec.progress(entry.key(), tally.scannedBytes()));
 			}, 64));

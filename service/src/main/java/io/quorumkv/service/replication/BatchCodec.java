@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import io.quorumkv.service.peer.EntryFrame;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
 

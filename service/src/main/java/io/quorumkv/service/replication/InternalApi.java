@@ -2,6 +2,7 @@ package io.quorumkv.service.replication;
 
 import java.nio.ByteBuffer;
 
+import io.quorumkv.service.peer.EntryFrame;
 import io.quorumkv.service.config.QuorumKvProperties.BatchProperties;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
@@ -141,15 +142,6 @@ public final class InternalApi {
 			}
 		}
 		return out.toString();
-	}
-
-	/**
-	 * One scan frame ({@link EntryFrame}: the entry, with its expiry when it has one).
-	 */
-	public static byte[] encode(Entry entry) {
-		ByteBuffer frame = ByteBuffer.allocate(EntryFrame.size(entry));
-		EntryFrame.put(frame, entry);
-		return frame.array();
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Consumer;
 
+import io.quorumkv.service.peer.EventLoopTimers;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
+import io.quorumkv.service.peer.EventLoopTimers;
+import io.quorumkv.service.peer.EventLoops;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
 import org.jspecify.annotations.Nullable;

@@ -3,6 +3,7 @@ package io.quorumkv.service.replication;
 import java.util.List;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quorumkv.service.peer.EventLoopTimers;
 import io.quorumkv.service.cluster.ClockGuard;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.HybridLogicalClock;

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import io.quorumkv.service.peer.EntryFrame;
 import io.quorumkv.service.membership.TransferCodec.Frame;
 import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.storage.Entry;
@@ -36,7 +37,7 @@ class TransferCodecTest {
 		ByteArrayOutputStream out = new ByteArrayOutputStream();
 		out.writeBytes(TransferCodec.estimate(12_345));
 		for (Entry entry : this.entries) {
-			out.writeBytes(InternalApi.encode(entry));
+			out.writeBytes(EntryFrame.encode(entry));
 			if (Arrays.equals(entry.key(), bytes("c"))) {
 				out.writeBytes(TransferCodec.progress(bytes("c-scanned"), 99));
 			}
@@ -81,7 +82,7 @@ class TransferCodecTest {
 		List<byte[]> frames = new ArrayList<>();
 		frames.add(TransferCodec.estimate(12_345));
 		for (Entry entry : this.entries) {
-			frames.add(InternalApi.encode(entry));
+			frames.add(EntryFrame.encode(entry));
 		}
 		byte[] chunk = TransferSource.joined(frames);
 		assertThat(chunk).isEqualTo(TransferSource.joined(List.of(TransferSource.joined(frames.subList(0, 2)),

@@ -13,6 +13,7 @@ import java.util.function.Function;
 
 import io.netty.channel.DefaultEventLoop;
 import io.netty.channel.EventLoop;
+import io.quorumkv.service.peer.EventLoopTimers;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageException;

@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.channel.DefaultEventLoop;
 import io.netty.channel.EventLoop;
+import io.quorumkv.service.peer.EventLoopTimers;
+import io.quorumkv.service.peer.PeerException;
 import io.quorumkv.service.replication.BatchCodec.Operation;
 import io.quorumkv.service.replication.BatchCodec.Result;
 import io.quorumkv.service.replication.PeerBatcher.BatchQueueFullException;

@@ -13,6 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.quorumkv.service.peer.EntryFrame;
+import io.quorumkv.service.peer.EventLoopTimers;
 import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.PeerClocks;
@@ -65,7 +67,7 @@ class PeerClientScanTest {
 			int entries = request.uri().contains("start=big") ? 10 * PAGE : PAGE;
 			return response
 				.sendByteArray(Flux.range(0, entries)
-					.map((i) -> InternalApi
+					.map((i) -> EntryFrame
 						.encode(Entry.value(String.format("k%04d", i).getBytes(StandardCharsets.UTF_8), value, 1))))
 				.then();
 		}).bindNow();

@@ -1,4 +1,4 @@
-package io.quorumkv.service.replication;
+package io.quorumkv.service.peer;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,19 +11,19 @@ import io.netty.util.concurrent.EventExecutorGroup;
  * The node's event loops as an array: finding the current one is a few thread
  * comparisons.
  */
-final class EventLoops {
+public final class EventLoops {
 
 	private EventLoops() {
 	}
 
-	static EventExecutor[] of(EventExecutorGroup group) {
+	public static EventExecutor[] of(EventExecutorGroup group) {
 		List<EventExecutor> all = new ArrayList<>();
 		group.forEach(all::add);
 		return all.toArray(EventExecutor[]::new);
 	}
 
 	/** The index of the loop running the calling thread, or -1 off the loops. */
-	static int indexOfCurrent(EventExecutor[] loops) {
+	public static int indexOfCurrent(EventExecutor[] loops) {
 		for (int i = 0; i < loops.length; i++) {
 			if (loops[i].inEventLoop()) {
 				return i;
@@ -37,7 +37,7 @@ final class EventLoops {
 	 * (queued without a wake-up, run once the turn's reading is done); at once when the
 	 * loop is shutting down and will have no later turn.
 	 */
-	static void afterTurn(EventExecutor loop, Runnable task) {
+	public static void afterTurn(EventExecutor loop, Runnable task) {
 		try {
 			loop.execute(task);
 		}
@@ -46,7 +46,7 @@ final class EventLoops {
 		}
 	}
 
-	static int indexOf(EventExecutor[] loops, EventExecutor loop) {
+	public static int indexOf(EventExecutor[] loops, EventExecutor loop) {
 		for (int i = 0; i < loops.length; i++) {
 			if (loops[i] == loop) {
 				return i;

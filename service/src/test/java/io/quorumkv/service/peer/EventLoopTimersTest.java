@@ -1,4 +1,4 @@
-package io.quorumkv.service.replication;
+package io.quorumkv.service.peer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

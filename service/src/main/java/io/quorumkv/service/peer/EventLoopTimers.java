@@ -1,4 +1,4 @@
-package io.quorumkv.service.replication;
+package io.quorumkv.service.peer;
 
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +28,7 @@ import reactor.core.scheduler.Schedulers;
  * and workers are the parallel scheduler's, and disposing this one never shuts down a
  * loop.
  */
-final class EventLoopTimers implements Scheduler {
+public final class EventLoopTimers implements Scheduler {
 
 	/** The loops, copied once: finding the current one is a few thread comparisons. */
 	private final EventExecutor[] loops;
@@ -36,7 +36,7 @@ final class EventLoopTimers implements Scheduler {
 	/**
 	 * @param loops the node's event loops (the server's; the peer client runs on them)
 	 */
-	EventLoopTimers(EventExecutorGroup loops) {
+	public EventLoopTimers(EventExecutorGroup loops) {
 		this.loops = EventLoops.of(loops);
 	}
 
@@ -56,23 +56,23 @@ final class EventLoopTimers implements Scheduler {
 	}
 
 	/** The loop running the calling thread, or null off the loops. */
-	@Nullable EventExecutor currentLoop() {
+	public @Nullable EventExecutor currentLoop() {
 		int index = currentIndex();
 		return (index >= 0) ? this.loops[index] : null;
 	}
 
 	/** The number of the node's event loops. */
-	int loopCount() {
+	public int loopCount() {
 		return this.loops.length;
 	}
 
 	/** The index of the loop running the calling thread, or -1 off the loops. */
-	int currentIndex() {
+	public int currentIndex() {
 		return EventLoops.indexOfCurrent(this.loops);
 	}
 
 	/** The loop of {@code index}, as {@link #currentIndex()} numbers them. */
-	EventExecutor loop(int index) {
+	public EventExecutor loop(int index) {
 		return this.loops[index];
 	}
 

@@ -1,4 +1,4 @@
-package io.quorumkv.service.replication;
+package io.quorumkv.service.peer;
 
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
@@ -13,18 +13,18 @@ import org.jspecify.annotations.Nullable;
  * boundaries of the network buffers. One decoder per stream; holds at most one incomplete
  * frame.
  */
-final class FrameDecoder {
+public final class FrameDecoder {
 
 	private final int maxFrameSize;
 
 	private ByteBuffer pending = ByteBuffer.allocate(0);
 
-	FrameDecoder(int maxFrameSize) {
+	public FrameDecoder(int maxFrameSize) {
 		this.maxFrameSize = maxFrameSize;
 	}
 
 	/** Entries completed by {@code chunk}; the rest is kept for the next call. */
-	List<Entry> decode(byte[] chunk) {
+	public List<Entry> decode(byte[] chunk) {
 		ByteBuffer input = concat(this.pending, chunk);
 		List<Entry> entries = new ArrayList<>();
 		while (true) {
@@ -41,7 +41,7 @@ final class FrameDecoder {
 	}
 
 	/** Whether the stream ended between frames. */
-	boolean isComplete() {
+	public boolean isComplete() {
 		return !this.pending.hasRemaining();
 	}
 

@@ -1,4 +1,4 @@
-package io.quorumkv.service.replication;
+package io.quorumkv.service.peer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -30,7 +30,7 @@ class FrameDecoderTest {
 	void decodesFramesSplitAtEveryPossibleBoundary() {
 		List<Entry> entries = sample();
 		ByteArrayOutputStream stream = new ByteArrayOutputStream();
-		entries.forEach((entry) -> stream.writeBytes(InternalApi.encode(entry)));
+		entries.forEach((entry) -> stream.writeBytes(EntryFrame.encode(entry)));
 		byte[] all = stream.toByteArray();
 		for (int chunk : new int[] { 1, 2, 3, 7, 64, 1000, all.length }) {
 			FrameDecoder decoder = new FrameDecoder(1 << 20);
@@ -45,7 +45,7 @@ class FrameDecoderTest {
 
 	@Test
 	void truncatedStreamIsIncomplete() {
-		byte[] frame = InternalApi.encode(Entry.value("k".getBytes(), "value".getBytes(), 1));
+		byte[] frame = EntryFrame.encode(Entry.value("k".getBytes(), "value".getBytes(), 1));
 		FrameDecoder decoder = new FrameDecoder(1 << 20);
 		assertThat(decoder.decode(Arrays.copyOf(frame, frame.length - 1))).isEmpty();
 		assertThat(decoder.isComplete()).isFalse();

@@ -1,4 +1,4 @@
-package io.quorumkv.service.replication;
+package io.quorumkv.service.peer;
 
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
@@ -24,22 +24,29 @@ import io.quorumkv.storage.Entry;
  * entries: a membership change's transfer stream ({@code TransferCodec}) carries these
  * frames among progress (-2) and estimate (-3) frames of its own.
  */
-final class EntryFrame {
+public final class EntryFrame {
 
-	static final int TOMBSTONE = -1;
+	public static final int TOMBSTONE = -1;
 
-	static final int EXPIRING = -4;
+	public static final int EXPIRING = -4;
 
 	private EntryFrame() {
 	}
 
 	/** Bytes of {@code entry}'s frame. */
-	static int size(Entry entry) {
+	public static int size(Entry entry) {
 		byte[] value = entry.value();
 		return 4 + entry.key().length + 8 + 4 + ((value == null) ? 0 : (entry.expires() ? 12 : 0) + value.length);
 	}
 
-	static void put(ByteBuffer out, Entry entry) {
+	/** One frame of {@code entry}, in an array of its own. */
+	public static byte[] encode(Entry entry) {
+		ByteBuffer frame = ByteBuffer.allocate(size(entry));
+		put(frame, entry);
+		return frame.array();
+	}
+
+	public static void put(ByteBuffer out, Entry entry) {
 		byte[] value = entry.value();
 		out.putInt(entry.key().length).put(entry.key()).putLong(entry.timestamp());
 		if (value == null) {
@@ -58,7 +65,7 @@ final class EntryFrame {
 	 * checked first, so no array larger than the limits is allocated)
 	 * @throws MalformedFrameException when a length is out of its bounds
 	 */
-	static Entry read(ByteBuffer in, int maxKeySize, int maxValueSize) {
+	public static Entry read(ByteBuffer in, int maxKeySize, int maxValueSize) {
 		int keyLength = in.getInt();
 		if (keyLength < 1 || keyLength > maxKeySize) {
 			throw new MalformedFrameException("key length " + keyLength + " outside 1.." + maxKeySize);
@@ -93,9 +100,9 @@ final class EntryFrame {
 	}
 
 	/** A frame whose lengths are out of bounds. */
-	static final class MalformedFrameException extends RuntimeException {
+	public static final class MalformedFrameException extends RuntimeException {
 
-		MalformedFrameException(String message) {
+		public MalformedFrameException(String message) {
 			super(message, null, false, false);
 		}
 
