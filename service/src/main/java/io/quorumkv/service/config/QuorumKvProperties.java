@@ -323,18 +323,19 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * it as failed (504 when too few answered)
 	 * @param connectTimeout TCP connect timeout to a peer
 	 * @param maxConnectionsPerPeer pooled keep-alive connections to each peer, shared by
-	 * every call to it (batches, single gets and upserts, hints, scans)
+	 * every call to it (a replica stream holds one per event loop; scans, repair and ring
+	 * calls take one for a call)
 	 * @param maxPendingPerPeer requests waiting for a pooled connection, per peer; more
 	 * fail at once
-	 * @param maxConcurrentCallsPerPeer bulkhead: requests in flight to one peer; more
-	 * fail at once
+	 * @param maxConcurrentCallsPerPeer replica operations in flight on one stream to a
+	 * peer (one per event loop); more fail at once
 	 * @param breaker circuit breaker per peer
 	 * @param hints hinted handoff
 	 * @param maxConcurrentRepairs read repairs in flight; more are skipped and counted
 	 * @param placement how keys are placed on nodes: {@code rendezvous} or
 	 * {@code consistent-hash}
 	 * @param virtualNodes virtual nodes per node for {@code consistent-hash}
-	 * @param batch batching of the replica operations sent to each peer
+	 * @param stream the streams of replica operations to each peer
 	 * @param replicationFactor how many nodes hold each key (the first of its placement
 	 * order), 1 up to the number of nodes; by default every node; the default and the
 	 * largest {@code from} of a request. Like {@code nodes}, it seeds the ring of a
@@ -359,7 +360,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("512") int maxConcurrentCallsPerPeer, @DefaultValue BreakerProperties breaker,
 			@DefaultValue HintProperties hints, @DefaultValue("256") int maxConcurrentRepairs,
 			@DefaultValue("rendezvous") PlacementStrategy placement, @DefaultValue("128") int virtualNodes,
-			@DefaultValue BatchProperties batch, @Nullable Integer replicationFactor, @Nullable String id,
+			@DefaultValue StreamProperties stream, @Nullable Integer replicationFactor, @Nullable String id,
 			@DefaultValue MembershipProperties membership, @DefaultValue TlsProperties tls,
 			@DefaultValue("500ms") Duration maxClockSkew, @DefaultValue("1s") Duration clockReservation,
 			@DefaultValue("250ms") Duration clockOffsetWarning, @DefaultValue ScanProperties scan) {
@@ -458,35 +459,36 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	}
 
 	/**
-	 * Batching of the replica operations a coordinator sends each peer: while
-	 * {@code maxInFlight} batch calls to a peer are under way, further operations wait
-	 * (at most {@code maxPendingPerPeer}) and the next call carries them all. Under light
-	 * load every operation goes at once, alone; under heavy load one HTTP call carries
-	 * many. Keep {@code maxBytes} the same on every node: it also bounds the answers a
-	 * node accepts.
+	 * The streams of replica operations between nodes (docs/design.md, "The peer
+	 * transport"): for each peer and each event loop one long-lived exchange carries the
+	 * replica reads and writes, hints and read repair included. Keep {@code maxFrame} the
+	 * same on every node: it also bounds the frames a node accepts.
 	 *
-	 * @param enabled whether the coordinator batches (off: one call per operation)
-	 * @param maxInFlight batch calls to one peer at once
-	 * @param maxOps operations per batch call
-	 * @param maxBytes request body per batch call (an operation bigger than this goes
-	 * alone), and the cap of an answer
+	 * @param maxFrame the largest frame of a stream (at least one value of the largest
+	 * size with its key and framing is always allowed), and the cap of the other binary
+	 * bodies between nodes
 	 * @param localWrites whether the writes a node coordinates whose answer waits for a
 	 * peer anyway (ack above one) go to its own storage together, once per turn of its
 	 * event loop (one WAL write for all the requests of a wake-up), instead of one by one
-	 * @param waitForTurn whether a batch call that could go at once waits for the end of
-	 * its event loop's turn, so that it carries the operations of every request read in
-	 * that turn (otherwise the first goes alone and the others wait for its answer)
+	 * @param heartbeat how often an open stream pings its peer: it keeps the stream open
+	 * through the peer's {@code quorumkv.http.read-timeout} (keep it well below that),
+	 * measures the peer's clock, and a missed one ends the stream
+	 * @param idleClose a stream that carried no operation for this long is closed
+	 * @param maxBackoff after failed attempts to open a stream, the longest wait before
+	 * the next (operations meanwhile fail at once); the wait ends early when the peer is
+	 * known to be up
 	 */
-	public record BatchProperties(@DefaultValue("true") boolean enabled, @DefaultValue("1") int maxInFlight,
-			@DefaultValue("256") int maxOps, @DefaultValue("1MB") DataSize maxBytes,
-			@DefaultValue("true") boolean localWrites, @DefaultValue("true") boolean waitForTurn) {
+	public record StreamProperties(@DefaultValue("1MB") DataSize maxFrame, @DefaultValue("true") boolean localWrites,
+			@DefaultValue("1s") Duration heartbeat, @DefaultValue("60s") Duration idleClose,
+			@DefaultValue("1s") Duration maxBackoff) {
 
-		public BatchProperties {
-			atLeastOne(maxInFlight, "batch.max-in-flight");
-			atLeastOne(maxOps, "batch.max-ops");
-			if (maxBytes.toBytes() < 1024 || maxBytes.toBytes() > Integer.MAX_VALUE / 2) {
-				throw new IllegalArgumentException("quorumkv.cluster.batch.max-bytes must be 1KB..1GB");
+		public StreamProperties {
+			if (maxFrame.toBytes() < 1024 || maxFrame.toBytes() > Integer.MAX_VALUE / 2) {
+				throw new IllegalArgumentException("quorumkv.cluster.stream.max-frame must be 1KB..1GB");
 			}
+			positive(heartbeat, "stream.heartbeat");
+			positive(idleClose, "stream.idle-close");
+			positive(maxBackoff, "stream.max-backoff");
 		}
 
 	}

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.handler.codec.compression.Zstd;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.HttpProperties;
+import io.quorumkv.service.peer.ReplicaStreams;
 import io.quorumkv.service.replication.InternalApi;
 
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
@@ -65,14 +66,12 @@ class HttpConfiguration {
 	}
 
 	@Bean
-	RouterFunction<ServerResponse> internalApi(InternalHandler handler, TransferHandler transfers, RepairHandler repair,
-			InternalAuth auth, RingGate gate, ClockHeader clock) {
+	RouterFunction<ServerResponse> internalApi(InternalHandler handler, ReplicaStreamHandler streams,
+			TransferHandler transfers, RepairHandler repair, InternalAuth auth, RingGate gate, ClockHeader clock) {
 		return RouterFunctions.route()
-			.GET(InternalApi.ENTRY_PATH, handler::get)
+			.POST(ReplicaStreams.PATH, streams::stream)
 			.GET(InternalApi.TRANSFER_PATH, transfers::transfer)
-			.PUT(InternalApi.ENTRY_PATH, handler::put)
 			.GET(InternalApi.ENTRIES_PATH, handler::scan)
-			.POST(InternalApi.BATCH_PATH, handler::batch)
 			.POST(InternalApi.REPAIR_TREES_PATH, repair::trees)
 			.POST(InternalApi.REPAIR_NODES_PATH, repair::nodes)
 			.POST(InternalApi.REPAIR_DIGESTS_PATH, repair::digests)

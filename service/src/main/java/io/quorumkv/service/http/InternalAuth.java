@@ -6,6 +6,7 @@ import java.security.MessageDigest;
 import io.quorumkv.service.cluster.Topology;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.replication.PeerClient;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -38,8 +39,11 @@ class InternalAuth implements HandlerFilterFunction<ServerResponse, ServerRespon
 
 	private final @Nullable NodeCertificates nodeCertificates;
 
-	InternalAuth(Topology topology, QuorumKvProperties properties,
+	private final PeerClient peers;
+
+	InternalAuth(Topology topology, QuorumKvProperties properties, PeerClient peers,
 			@Value("${server.ssl.client-auth:none}") String clientAuth) {
+		this.peers = peers;
 		this.secret = (topology.secret() != null) ? topology.secret().getBytes(StandardCharsets.UTF_8) : new byte[0];
 		boolean mutual = properties.cluster().tls().mutual();
 		if (mutual && "none".equalsIgnoreCase(clientAuth)) {
@@ -52,7 +56,7 @@ class InternalAuth implements HandlerFilterFunction<ServerResponse, ServerRespon
 	@Override
 	public Mono<ServerResponse> filter(ServerRequest request, HandlerFunction<ServerResponse> next) {
 		if (this.nodeCertificates != null && this.nodeCertificates.isNode(peerCertificates(request))) {
-			return next.handle(request);
+			return admitted(request, next);
 		}
 		String presented = request.headers().firstHeader(InternalApi.SECRET);
 		if (presented == null) {
@@ -62,6 +66,18 @@ class InternalAuth implements HandlerFilterFunction<ServerResponse, ServerRespon
 		if (this.secret.length == 0
 				|| !MessageDigest.isEqual(this.secret, presented.getBytes(StandardCharsets.UTF_8))) {
 			return refuse(HttpStatus.FORBIDDEN, "internal API: wrong cluster secret", request);
+		}
+		return admitted(request, next);
+	}
+
+	/**
+	 * Serves a node's call; the call itself shows that the node is up, which closes this
+	 * node's circuit breaker toward it ({@link PeerClient#heardFrom}).
+	 */
+	private Mono<ServerResponse> admitted(ServerRequest request, HandlerFunction<ServerResponse> next) {
+		String from = request.headers().firstHeader(InternalApi.FROM);
+		if (from != null) {
+			this.peers.heardFrom(from);
 		}
 		return next.handle(request);
 	}

@@ -32,7 +32,7 @@ class RepairHandler {
 	RepairHandler(RepairSessions sessions, BodyBudget bodies, QuorumKvProperties properties) {
 		this.sessions = sessions;
 		this.bodies = bodies;
-		this.maxBody = InternalApi.maxBatchBody(properties.cluster().batch(),
+		this.maxBody = InternalApi.maxFrame(properties.cluster().stream(),
 				(int) properties.http().maxBodySize().toBytes());
 	}
 

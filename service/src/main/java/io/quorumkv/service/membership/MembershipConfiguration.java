@@ -81,7 +81,7 @@ class MembershipConfiguration {
 	@Bean(destroyMethod = "close")
 	Transfers transfers(ClusterState state, PeerClient peers, Storage storage, QuorumKvProperties properties,
 			MeterRegistry meters) {
-		int maxFrame = InternalApi.maxBatchBody(properties.cluster().batch(),
+		int maxFrame = InternalApi.maxFrame(properties.cluster().stream(),
 				(int) properties.http().maxBodySize().toBytes());
 		return new Transfers(state, peers, storage, properties.storage().path(), properties.cluster().membership(),
 				maxFrame, meters);

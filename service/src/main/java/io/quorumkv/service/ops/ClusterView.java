@@ -103,7 +103,7 @@ final class ClusterView {
 		CircuitBreaker.State breaker = this.peers.breakerState(peer);
 		String last = this.peers.lastOutcome(peer);
 		Boolean reachable = reachable(breaker, last);
-		int max = this.peers.maxCalls(peer);
+		int max = this.peers.maxInFlight();
 		Map<String, @Nullable Object> row = new LinkedHashMap<>();
 		row.put("url", peer.base());
 		row.put("id", peer.id());
@@ -112,7 +112,7 @@ final class ClusterView {
 		row.put("reachable", reachable);
 		row.put("breaker", breaker.name());
 		row.put("lastOutcome", last);
-		row.put("inFlight", max - this.peers.availableCalls(peer));
+		row.put("inFlight", this.peers.inFlight(peer));
 		row.put("maxInFlight", max);
 		row.put("latency", latency(peer));
 		row.put("pendingHints", this.hints.pending(peer));

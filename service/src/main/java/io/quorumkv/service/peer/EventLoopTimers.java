@@ -71,6 +71,11 @@ public final class EventLoopTimers implements Scheduler {
 		return EventLoops.indexOfCurrent(this.loops);
 	}
 
+	/** The loops, in the order of {@link #currentIndex()}: a copy. */
+	public EventExecutor[] loops() {
+		return this.loops.clone();
+	}
+
 	/** The loop of {@code index}, as {@link #currentIndex()} numbers them. */
 	public EventExecutor loop(int index) {
 		return this.loops[index];

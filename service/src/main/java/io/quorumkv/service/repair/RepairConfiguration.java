@@ -62,9 +62,8 @@ class RepairConfiguration {
 	RepairService repairService(ClusterState cluster, Storage storage, PeerClient peers, HybridLogicalClock clock,
 			ClockGuard guard, RangeReplicas ranges, RepairSettings settings, Pacer pacer, RepairThreads threads,
 			RepairHistory history, QuorumKvProperties properties, MeterRegistry meters) {
-		int maxBatchBytes = (int) properties.cluster().batch().maxBytes().toBytes();
-		RepairContext context = new RepairContext(cluster.self(), storage,
-				new RepairPeers(peers, settings, maxBatchBytes), guard, settings, pacer, threads.scheduler());
+		RepairContext context = new RepairContext(cluster.self(), storage, new RepairPeers(peers, settings), guard,
+				settings, pacer, threads.scheduler());
 		return new RepairService(context, ranges, clock, history,
 				new RepairMetrics(meters, new RepairMetrics.RangeSlices() {
 

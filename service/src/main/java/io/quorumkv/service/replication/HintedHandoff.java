@@ -181,12 +181,12 @@ final class HintedHandoff implements AutoCloseable {
 		Optional<Node> peer = layout.ring().node(peerId).map(RingNode::node);
 		boolean stillOwner = peer.isPresent() && layout.ring().isMember(peerId) && layout.owns(peerId, hint.key());
 		if (stillOwner) {
-			return this.peers.upsert(peer.get(), hint);
+			return this.peers.streams().upsert(peer.get(), hint);
 		}
 		this.redirected.increment();
 		return Flux.fromIterable(owners)
 			.flatMap((owner) -> owner.id().equals(this.cluster.self().id()) ? this.local.upsert(hint)
-					: this.peers.upsert(owner, hint))
+					: this.peers.streams().upsert(owner, hint))
 			.then();
 	}
 

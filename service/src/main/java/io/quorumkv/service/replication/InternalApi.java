@@ -2,8 +2,8 @@ package io.quorumkv.service.replication;
 
 import java.nio.ByteBuffer;
 
+import io.quorumkv.service.config.QuorumKvProperties.StreamProperties;
 import io.quorumkv.service.peer.EntryFrame;
-import io.quorumkv.service.config.QuorumKvProperties.BatchProperties;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
 
@@ -12,17 +12,14 @@ import org.jspecify.annotations.Nullable;
  * of a replica scan. Only callers presenting the cluster secret are served.
  *
  * <ul>
- * <li>{@code GET /internal/v0/entry?id=K}: 200 with the value and {@link #TIMESTAMP},
- * {@link #TOMBSTONE} headers, and {@link #EXPIRES_AT} for a value that expires; 404 with
- * {@link #ABSENT} when never written.</li>
- * <li>{@code PUT /internal/v0/entry?id=K} with {@link #TIMESTAMP}, {@link #TOMBSTONE}
- * and, for a value that expires, {@link #EXPIRES_AT}, body = value: 201; the replica
- * keeps the greater entry.</li>
+ * <li>{@code POST /internal/v0/stream}: a replica stream; the request body is a stream of
+ * operation frames (gets, upserts, heartbeats), the answer a stream of result frames
+ * matched by id ({@code io.quorumkv.service.peer.StreamFrames}). Every replica read and
+ * write travels on it, hints and read repair included.</li>
  * <li>{@code GET /internal/v0/entries?start=K[&end=K][&limit=N]}: a stream of
- * {@link #encode frames}, tombstones included, in key order, at most {@code N} (400 when
- * not a positive integer up to a billion): one page of a range read.</li>
- * <li>{@code POST /internal/v0/batch}, body = operations ({@link BatchCodec}): 200 with
- * one result per operation, in order.</li>
+ * {@link io.quorumkv.service.peer.EntryFrame frames}, tombstones included, in key order,
+ * at most {@code N} (400 when not a positive integer up to a billion): one page of a
+ * range read.</li>
  * <li>{@code POST /internal/v0/repair/trees|nodes|digests|done} and
  * {@code DELETE /internal/v0/repair/session?id=S}: anti-entropy repair, binary bodies of
  * {@code io.quorumkv.service.repair.RepairCodec}.</li>
@@ -30,16 +27,11 @@ import org.jspecify.annotations.Nullable;
  * Every call names its sender in {@link #FROM}; every answer carries the answering node's
  * wall clock in {@link #CLOCK} (microseconds since the epoch), from which callers measure
  * its clock offset. A write whose timestamp is too far ahead of the replica's clock is
- * answered 422 with {@link #REFUSED} {@code clock-skew} (in a batch: that operation
- * fails).
+ * refused (on a stream: that operation is answered "clock skew").
  */
 public final class InternalApi {
 
-	public static final String ENTRY_PATH = "/internal/v0/entry";
-
 	public static final String ENTRIES_PATH = "/internal/v0/entries";
-
-	public static final String BATCH_PATH = "/internal/v0/batch";
 
 	/** Anti-entropy repair: trees, their nodes, digests, a session's end, its outcome. */
 	public static final String REPAIR_TREES_PATH = "/internal/v0/repair/trees";
@@ -88,19 +80,6 @@ public final class InternalApi {
 
 	public static final String SECRET = "X-QuorumKV-Secret";
 
-	public static final String TIMESTAMP = "X-QuorumKV-Timestamp";
-
-	public static final String TOMBSTONE = "X-QuorumKV-Tombstone";
-
-	public static final String ABSENT = "X-QuorumKV-Absent";
-
-	/**
-	 * The expiry of an expiring value, in microseconds ({@code Entry.expiresAt}); absent
-	 * for a value that does not expire and for a tombstone. An older node ignores the
-	 * header: see docs/api.md on upgrading before using a time to live.
-	 */
-	public static final String EXPIRES_AT = "X-QuorumKV-Expires-At";
-
 	public static final String FROM = "X-QuorumKV-From";
 
 	public static final String CLOCK = "X-QuorumKV-Clock";
@@ -121,11 +100,12 @@ public final class InternalApi {
 	}
 
 	/**
-	 * The largest batch body (request or answer) a node sends or accepts: the configured
-	 * batch size, but at least one value of the largest size with its key and framing.
+	 * The largest frame (and other binary body between nodes) a node sends or accepts:
+	 * the configured size, but at least one value of the largest size with its key and
+	 * framing.
 	 */
-	public static int maxBatchBody(BatchProperties batch, int maxBodySize) {
-		return Math.max((int) batch.maxBytes().toBytes(), maxBodySize + 65_536);
+	public static int maxFrame(StreamProperties stream, int maxBodySize) {
+		return Math.max((int) stream.maxFrame().toBytes(), maxBodySize + 65_536);
 	}
 
 	/** Percent-encodes every byte but RFC 3986 unreserved characters. */
@@ -145,8 +125,8 @@ public final class InternalApi {
 	}
 
 	/**
-	 * The scan frame ({@link #encode}) at {@code in}'s position, for streams that carry
-	 * these frames among frames of their own (a transfer stream).
+	 * The scan frame ({@link EntryFrame#encode}) at {@code in}'s position, for streams
+	 * that carry these frames among frames of their own (a transfer stream).
 	 * @return the entry, or null when {@code in} ends inside the frame (its position is
 	 * then undefined)
 	 * @throws IllegalArgumentException when a length is out of its bounds

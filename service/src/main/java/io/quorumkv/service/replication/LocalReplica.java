@@ -20,13 +20,14 @@ record LocalReplica(Node node, Storage storage, LocalWrites writes, Duration tim
 		EventLoopTimers timers) implements Replica {
 
 	@Override
-	public void get(byte[] key, Consumer<Optional<Entry>> onAnswer, Consumer<Throwable> onFailed) {
+	public void get(byte[] key, boolean everyReplica, Consumer<Optional<Entry>> onAnswer,
+			Consumer<Throwable> onFailed) {
 		Deadline.subscribe(this.storage.get(key), this.timeout, this.timers,
 				(entry) -> onAnswer.accept(Optional.ofNullable(entry)), onFailed);
 	}
 
 	@Override
-	public void write(Entry entry, int ack, Runnable onWritten, Consumer<Throwable> onFailed) {
+	public void write(Entry entry, int ack, boolean everyReplica, Runnable onWritten, Consumer<Throwable> onFailed) {
 		this.writes.upsert(entry, ack > 1, onWritten, onFailed);
 	}
 

@@ -16,28 +16,18 @@ import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
-import io.github.resilience4j.bulkhead.Bulkhead;
-import io.github.resilience4j.bulkhead.BulkheadConfig;
-import io.github.resilience4j.bulkhead.BulkheadFullException;
-import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
-import io.github.resilience4j.micrometer.tagged.TaggedBulkheadMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
-import io.github.resilience4j.micrometer.tagged.TaggedTimeLimiterMetrics;
-import io.github.resilience4j.reactor.bulkhead.operator.BulkheadOperator;
-import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
-import io.github.resilience4j.timelimiter.TimeLimiter;
-import io.github.resilience4j.timelimiter.TimeLimiterConfig;
-import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.netty.channel.ChannelOption;
 import io.quorumkv.service.peer.EventLoopTimers;
 import io.quorumkv.service.peer.FrameDecoder;
 import io.quorumkv.service.peer.PeerException;
+import io.quorumkv.service.peer.ReplicaStreams;
 import io.quorumkv.service.peer.StaleRingException;
 import io.quorumkv.service.cluster.ClockSkewException;
 import io.quorumkv.service.cluster.HybridLogicalClock;
@@ -45,6 +35,7 @@ import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.PeerClocks;
 import io.quorumkv.service.cluster.RingStamp;
 import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
+import io.quorumkv.service.config.QuorumKvProperties.StreamProperties;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
@@ -106,19 +97,7 @@ public final class PeerClient implements AutoCloseable {
 
 	private final CircuitBreakerRegistry breakers;
 
-	private final BulkheadRegistry bulkheads;
-
-	private final TimeLimiterRegistry limiters;
-
-	private final MeterRegistry meters;
-
-	/** Keyed by a record of three strings, whose hashes the strings cache. */
-	private final Map<TimerKey, Timer> timers = new ConcurrentHashMap<>();
-
 	private final Map<String, String> lastOutcomes = new ConcurrentHashMap<>();
-
-	/** Each peer's batch URI, built once rather than parsed per call. */
-	private final Map<String, URI> batchUris = new ConcurrentHashMap<>();
 
 	/** This node's ring stamp ({@link RingStamp}), sent with every call; null: none. */
 	private volatile Supplier<@Nullable String> stamp = () -> null;
@@ -129,6 +108,10 @@ public final class PeerClient implements AutoCloseable {
 
 	private volatile LongSupplier epoch = () -> 0;
 
+	private final Clocks clocks;
+
+	private final ReplicaStreams streams;
+
 	/**
 	 * @param peers the peers known at start: each gets the per-peer pool limits
 	 * @param loops the event loops to run on: the server's own, so that a call to a peer
@@ -137,11 +120,11 @@ public final class PeerClient implements AutoCloseable {
 	 * @param tls TLS of the calls, or null for plain HTTP
 	 */
 	PeerClient(ClusterProperties cluster, Node self, List<Node> peers, @Nullable String secret, int maxFrameSize,
-			LoopResources loops, EventLoopTimers deadlines, Clocks clocks, MeterRegistry meters,
+			int maxKeySize, LoopResources loops, EventLoopTimers deadlines, Clocks clocks, MeterRegistry meters,
 			@Nullable PeerTls tls) {
 		this.maxFrameSize = maxFrameSize;
+		this.clocks = clocks;
 		this.replicaTimeout = cluster.replicaTimeout();
-		this.meters = meters;
 		this.deadlines = deadlines;
 		this.connections = connectionProvider(cluster, peers);
 		HttpClient http = HttpClient.create(this.connections)
@@ -173,17 +156,88 @@ public final class PeerClient implements AutoCloseable {
 			.permittedNumberOfCallsInHalfOpenState(cluster.breaker().halfOpenCalls())
 			.automaticTransitionFromOpenToHalfOpenEnabled(true)
 			.build());
-		this.bulkheads = BulkheadRegistry.of(BulkheadConfig.custom()
-			.maxConcurrentCalls(cluster.maxConcurrentCallsPerPeer())
-			.maxWaitDuration(Duration.ZERO)
-			.build());
-		this.limiters = TimeLimiterRegistry
-			.of(TimeLimiterConfig.custom().timeoutDuration(cluster.replicaTimeout()).cancelRunningFuture(true).build());
 		this.breakers.getEventPublisher()
 			.onEntryAdded((added) -> closeOnFirstSuccessWhenHalfOpen(added.getAddedEntry()));
 		TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(this.breakers).bindTo(meters);
-		TaggedBulkheadMetrics.ofBulkheadRegistry(this.bulkheads).bindTo(meters);
-		TaggedTimeLimiterMetrics.ofTimeLimiterRegistry(this.limiters).bindTo(meters);
+		StreamProperties stream = cluster.stream();
+		this.streams = new ReplicaStreams(this.client, deadlines.loops(), this::breaker, new StreamLinks(),
+				new ReplicaStreams.Settings(cluster.maxConcurrentCallsPerPeer(), maxFrameSize, maxKeySize,
+						cluster.replicaTimeout(), stream.heartbeat(), stream.idleClose(), stream.maxBackoff()),
+				meters);
+	}
+
+	/** The streams of replica reads and writes to the peers, over this client. */
+	public ReplicaStreams streams() {
+		return this.streams;
+	}
+
+	/**
+	 * Evidence that the peer is up (it called this node, or a stream to it opened): its
+	 * circuit breaker closes, and a stream waiting out a backoff toward it may open at
+	 * once. A breaker left open after the peer's return would refuse every call to it
+	 * without trying, and a request that needs every replica would fail for nothing.
+	 */
+	public void heardFrom(String peerId) {
+		this.breakers.find(peerId).ifPresent((breaker) -> {
+			CircuitBreaker.State state = breaker.getState();
+			if (state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.HALF_OPEN) {
+				try {
+					breaker.transitionToClosedState();
+				}
+				catch (IllegalStateException ex) {
+					// Another thread moved it first.
+				}
+			}
+		});
+		this.streams.peerIsUp(peerId);
+	}
+
+	/** What the replica streams tell this client and ask of it. */
+	private final class StreamLinks implements ReplicaStreams.Links {
+
+		@Override
+		public @Nullable String stamp() {
+			return PeerClient.this.stamp.get();
+		}
+
+		@Override
+		public long epoch() {
+			return PeerClient.this.epoch.getAsLong();
+		}
+
+		@Override
+		public void newerRing(Node peer, @Nullable String stamp, long epoch) {
+			RingStamp ring = (stamp != null) ? RingStamp.parse(stamp) : null;
+			if (ring == null) {
+				RingStamp mine = RingStamp.parse(PeerClient.this.stamp.get());
+				if (mine == null) {
+					return;
+				}
+				ring = new RingStamp(epoch, mine.clusterId(), peer.id(), peer.base());
+			}
+			PeerClient.this.newerRing.accept(peer, ring);
+		}
+
+		@Override
+		public long wallMicros() {
+			return PeerClient.this.clocks.clock().wallMicros();
+		}
+
+		@Override
+		public void clockSample(Node peer, long sentMicros, long receivedMicros, long peerMicros) {
+			PeerClient.this.clocks.offsets().sample(peer.base(), sentMicros, receivedMicros, peerMicros);
+		}
+
+		@Override
+		public void reached(Node peer) {
+			heardFrom(peer.id());
+		}
+
+		@Override
+		public void outcome(Node peer, String outcome) {
+			PeerClient.this.lastOutcomes.put(peer.id(), outcome);
+		}
+
 	}
 
 	/** The clock of the calls' round trips, and where the peers' offsets are kept. */
@@ -291,56 +345,6 @@ public final class PeerClient implements AutoCloseable {
 				}
 			}
 		});
-	}
-
-	/** The peer's kept entry of {@code key}; empty optional when it never saw the key. */
-	public Mono<Optional<Entry>> get(Node peer, byte[] key) {
-		Mono<Optional<Entry>> call = closedOnCancel((connection) -> stamped(this.client.get()
-			.uri(URI.create(peer.base() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key)))
-			.httpRequest(connection)).exchangeToMono((response) -> {
-				observe(peer, response);
-				return readEntry(key, response);
-			}));
-		return guarded(peer, "get", call);
-	}
-
-	/** Sends an entry to the peer, which keeps the greater of it and its own. */
-	public Mono<Void> upsert(Node peer, Entry entry) {
-		byte[] value = entry.value();
-		Mono<Void> call = closedOnCancel((connection) -> stamped(this.client.put()
-			.uri(URI.create(peer.base() + InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(entry.key())))
-			.httpRequest(connection)
-			.header(InternalApi.TIMESTAMP, Long.toString(entry.timestamp()))
-			.header(InternalApi.TOMBSTONE, Boolean.toString(value == null))
-			.headers((headers) -> {
-				if (entry.expires()) {
-					headers.set(InternalApi.EXPIRES_AT, Long.toString(entry.expiresAt()));
-				}
-			})
-			.contentType(MediaType.APPLICATION_OCTET_STREAM)).body(bytes((value != null) ? value : NO_BYTES))
-			.exchangeToMono((response) -> {
-				observe(peer, response);
-				return expect(response, HttpStatus.CREATED);
-			}));
-		return guarded(peer, "upsert", call);
-	}
-
-	/**
-	 * Sends a batch of replica operations ({@link BatchCodec}) and emits the answer body,
-	 * read whole into one array. An answer over the largest batch frame fails the call
-	 * instead of being held.
-	 */
-	public Mono<byte[]> batch(Node peer, byte[] body) {
-		URI uri = this.batchUris.computeIfAbsent(peer.base(), (base) -> URI.create(base + InternalApi.BATCH_PATH));
-		Mono<byte[]> call = closedOnCancel((connection) -> stamped(
-				this.client.post().uri(uri).httpRequest(connection).contentType(MediaType.APPLICATION_OCTET_STREAM))
-			.body(bytes(body))
-			.exchangeToMono((response) -> {
-				observe(peer, response);
-				return (response.statusCode().value() == HttpStatus.OK.value()) ? joined(response, this.maxFrameSize)
-						: failure(response);
-			}));
-		return guarded(peer, "batch", call);
 	}
 
 	/**
@@ -531,85 +535,20 @@ public final class PeerClient implements AutoCloseable {
 		return this.lastOutcomes.get(peer.id());
 	}
 
-	/** Calls the peer's bulkhead admits now: its maximum minus the calls in flight. */
-	public int availableCalls(Node peer) {
-		return this.bulkheads.bulkhead(peer.id()).getMetrics().getAvailableConcurrentCalls();
+	/** Replica operations in flight to the peer, on all its streams. */
+	public int inFlight(Node peer) {
+		return this.streams.inFlight(peer);
 	}
 
-	/** The most calls the peer's bulkhead admits at once. */
-	public int maxCalls(Node peer) {
-		return this.bulkheads.bulkhead(peer.id()).getMetrics().getMaxAllowedConcurrentCalls();
+	/**
+	 * The most replica operations in flight to the peer at once, over all its streams.
+	 */
+	public int maxInFlight() {
+		return this.streams.maxInFlight();
 	}
 
 	Duration replicaTimeout() {
 		return this.replicaTimeout;
-	}
-
-	private <T> Mono<T> guarded(Node peer, String operation, Mono<T> call) {
-		String id = peer.id();
-		CircuitBreaker breaker = this.breakers.circuitBreaker(id);
-		Bulkhead bulkhead = this.bulkheads.bulkhead(id);
-		TimeLimiter limiter = this.limiters.timeLimiter(id);
-		return Mono.defer(() -> {
-			long start = System.nanoTime();
-			// What Resilience4j's TimeLimiterOperator does (the same limiter, its events
-			// and metrics), with the timer on the calling event loop rather than the
-			// parallel scheduler (EventLoopTimers).
-			return call.timeout(limiter.getTimeLimiterConfig().getTimeoutDuration(), this.deadlines)
-				.doOnSuccess((ignored) -> limiter.onSuccess())
-				.doOnError(limiter::onError)
-				.transformDeferred(BulkheadOperator.of(bulkhead))
-				.transformDeferred(CircuitBreakerOperator.of(breaker))
-				.doOnSuccess((ignored) -> time(id, operation, "success", start))
-				.doOnError((error) -> time(id, operation, outcome(error), start));
-		});
-	}
-
-	private void time(String peer, String operation, String outcome, long start) {
-		this.lastOutcomes.put(peer, outcome);
-		Timer timer = this.timers.computeIfAbsent(new TimerKey(peer, operation, outcome),
-				(k) -> Timer.builder("quorumkv.replica.requests")
-					.description("Calls to peers' internal API by peer, operation and outcome")
-					.tag("peer", peer)
-					.tag("op", operation)
-					.tag("outcome", outcome)
-					.publishPercentileHistogram()
-					.register(this.meters));
-		timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-	}
-
-	private static String outcome(Throwable error) {
-		return switch (error) {
-			case CallNotPermittedException open -> "breaker-open";
-			case BulkheadFullException full -> "bulkhead-full";
-			case TimeoutException timeout -> "timeout";
-			default -> "error";
-		};
-	}
-
-	/**
-	 * A call whose connection is closed when the call is cancelled before it ended (its
-	 * time limiter gave up on it): the peer's answer may still come, and the connection
-	 * must neither be handed to another call with that answer on its way nor stay taken
-	 * until the answer comes. {@code call} builds the exchange and hands the request to
-	 * the consumer it is given, which notes its connection.
-	 */
-	private static <T> Mono<T> closedOnCancel(Function<Consumer<ClientHttpRequest>, Mono<T>> call) {
-		return Mono.defer(() -> {
-			AtomicReference<@Nullable Connection> connection = new AtomicReference<>();
-			return call.apply((request) -> {
-				if (request.getNativeRequest() instanceof Connection native_) {
-					connection.set(native_);
-				}
-			}).doOnCancel(() -> {
-				Connection taken = connection.get();
-				// Only while the call still owns it: once released, the pool may have
-				// handed the channel to another call.
-				if (taken != null && ChannelOperations.get(taken.channel()) == taken) {
-					taken.channel().close();
-				}
-			});
-		});
 	}
 
 	/** A request body of bytes already in memory: wrapped, not copied or encoded. */
@@ -640,35 +579,6 @@ public final class PeerClient implements AutoCloseable {
 		}
 	}
 
-	private Mono<Optional<Entry>> readEntry(byte[] key, ClientResponse response) {
-		HttpHeaders headers = response.headers().asHttpHeaders();
-		if (response.statusCode().value() == 404 && "true".equals(headers.getFirst(InternalApi.ABSENT))) {
-			return response.releaseBody().thenReturn(Optional.empty());
-		}
-		if (!response.statusCode().is2xxSuccessful()) {
-			return failure(response);
-		}
-		String timestamp = headers.getFirst(InternalApi.TIMESTAMP);
-		if (timestamp == null) {
-			return response.releaseBody().then(Mono.error(new PeerException("replica answer without a timestamp")));
-		}
-		boolean tombstone = Boolean.parseBoolean(headers.getFirst(InternalApi.TOMBSTONE));
-		String expiry = headers.getFirst(InternalApi.EXPIRES_AT);
-		long expiresAt;
-		try {
-			expiresAt = (expiry != null && !tombstone) ? Long.parseLong(expiry) : Entry.NO_EXPIRY;
-		}
-		catch (NumberFormatException ex) {
-			return response.releaseBody().then(Mono.error(new PeerException("replica answer with a bad expiry")));
-		}
-		return joined(response, this.maxFrameSize).map((value) -> Optional
-			.of(Entry.wrap(key.clone(), tombstone ? null : value, Long.parseLong(timestamp), expiresAt)));
-	}
-
-	private static Mono<Void> expect(ClientResponse response, HttpStatus status) {
-		return (response.statusCode().value() == status.value()) ? response.releaseBody() : failure(response);
-	}
-
 	private static <T> Mono<T> failure(ClientResponse response) {
 		int status = response.statusCode().value();
 		HttpHeaders headers = response.headers().asHttpHeaders();
@@ -681,13 +591,15 @@ public final class PeerClient implements AutoCloseable {
 		});
 	}
 
-	/** Closes the pooled connections; a second call finds none left. */
+	/**
+	 * Ends the replica streams (what they sent is answered within the replica timeout),
+	 * then closes the pooled connections; a second call finds none left.
+	 */
 	@Override
 	public void close() {
+		this.streams.close();
+		this.streams.awaitDrained(this.replicaTimeout);
 		this.connections.dispose();
-	}
-
-	private record TimerKey(String peer, String operation, String outcome) {
 	}
 
 }

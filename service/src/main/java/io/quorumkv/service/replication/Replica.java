@@ -18,15 +18,21 @@ sealed interface Replica permits LocalReplica, PeerReplica {
 
 	Node node();
 
-	/** Reads the replica's entry of {@code key} (empty when it never saw the key). */
-	void get(byte[] key, Consumer<Optional<Entry>> onAnswer, Consumer<Throwable> onFailed);
+	/**
+	 * Reads the replica's entry of {@code key} (empty when it never saw the key).
+	 * @param everyReplica whether the request needs every replica to answer: a peer is
+	 * then tried even while its breaker says it is down, since failing without trying
+	 * fails the request for certain
+	 */
+	void get(byte[] key, boolean everyReplica, Consumer<Optional<Entry>> onAnswer, Consumer<Throwable> onFailed);
 
 	/**
 	 * Writes a client's {@code entry}, stamped by the coordinator; {@code ack} is the
 	 * request's (a local write whose answer waits for a peer anyway may be grouped with
-	 * others, {@link LocalWrites}). A peer that fails it gets a hint.
+	 * others, {@link LocalWrites}). A peer that fails it gets a hint. On
+	 * {@code everyReplica} see {@link #get}.
 	 */
-	void write(Entry entry, int ack, Runnable onWritten, Consumer<Throwable> onFailed);
+	void write(Entry entry, int ack, boolean everyReplica, Runnable onWritten, Consumer<Throwable> onFailed);
 
 	/**
 	 * Pushes a read's winner to a replica that lags (read repair); no hint on failure.

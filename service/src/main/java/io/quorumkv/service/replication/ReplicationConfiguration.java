@@ -13,7 +13,7 @@ import io.quorumkv.service.cluster.PeerClocks;
 import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.service.cluster.Topology;
 import io.quorumkv.service.config.QuorumKvProperties;
-import io.quorumkv.service.config.QuorumKvProperties.BatchProperties;
+import io.quorumkv.service.config.QuorumKvProperties.StreamProperties;
 import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
 import io.quorumkv.service.storage.StorageFactory;
 import io.quorumkv.storage.Storage;
@@ -56,12 +56,13 @@ class ReplicationConfiguration {
 	PeerClient peerClient(Topology topology, ClusterState cluster, QuorumKvProperties properties,
 			ReactorResourceFactory reactorResources, EventLoopTimers timers, HybridLogicalClock clock,
 			PeerClocks offsets, MeterRegistry meters, SslBundles sslBundles) {
-		int maxFrameSize = InternalApi.maxBatchBody(properties.cluster().batch(),
+		int maxFrameSize = InternalApi.maxFrame(properties.cluster().stream(),
 				(int) properties.http().maxBodySize().toBytes());
 		String bundle = properties.cluster().tls().bundle();
 		PeerTls tls = (bundle != null) ? PeerTls.of(sslBundles, bundle) : null;
 		return new PeerClient(properties.cluster(), cluster.self(), peers(cluster), topology.secret(), maxFrameSize,
-				reactorResources.getLoopResources(), timers, new PeerClient.Clocks(clock, offsets), meters, tls);
+				(int) properties.http().maxKeySize().toBytes(), reactorResources.getLoopResources(), timers,
+				new PeerClient.Clocks(clock, offsets), meters, tls);
 	}
 
 	/** The other nodes of the ring this node starts with. */
@@ -139,18 +140,12 @@ class ReplicationConfiguration {
 			ClockGuard guard, PeerClient peers, HintStore hints, EventLoopTimers timers, QuorumKvProperties properties,
 			MeterRegistry meters) {
 		ClusterProperties cluster = properties.cluster();
-		BatchProperties batch = cluster.batch();
+		StreamProperties stream = cluster.stream();
 		LocalReplica local = new LocalReplica(state.self(), storage,
-				new LocalWrites(storage, cluster.replicaTimeout(), timers, batch.localWrites()),
+				new LocalWrites(storage, cluster.replicaTimeout(), timers, stream.localWrites()),
 				cluster.replicaTimeout(), timers);
-		PeerBatcher.Limits limits = new PeerBatcher.Limits(batch.maxInFlight(), batch.maxOps(),
-				(int) batch.maxBytes().toBytes(), cluster.maxPendingPerPeer(),
-				(int) properties.http().maxKeySize().toBytes(), cluster.replicaTimeout());
-		ReplicaDirectory replicas = new ReplicaDirectory(local, state::self, (peer) -> {
-			PeerBatcher batcher = batch.enabled() ? new PeerBatcher(peer.id(), (body) -> peers.batch(peer, body),
-					(key) -> peers.get(peer, key), limits, batch.waitForTurn() ? timers : null, meters) : null;
-			return new PeerReplica(peer, peers, batcher, hints, guard);
-		});
+		ReplicaDirectory replicas = new ReplicaDirectory(local, state::self,
+				(peer) -> new PeerReplica(peer, peers, hints, guard));
 		return new ReplicationService(state, replicas, clock, cluster.maxConcurrentRepairs(), cluster.scan(), meters);
 	}
 

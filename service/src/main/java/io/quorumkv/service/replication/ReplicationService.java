@@ -113,6 +113,7 @@ public class ReplicationService {
 			Targets targets = layout.reads(key, replicas.from());
 			long start = System.nanoTime();
 			AtomicBoolean refusedAsStale = new AtomicBoolean();
+			boolean everyReplica = replicas.ack() == replicas.from();
 			layout.inFlight().incrementAndGet();
 			QuorumRound round = new QuorumRound(replicas.ack(), targets, (r) -> {
 				layout.inFlight().decrementAndGet();
@@ -134,7 +135,7 @@ public class ReplicationService {
 					continue;
 				}
 				Replica replica = this.replicas.of(targets.nodes().get(i));
-				replica.get(key, (answer) -> round.succeeded(index, answer), (error) -> {
+				replica.get(key, everyReplica, (answer) -> round.succeeded(index, answer), (error) -> {
 					refusedAsStale.compareAndSet(false, error instanceof StaleRingException);
 					round.failed(index, failure(replica, error));
 				});
@@ -185,6 +186,7 @@ public class ReplicationService {
 			// A write a storage refused (disk full, failed storage) is reported as that
 			// failure (503), not as replicas that did not answer (504).
 			AtomicReference<@Nullable Throwable> storageFailure = new AtomicReference<>();
+			boolean everyReplica = replicas.ack() == replicas.from();
 			layout.inFlight().incrementAndGet();
 			QuorumRound round = new QuorumRound(replicas.ack(), targets, (r) -> {
 				layout.inFlight().decrementAndGet();
@@ -205,13 +207,14 @@ public class ReplicationService {
 			for (int i = 0; i < targets.size(); i++) {
 				int index = i;
 				Replica replica = this.replicas.of(targets.nodes().get(i));
-				replica.write(entry, replicas.ack(), () -> round.succeeded(index, Optional.empty()), (error) -> {
-					if (error instanceof StorageException) {
-						storageFailure.compareAndSet(null, error);
-					}
-					refusedAsStale.compareAndSet(false, error instanceof StaleRingException);
-					round.failed(index, failure(replica, error));
-				});
+				replica.write(entry, replicas.ack(), everyReplica, () -> round.succeeded(index, Optional.empty()),
+						(error) -> {
+							if (error instanceof StorageException) {
+								storageFailure.compareAndSet(null, error);
+							}
+							refusedAsStale.compareAndSet(false, error instanceof StaleRingException);
+							round.failed(index, failure(replica, error));
+						});
 			}
 		});
 	}

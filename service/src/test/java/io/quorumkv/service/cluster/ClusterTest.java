@@ -16,9 +16,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quorumkv.service.replication.BatchCodec;
-import io.quorumkv.service.replication.BatchCodec.Operation;
-import io.quorumkv.service.replication.BatchCodec.Result;
+import io.quorumkv.service.support.StreamCalls;
+import io.quorumkv.service.peer.StreamFrames.Result;
+import io.quorumkv.service.peer.StreamFrames;
 import io.quorumkv.service.replication.HintStore;
 import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.service.support.TestCluster;
@@ -359,36 +359,53 @@ class ClusterTest {
 	}
 
 	@Test
-	void batchCallsAnswerEachOperationInOrderAndRefuseMalformedBodiesAndStrangers() {
-		put(0, "batched", "v", "3/3").expectStatus().isCreated();
+	void aStreamAnswersEachOperationByIdAndRefusesMalformedFramesAndStrangers() {
+		put(0, "streamed", "v", "3/3").expectStatus().isCreated();
 		MeterRegistry meters = this.cluster.bean(0, MeterRegistry.class);
-		assertThat(meters.find("quorumkv.replica.batch.size").summaries())
-			.anySatisfy((sizes) -> assertThat(sizes.count()).isPositive());
+		assertThat(meters.find("quorumkv.replica.stream.chunks").counters())
+			.anySatisfy((chunks) -> assertThat(chunks.count()).isPositive());
 		byte[] key = "direct".getBytes(StandardCharsets.UTF_8);
-		List<Operation> operations = List.of(Operation.upsert(Entry.value(key, "x".getBytes(), 42)), Operation.get(key),
-				Operation.get("never".getBytes()), Operation.upsert(Entry.tombstone(key, 41)), Operation.get(key));
-		byte[] answer = batch(1, BatchCodec.encodeRequest(operations), TestCluster.SECRET).expectStatus()
+		java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+		body.writeBytes(operation(11, StreamFrames.UPSERT, key, Entry.value(key, "x".getBytes(), 42)));
+		body.writeBytes(operation(12, StreamFrames.GET, key, null));
+		body.writeBytes(operation(13, StreamFrames.GET, "never".getBytes(), null));
+		body.writeBytes(operation(14, StreamFrames.UPSERT, key, Entry.tombstone(key, 41)));
+		body.writeBytes(operation(15, StreamFrames.GET, key, null));
+		byte[] answer = stream(1, body.toByteArray(), TestCluster.SECRET).expectStatus()
 			.isOk()
 			.expectBody(byte[].class)
 			.returnResult()
 			.getResponseBody();
-		List<Result> results = BatchCodec.decodeResponse(answer, operations, 1024);
-		assertThat(results).containsExactly(Result.KEPT, Result.found(Entry.value(key, "x".getBytes(), 42)),
-				Result.ABSENT, Result.KEPT, Result.found(Entry.value(key, "x".getBytes(), 42)));
+		Map<Integer, Result> results = new java.util.HashMap<>();
+		for (Result result : StreamFrames.decodeResults(answer, 1 << 20)) {
+			assertThat(results.put(result.id(), result)).as("one answer per id").isNull();
+		}
+		Entry found = Entry.value(key, "x".getBytes(), 42);
+		assertThat(results).containsOnlyKeys(11, 12, 13, 14, 15);
+		assertThat(results.get(11).type()).isEqualTo(StreamFrames.KEPT);
+		assertThat(results.get(12).entry()).isEqualTo(found);
+		assertThat(results.get(13).type()).isEqualTo(StreamFrames.ABSENT);
+		assertThat(results.get(14).type()).isEqualTo(StreamFrames.KEPT);
+		assertThat(results.get(15).entry()).isEqualTo(found);
 		assertThat(this.cluster.localValue(1, "direct")).isEqualTo("x");
-		batch(1, new byte[] { 9, 9 }, TestCluster.SECRET).expectStatus().isBadRequest();
-		batch(1, BatchCodec.encodeRequest(operations), null).expectStatus().isUnauthorized();
-		batch(1, BatchCodec.encodeRequest(operations), "wrong").expectStatus().isForbidden();
+		stream(1, new byte[] { 0, 0, 0, 2, 9, 9 }, TestCluster.SECRET).expectStatus().isBadRequest();
+		stream(1, new byte[] { 0x7f, 0, 0, 0 }, TestCluster.SECRET).expectStatus().isBadRequest();
+		stream(1, body.toByteArray(), null).expectStatus().isUnauthorized();
+		stream(1, body.toByteArray(), "wrong").expectStatus().isForbidden();
+	}
+
+	private static byte[] operation(int id, byte kind, byte[] key, @Nullable Entry entry) {
+		return StreamFrames.encodeOperation(id, kind, 0, 10_000, key, entry);
 	}
 
 	/**
-	 * A batch call: as a node ({@link TestCluster#SECRET}: the secret, or the node
+	 * A stream call: as a node ({@link TestCluster#SECRET}: the secret, or the node
 	 * certificate with mutual TLS), without any proof (null), or with a wrong secret.
 	 */
-	private WebTestClient.ResponseSpec batch(int node, byte[] body, @Nullable String secret) {
+	private WebTestClient.ResponseSpec stream(int node, byte[] body, @Nullable String secret) {
 		WebTestClient client = TestCluster.SECRET.equals(secret) ? this.cluster.internalClient(node)
 				: this.cluster.client(node);
-		return client.post().uri(this.cluster.uri(node, InternalApi.BATCH_PATH)).headers((headers) -> {
+		return client.post().uri(this.cluster.uri(node, StreamCalls.PATH)).headers((headers) -> {
 			if (secret != null && !TestCluster.SECRET.equals(secret)) {
 				headers.set(InternalApi.SECRET, secret);
 			}

@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.quorumkv.service.peer.StreamFrames;
+import io.quorumkv.service.support.StreamCalls;
 import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.service.support.TestCluster;
 import org.junit.jupiter.api.AfterAll;
@@ -104,10 +106,11 @@ class RingExchangeTest {
 		Ring ring = cluster.bean(1, ClusterState.class).ring().orElseThrow();
 		String behind = (ring.epoch() - 1) + " " + ring.clusterId() + " " + cluster.url(0) + " " + cluster.url(0);
 		cluster.client(1)
-			.get()
-			.uri(cluster.uri(1, InternalApi.ENTRY_PATH + "?id=k"))
+			.post()
+			.uri(cluster.uri(1, StreamCalls.PATH))
 			.header(InternalApi.SECRET, TestCluster.SECRET)
 			.header(InternalApi.RING, behind)
+			.bodyValue(StreamCalls.get("k".getBytes()))
 			.exchange()
 			.expectStatus()
 			.isEqualTo(409)
@@ -118,11 +121,11 @@ class RingExchangeTest {
 		String other = ring.epoch() + " qkv-another node-x http://127.0.0.1:1";
 		cluster.client(1)
 			.post()
-			.uri(cluster.uri(1, InternalApi.BATCH_PATH))
+			.uri(cluster.uri(1, StreamCalls.PATH))
 			.header(InternalApi.SECRET, TestCluster.SECRET)
 			.header(InternalApi.RING, other)
 			.contentType(MediaType.APPLICATION_OCTET_STREAM)
-			.bodyValue(new byte[0])
+			.bodyValue(StreamCalls.get("k".getBytes()))
 			.exchange()
 			.expectStatus()
 			.isEqualTo(409)
@@ -214,12 +217,14 @@ class RingExchangeTest {
 			Ring next = new Ring(current.clusterId(), current.epoch() + 1, current.replicationFactor(),
 					current.strategy(), current.virtualNodes(), nodes, null);
 			assertThat(cluster.bean(0, ClusterState.class).install(next).block(Duration.ofSeconds(5))).isTrue();
-			internalGet(newcomer, next.epoch(), next.clusterId(), 0).expectStatus()
-				.isNotFound()
+			byte[] answer = internalGet(newcomer, next.epoch(), next.clusterId(), 0).expectStatus()
+				.isOk()
 				.expectHeader()
-				.valueEquals(InternalApi.ABSENT, "true")
-				.expectHeader()
-				.valueMatches(InternalApi.RING, next.epoch() + " " + next.clusterId() + " .*");
+				.valueMatches(InternalApi.RING, next.epoch() + " " + next.clusterId() + " .*")
+				.expectBody(byte[].class)
+				.returnResult()
+				.getResponseBody();
+			assertThat(StreamCalls.result(answer).type()).isEqualTo(StreamFrames.ABSENT);
 			assertThat(state.epoch()).isEqualTo(next.epoch());
 			assertThat(output.getOut()).contains("Catching up from " + cluster.url(0) + ": epoch 0 -> " + next.epoch());
 		}
@@ -232,10 +237,11 @@ class RingExchangeTest {
 	private static WebTestClient.ResponseSpec internalGet(TestCluster newcomer, long epoch, String clusterId,
 			int from) {
 		return newcomer.client(0)
-			.get()
-			.uri(newcomer.uri(0, InternalApi.ENTRY_PATH + "?id=k"))
+			.post()
+			.uri(newcomer.uri(0, StreamCalls.PATH))
 			.header(InternalApi.SECRET, TestCluster.SECRET)
 			.header(InternalApi.RING, epoch + " " + clusterId + " " + cluster.url(from) + " " + cluster.url(from))
+			.bodyValue(StreamCalls.get("k".getBytes()))
 			.exchange();
 	}
 

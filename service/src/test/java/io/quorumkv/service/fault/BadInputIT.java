@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
+import io.quorumkv.storage.Entry;
+import io.quorumkv.service.support.StreamCalls;
 import io.quorumkv.service.QuorumKvApplication;
 import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.service.support.Ledger;
@@ -258,20 +260,22 @@ class BadInputIT {
 
 	@Test
 	void internalApiRefusesMissingAndWrongSecretsWithoutLoggingThem(CapturedOutput output) {
-		String path = InternalApi.ENTRY_PATH + "?id=known-1";
-		assertThat(exchange(request("GET", path, null), true).status()).isEqualTo(401);
+		String path = StreamCalls.PATH;
+		byte[] read = StreamCalls.get("known-1".getBytes(StandardCharsets.UTF_8));
+		assertThat(exchange(request("POST", path, read), true).status()).isEqualTo(401);
 		String wrong = "wrong-secret-77d2e0";
-		assertThat(exchange(request("GET", path, null, InternalApi.SECRET + ": " + wrong), true).status())
+		assertThat(exchange(request("POST", path, read, InternalApi.SECRET + ": " + wrong), true).status())
 			.isEqualTo(403);
 		// A forged write with a far-future timestamp is refused, and so are path tricks
 		// around the filter.
-		for (String target : List.of(path, "/v0/.." + path, "/v0/%2e%2e" + path, "//internal/v0/entry?id=known-1",
-				"/internal/v0/./entry?id=known-1", "/INTERNAL/v0/entry?id=known-1")) {
-			RawExchange forged = exchange(request("PUT", target, "forged".getBytes(),
-					InternalApi.TIMESTAMP + ": 9999999999999999", InternalApi.TOMBSTONE + ": false"), true);
+		byte[] forgedWrite = StreamCalls
+			.upsert(Entry.value("known-1".getBytes(StandardCharsets.UTF_8), "forged".getBytes(), 9999999999999999L));
+		for (String target : List.of(path, "/v0/.." + path, "/v0/%2e%2e" + path, "/" + path, "/internal/v0/./stream",
+				"/INTERNAL/v0/stream")) {
+			RawExchange forged = exchange(request("POST", target, forgedWrite), true);
 			assertThat(forged.status()).as(target).isBetween(400, 499);
 		}
-		assertThat(exchange(request("GET", path, null, InternalApi.SECRET + ": " + SECRET), true).status())
+		assertThat(exchange(request("POST", path, read, InternalApi.SECRET + ": " + SECRET), true).status())
 			.isEqualTo(200);
 		assertKnownKeysUnchanged();
 		assertThat(output.getAll()).contains("internal API: missing", "internal API: wrong cluster secret")

@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import io.quorumkv.storage.Entry;
+import io.quorumkv.service.support.StreamCalls;
 import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.service.support.FaultFolders;
 import io.quorumkv.service.support.KvClient;
@@ -144,28 +146,29 @@ class ClockRestartIT {
 	}
 
 	private static long timestamp(String url, String key) throws IOException, InterruptedException {
-		HttpResponse<Void> response = internalGet(url, key);
+		HttpResponse<byte[]> response = internalGet(url, key);
 		assertThat(response.statusCode()).isEqualTo(200);
-		return Long.parseLong(response.headers().firstValue(InternalApi.TIMESTAMP).orElseThrow());
+		Entry entry = StreamCalls.entry(response.body());
+		assertThat(entry).as(key).isNotNull();
+		return entry.timestamp();
 	}
 
 	/** The node's wall clock (from its answer) minus this JVM's, in seconds. */
 	private static long nodeClockOffsetSeconds(String url) throws IOException, InterruptedException {
 		long sent = micros(Instant.now());
-		HttpResponse<Void> response = internalGet(url, "any");
+		HttpResponse<byte[]> response = internalGet(url, "any");
 		long received = micros(Instant.now());
 		long nodeClock = Long.parseLong(response.headers().firstValue(InternalApi.CLOCK).orElseThrow());
 		return (nodeClock - (sent + received) / 2) / 1_000_000;
 	}
 
-	private static HttpResponse<Void> internalGet(String url, String key) throws IOException, InterruptedException {
-		return HTTP.send(HttpRequest
-			.newBuilder(URI.create(url + InternalApi.ENTRY_PATH + "?id="
-					+ InternalApi.encodeKey(key.getBytes(StandardCharsets.UTF_8))))
+	/** A replica get of the node's own entry, on its replica stream. */
+	private static HttpResponse<byte[]> internalGet(String url, String key) throws IOException, InterruptedException {
+		return HTTP.send(HttpRequest.newBuilder(URI.create(url + StreamCalls.PATH))
 			.header(InternalApi.SECRET, NodeProcesses.SECRET)
 			.timeout(Duration.ofSeconds(10))
-			.GET()
-			.build(), HttpResponse.BodyHandlers.discarding());
+			.POST(HttpRequest.BodyPublishers.ofByteArray(StreamCalls.get(key.getBytes(StandardCharsets.UTF_8))))
+			.build(), HttpResponse.BodyHandlers.ofByteArray());
 	}
 
 	private static long micros(Instant now) {

@@ -13,8 +13,7 @@ import java.util.Random;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.QuorumKvApplication;
 import io.quorumkv.service.config.QuorumKvProperties;
-import io.quorumkv.service.replication.BatchCodec;
-import io.quorumkv.service.replication.BatchCodec.Operation;
+import io.quorumkv.service.support.StreamCalls;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.service.support.TestClients;
 import io.quorumkv.service.support.RawHttp;
@@ -215,41 +214,26 @@ class EntityApiTest {
 
 	@Test
 	void internalApiWantsTheClusterSecret() {
-		this.client.get()
-			.uri(uri("/internal/v0/entry?id=k"))
+		byte[] write = StreamCalls.upsert(Entry.value(bytes("k"), bytes("v"), 1));
+		this.client.post()
+			.uri(uri(StreamCalls.PATH))
+			.bodyValue(write)
 			.exchange()
 			.expectStatus()
 			.isUnauthorized()
 			.expectBody(String.class)
 			.value((body) -> assertThat(body).contains("missing"));
 		// A single node has no secret: nothing can be presented that it accepts.
-		this.client.put()
-			.uri(uri("/internal/v0/entry?id=k"))
+		this.client.post()
+			.uri(uri(StreamCalls.PATH))
 			.header("X-QuorumKV-Secret", "guess")
-			.header("X-QuorumKV-Timestamp", "99999999999999999")
+			.bodyValue(write)
 			.exchange()
 			.expectStatus()
 			.isForbidden();
 		get("id=k").expectStatus().isNotFound();
-		// The batch call, served by its own route when direct routes are on, checks the
-		// same.
-		byte[] batch = BatchCodec.encodeRequest(List.of(Operation.upsert(Entry.value(bytes("k"), bytes("v"), 1))));
-		this.client.post()
-			.uri(uri("/internal/v0/batch"))
-			.bodyValue(batch)
-			.exchange()
-			.expectStatus()
-			.isUnauthorized()
-			.expectBody(String.class)
-			.value((body) -> assertThat(body).contains("missing"));
-		this.client.post()
-			.uri(uri("/internal/v0/batch"))
-			.header("X-QuorumKV-Secret", "guess")
-			.bodyValue(batch)
-			.exchange()
-			.expectStatus()
-			.isForbidden();
-		get("id=k").expectStatus().isNotFound();
+		// The scans check the same.
+		this.client.get().uri(uri("/internal/v0/entries?start=a")).exchange().expectStatus().isUnauthorized();
 	}
 
 	@Test

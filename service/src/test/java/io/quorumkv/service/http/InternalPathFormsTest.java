@@ -7,9 +7,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
+import io.quorumkv.service.support.StreamCalls;
 import io.quorumkv.service.QuorumKvApplication;
-import io.quorumkv.service.replication.BatchCodec;
-import io.quorumkv.service.replication.BatchCodec.Operation;
 import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.service.support.RawExchange;
 import io.quorumkv.storage.Entry;
@@ -58,33 +57,29 @@ class InternalPathFormsTest {
 
 	@Test
 	void noFormOfAnInternalPathIsServedWithoutTheSecret() {
-		byte[] forgedBatch = BatchCodec
-			.encodeRequest(List.of(Operation.upsert(Entry.value(bytes("forged-batch"), bytes("x"), Long.MAX_VALUE))));
+		byte[] forgedWrite = StreamCalls.upsert(Entry.value(bytes("forged"), bytes("x"), Long.MAX_VALUE));
 		for (String form : FORMS) {
 			for (String[] header : List.of(new String[0], new String[] { InternalApi.SECRET + ": wrong" })) {
-				int entryPut = status(request("PUT", form.replace("{op}", "entry") + "?id=forged", bytes("x"), header,
-						InternalApi.TIMESTAMP + ": 99", InternalApi.TOMBSTONE + ": false"));
-				int entryGet = status(request("GET", form.replace("{op}", "entry") + "?id=forged", null, header));
+				int write = status(request("POST", form.replace("{op}", "stream"), forgedWrite, header));
 				int scan = status(request("GET", form.replace("{op}", "entries") + "?start=a", null, header));
-				int batch = status(request("POST", form.replace("{op}", "batch"), forgedBatch, header));
-				for (int status : List.of(entryPut, entryGet, scan, batch)) {
+				for (int status : List.of(write, scan)) {
 					assertThat(status).as(form + " with " + header.length + " secret header(s)").isIn(401, 403, 404);
 				}
 			}
 		}
 		assertThat(this.storage.get(bytes("forged")).block(Duration.ofSeconds(5))).isNull();
-		assertThat(this.storage.get(bytes("forged-batch")).block(Duration.ofSeconds(5))).isNull();
 	}
 
 	@Test
 	void theRealPathWithTheSecretIsServedWhichShowsTheRefusalsAboveAreNotForWantOfARoute() {
-		int status = status(request("GET", "/internal/v0/entry?id=absent", null,
+		byte[] read = StreamCalls.get(bytes("absent"));
+		int status = status(request("POST", "/internal/v0/stream", read,
 				new String[] { InternalApi.SECRET + ": internal-path-forms-secret" }));
-		assertThat(status).isEqualTo(404);
-		int encoded = status(request("GET", "/%69nternal/v0/entry?id=absent", null,
+		assertThat(status).isEqualTo(200);
+		int encoded = status(request("POST", "/%69nternal/v0/stream", read,
 				new String[] { InternalApi.SECRET + ": internal-path-forms-secret" }));
-		assertThat(encoded).as("the encoded form matches the route, and is served with the secret").isEqualTo(404);
-		int refused = status(request("GET", "/%69nternal/v0/entry?id=absent", null, new String[0]));
+		assertThat(encoded).as("the encoded form matches the route, and is served with the secret").isEqualTo(200);
+		int refused = status(request("POST", "/%69nternal/v0/stream", read, new String[0]));
 		assertThat(refused).as("the encoded form matches the route, so the secret is checked").isEqualTo(401);
 	}
 

@@ -44,9 +44,6 @@ class InternalScanTest {
 	private final ModelStorage storage = ModelStorage.inMemory();
 
 	private final InternalHandler handler = new InternalHandler(this.storage,
-			new ClockGuard(HybridLogicalClock.inMemory(Clock.systemUTC(), Duration.ofMillis(500)),
-					new SimpleMeterRegistry()),
-			new BodyBudget(1 << 20, new SimpleMeterRegistry()),
 			new Binder(new MapConfigurationPropertySource(Map.of("quorumkv.http.max-key-size", MAX_KEY + "B")))
 				.bindOrCreate("quorumkv", QuorumKvProperties.class));
 

@@ -16,6 +16,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLSocket;
 
+import io.quorumkv.service.support.StreamCalls;
 import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.service.support.TestCertificates.Authority;
 import io.quorumkv.service.support.TestCertificates.Issued;
@@ -78,7 +79,7 @@ class TlsTest {
 		// It trusts the cluster's CA, but presents a certificate of another.
 		WebTestClient client = TestClients.forUrl(cluster.url(0), withKey(impostor));
 		assertThatThrownBy(() -> client.get()
-			.uri(cluster.uri(0, InternalApi.ENTRY_PATH + "?id=k"))
+			.uri(cluster.uri(0, InternalApi.ENTRIES_PATH + "?start=k"))
 			.exchange()
 			.expectStatus()
 			.isOk()).isInstanceOf(Throwable.class);
@@ -88,8 +89,9 @@ class TlsTest {
 	void aCertificateOfTheClusterCaIssuedToAnotherNameIsNoNode() {
 		Issued application = tls.authority().issue("billing-app", "billing.example.com");
 		WebTestClient client = TestClients.forUrl(cluster.url(0), withKey(application));
-		client.get()
-			.uri(cluster.uri(0, InternalApi.ENTRY_PATH + "?id=k"))
+		client.post()
+			.uri(cluster.uri(0, StreamCalls.PATH))
+			.bodyValue(StreamCalls.get("k".getBytes()))
 			.exchange()
 			.expectStatus()
 			.isUnauthorized()
@@ -97,12 +99,7 @@ class TlsTest {
 			.value((body) -> assertThat(body).contains("node certificate"));
 		// The public API does not care who the client is (client authentication is off).
 		client.get().uri("/v0/status").exchange().expectStatus().isOk();
-		cluster.internalClient(0)
-			.get()
-			.uri(cluster.uri(0, InternalApi.ENTRY_PATH + "?id=never-written"))
-			.exchange()
-			.expectStatus()
-			.isNotFound();
+		assertThat(cluster.localEntry(0, "never-written")).isNull();
 	}
 
 	@Test

@@ -42,12 +42,17 @@ class StructuredLoggingTest {
 				.isCreated();
 			cluster.client(1)
 				.get()
-				.uri(InternalApi.ENTRY_PATH + "?id=k")
+				.uri(InternalApi.ENTRIES_PATH + "?start=k")
 				.header(InternalApi.SECRET, SECRET + "-wrong")
 				.exchange()
 				.expectStatus()
 				.isForbidden();
-			cluster.client(1).get().uri(InternalApi.ENTRY_PATH + "?id=k").exchange().expectStatus().isUnauthorized();
+			cluster.client(1)
+				.get()
+				.uri(InternalApi.ENTRIES_PATH + "?start=k")
+				.exchange()
+				.expectStatus()
+				.isUnauthorized();
 			// Not exposed by default: neither the view nor the actions.
 			cluster.client(0).get().uri("/actuator/quorumkv").exchange().expectStatus().isNotFound();
 			cluster.client(0).post().uri("/actuator/quorumkv/flush").exchange().expectStatus().isNotFound();

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
 
+import io.quorumkv.storage.Entry;
 import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.service.support.TestCluster;
 import io.quorumkv.storage.contract.ManualClock;
@@ -71,25 +72,13 @@ class RepairTtlTest {
 		}
 	}
 
-	/** A replica write through the internal API, as a coordinator sends it. */
+	/** A replica write on the node's stream, as a coordinator sends it. */
 	private static void replicaPut(TestCluster cluster, int node, String key, long timestamp,
 			@Nullable Long expiresAt) {
-		cluster.internalClient(node)
-			.put()
-			.uri(cluster.uri(node,
-					InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key.getBytes(StandardCharsets.UTF_8))))
-			.header(InternalApi.TIMESTAMP, Long.toString(timestamp))
-			.header(InternalApi.TOMBSTONE, "false")
-			.headers((headers) -> {
-				if (expiresAt != null) {
-					headers.set(InternalApi.EXPIRES_AT, Long.toString(expiresAt));
-				}
-			})
-			.contentType(MediaType.APPLICATION_OCTET_STREAM)
-			.bodyValue("v".getBytes(StandardCharsets.UTF_8))
-			.exchange()
-			.expectStatus()
-			.isCreated();
+		byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
+		byte[] value = "v".getBytes(StandardCharsets.UTF_8);
+		cluster.replicaPut(node, (expiresAt != null) ? Entry.expiring(bytes, value, timestamp, expiresAt)
+				: Entry.value(bytes, value, timestamp));
 	}
 
 }

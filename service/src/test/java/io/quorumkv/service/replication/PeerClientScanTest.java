@@ -77,7 +77,7 @@ class PeerClientScanTest {
 		this.peer = new Node(URI.create("http://127.0.0.1:" + this.server.port()));
 		SimpleMeterRegistry meters = new SimpleMeterRegistry();
 		this.client = new PeerClient(properties.cluster(), Node.of("http://127.0.0.1:1"), List.of(this.peer),
-				"the-secret", 1 << 20, this.loops, new EventLoopTimers(this.loops.onClient(true)),
+				"the-secret", 1 << 20, 1024, this.loops, new EventLoopTimers(this.loops.onClient(true)),
 				new PeerClient.Clocks(HybridLogicalClock.inMemory(java.time.Clock.systemUTC(), Duration.ofMillis(500)),
 						new PeerClocks(List.of(this.peer), Duration.ofSeconds(10), meters)),
 				meters, null);

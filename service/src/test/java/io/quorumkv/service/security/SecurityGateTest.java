@@ -23,7 +23,7 @@ class SecurityGateTest {
 				"/actuator;x=1/quorumkv", "/ac%74uator;a=b/health")) {
 			assertThat(protects(gate, path)).as(path).isTrue();
 		}
-		for (String path : List.of("/v0/entity", "/", "/actuators", "/v0/actuator", "/internal/v0/batch",
+		for (String path : List.of("/v0/entity", "/", "/actuators", "/v0/actuator", "/internal/v0/stream",
 				"/actuatorquorumkv")) {
 			assertThat(protects(gate, path)).as(path).isFalse();
 		}
@@ -36,7 +36,7 @@ class SecurityGateTest {
 		assertThat(protects(gate, "/")).isTrue();
 		assertThat(protects(gate, "/nowhere")).isTrue();
 		assertThat(protects(gate, "/actuator/health")).isTrue();
-		assertThat(protects(gate, "/internal/v0/batch")).isFalse();
+		assertThat(protects(gate, "/internal/v0/stream")).isFalse();
 		assertThat(protects(gate, "/%69nternal/v0/entry")).isFalse();
 	}
 

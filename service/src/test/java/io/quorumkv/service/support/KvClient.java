@@ -9,6 +9,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
+import io.quorumkv.storage.Entry;
 import io.quorumkv.service.replication.InternalApi;
 import org.jspecify.annotations.Nullable;
 
@@ -43,6 +44,12 @@ public final class KvClient {
 			.PUT(HttpRequest.BodyPublishers.ofString(value))).status;
 	}
 
+	/** Status and body of a PUT. */
+	public Answer putAnswer(String baseUrl, String key, String value, String replicas) {
+		return send(
+				HttpRequest.newBuilder(entity(baseUrl, key, replicas)).PUT(HttpRequest.BodyPublishers.ofString(value)));
+	}
+
 	public int delete(String baseUrl, String key, String replicas) {
 		return send(HttpRequest.newBuilder(entity(baseUrl, key, replicas)).DELETE()).status;
 	}
@@ -52,13 +59,36 @@ public final class KvClient {
 		return send(HttpRequest.newBuilder(entity(baseUrl, key, replicas)).GET());
 	}
 
+	/**
+	 * What the node's own storage holds for a key, read on its replica stream: 200 with
+	 * the value (or a tombstone), 404 when absent; the status of a refusal or -1 when the
+	 * node did not answer.
+	 */
 	public Local local(String baseUrl, String key) {
-		Answer answer = send(HttpRequest
-			.newBuilder(URI.create(baseUrl + InternalApi.ENTRY_PATH + "?id="
-					+ InternalApi.encodeKey(key.getBytes(StandardCharsets.UTF_8))))
-			.header(InternalApi.SECRET, NodeProcesses.SECRET)
-			.GET());
-		return new Local(answer.status, (answer.status == 200) ? answer.body : null, answer.tombstone);
+		try {
+			HttpResponse<byte[]> response = this.http
+				.send(HttpRequest.newBuilder(URI.create(baseUrl + StreamCalls.PATH))
+					.header(InternalApi.SECRET, NodeProcesses.SECRET)
+					.POST(HttpRequest.BodyPublishers.ofByteArray(StreamCalls.get(key.getBytes(StandardCharsets.UTF_8))))
+					.timeout(this.timeout)
+					.build(), HttpResponse.BodyHandlers.ofByteArray());
+			if (response.statusCode() != 200) {
+				return new Local(response.statusCode(), null, false);
+			}
+			Entry entry = StreamCalls.entry(response.body());
+			if (entry == null) {
+				return new Local(404, null, false);
+			}
+			byte[] value = entry.value();
+			return new Local(200, (value != null) ? new String(value, StandardCharsets.UTF_8) : "", value == null);
+		}
+		catch (IOException | RuntimeException ex) {
+			return new Local(-1, null, false);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return new Local(-1, null, false);
+		}
 	}
 
 	/** A POST of a JSON body to an admin path on a node, with the test admin key. */
@@ -94,8 +124,7 @@ public final class KvClient {
 		try {
 			HttpResponse<String> response = this.http.send(request.timeout(this.timeout).build(),
 					HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-			return new Answer(response.statusCode(), response.body(),
-					response.headers().firstValue(InternalApi.TOMBSTONE).map("true"::equals).orElse(false));
+			return new Answer(response.statusCode(), response.body(), false);
 		}
 		catch (IOException ex) {
 			return new Answer(-1, ex.toString(), false);

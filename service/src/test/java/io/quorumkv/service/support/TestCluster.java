@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
+import io.quorumkv.service.peer.StreamFrames;
+import io.quorumkv.storage.Entry;
 import io.quorumkv.service.QuorumKvApplication;
 import io.quorumkv.service.replication.InternalApi;
 import org.jspecify.annotations.Nullable;
@@ -239,47 +241,62 @@ public final class TestCluster implements AutoCloseable {
 	}
 
 	/**
-	 * What one node's own storage holds for a key, through the internal API: the value,
+	 * What one node's own storage holds for a key, through its replica stream: the value,
 	 * {@code "<tombstone>"}, or null when absent.
 	 */
 	public @Nullable String localValue(int node, String key) {
-		var result = internalGet(node, key);
-		int status = result.getStatus().value();
-		if (status == 404) {
+		Entry entry = localEntry(node, key);
+		if (entry == null) {
 			return null;
 		}
-		if (status != 200) {
-			throw new IllegalStateException("internal GET answered " + status);
-		}
-		if ("true".equals(result.getResponseHeaders().getFirst(InternalApi.TOMBSTONE))) {
-			return "<tombstone>";
-		}
-		byte[] body = result.getResponseBody();
-		return new String((body != null) ? body : new byte[0]);
+		byte[] value = entry.value();
+		return (value == null) ? "<tombstone>" : new String(value);
 	}
 
 	/** The expiry one node's own storage holds for a key, or null when it has none. */
 	public @Nullable Long localExpiry(int node, String key) {
-		String header = internalGet(node, key).getResponseHeaders().getFirst(InternalApi.EXPIRES_AT);
-		return (header != null) ? Long.valueOf(header) : null;
+		Entry entry = localEntry(node, key);
+		return (entry != null && entry.expires()) ? entry.expiresAt() : null;
 	}
 
 	/** The timestamp one node's own storage holds for a key, or null. */
 	public @Nullable Long localTimestamp(int node, String key) {
-		var result = internalGet(node, key);
-		String header = result.getResponseHeaders().getFirst(InternalApi.TIMESTAMP);
-		return (header != null) ? Long.valueOf(header) : null;
+		Entry entry = localEntry(node, key);
+		return (entry != null) ? entry.timestamp() : null;
 	}
 
 	/**
-	 * The internal GET of a key, its body read (so that no buffer is left unreleased).
+	 * A replica write on one node's stream, as a coordinator sends it; fails unless the
+	 * node keeps it (or keeps a greater entry).
 	 */
-	private EntityExchangeResult<byte[]> internalGet(int node, String key) {
-		return internalClient(node).get()
-			.uri(uri(node, InternalApi.ENTRY_PATH + "?id=" + InternalApi.encodeKey(key.getBytes())))
+	public void replicaPut(int node, Entry entry) {
+		byte[] body = internalClient(node).post()
+			.uri(uri(node, StreamCalls.PATH))
+			.bodyValue(StreamCalls.upsert(entry))
 			.exchange()
+			.expectStatus()
+			.isOk()
 			.expectBody(byte[].class)
-			.returnResult();
+			.returnResult()
+			.getResponseBody();
+		StreamFrames.Result result = StreamCalls.result(body);
+		if (result.type() != StreamFrames.KEPT) {
+			throw new IllegalStateException("node " + node + " answered the replica write with " + result);
+		}
+	}
+
+	/** One node's own entry of a key (a replica get on its stream), or null. */
+	public @Nullable Entry localEntry(int node, String key) {
+		byte[] body = internalClient(node).post()
+			.uri(uri(node, StreamCalls.PATH))
+			.bodyValue(StreamCalls.get(key.getBytes()))
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(byte[].class)
+			.returnResult()
+			.getResponseBody();
+		return StreamCalls.entry(body);
 	}
 
 	private String nodesProperty() {

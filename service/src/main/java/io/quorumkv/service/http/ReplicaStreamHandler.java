@@ -1,0 +1,201 @@
+package io.quorumkv.service.http;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.quorumkv.service.cluster.ClockGuard;
+import io.quorumkv.service.cluster.ClusterState;
+import io.quorumkv.service.cluster.RingStamp;
+import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.membership.RingSync;
+import io.quorumkv.service.peer.EntryFrame;
+import io.quorumkv.service.peer.FrameAssembler;
+import io.quorumkv.service.peer.StreamFrames;
+import io.quorumkv.service.peer.StreamFrames.Operation;
+import io.quorumkv.service.peer.StreamFrames.Result;
+import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Storage;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.http.MediaType;
+import org.springframework.stereotype.Component;
+import org.springframework.web.reactive.function.BodyExtractors;
+import org.springframework.web.reactive.function.BodyInserters;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+
+/**
+ * The replica side of a replica stream ({@code POST /internal/v0/stream},
+ * {@link StreamFrames}): maps the request's stream of operations to a stream of results.
+ * The secret and the caller's ring were checked when the stream opened
+ * ({@link InternalAuth}, {@link RingGate}); each operation carries the caller's epoch of
+ * when it was sent, checked again here: an older one is answered "stale ring", a newer
+ * one waits until this node has caught up.
+ *
+ * <p>
+ * The operations that one network buffer completes are served together: their writes go
+ * to the storage first, all at once ({@link Storage#upsertAll}: one WAL write on the
+ * LSM), then their reads, so that a read sent after a write of the same key sees it. At
+ * most {@link #CONCURRENCY} such groups are served at once; the request body is read no
+ * faster than that (backpressure to the caller's socket). A malformed or oversized frame
+ * ends the stream (the connection closes; nothing after it is applied).
+ */
+@Component
+class ReplicaStreamHandler {
+
+	/** Groups of operations served at once on one stream. */
+	static final int CONCURRENCY = 32;
+
+	/** Reads of one group run at once. */
+	private static final int READ_CONCURRENCY = 32;
+
+	private final Storage storage;
+
+	private final ClockGuard clock;
+
+	private final ClusterState state;
+
+	private final RingSync sync;
+
+	private final int maxKeySize;
+
+	private final int maxValueSize;
+
+	private final int maxFrameSize;
+
+	ReplicaStreamHandler(Storage storage, ClockGuard clock, ClusterState state, RingSync sync,
+			QuorumKvProperties properties) {
+		this.storage = storage;
+		this.clock = clock;
+		this.state = state;
+		this.sync = sync;
+		this.maxKeySize = (int) properties.http().maxKeySize().toBytes();
+		this.maxValueSize = (int) properties.http().maxBodySize().toBytes();
+		this.maxFrameSize = InternalApi.maxFrame(properties.cluster().stream(), this.maxValueSize);
+	}
+
+	Mono<ServerResponse> stream(ServerRequest request) {
+		String sender = InternalHandler.sender(request);
+		RingStamp caller = RingStamp.parse(request.headers().firstHeader(InternalApi.RING));
+		FrameAssembler frames = new FrameAssembler(this.maxFrameSize);
+		Flux<DataBuffer> answers = request.body(BodyExtractors.toDataBuffers()).flatMap((buffer) -> {
+			long received = System.nanoTime();
+			List<Operation> operations = new ArrayList<>();
+			frames.feed(buffer,
+					(frame) -> operations.add(StreamFrames.readOperation(frame, this.maxKeySize, this.maxValueSize)));
+			return operations.isEmpty() ? Mono.empty() : serve(operations, received, caller, sender);
+		}, CONCURRENCY)
+			// Before the first answer a malformed stream is a 400; after it, the
+			// connection closes.
+			.onErrorMap(EntryFrame.MalformedFrameException.class,
+					(ex) -> ApiException.badRequest("malformed replica stream: " + ex.getMessage()));
+		return ServerResponse.ok()
+			.contentType(MediaType.APPLICATION_OCTET_STREAM)
+			.body(BodyInserters.fromDataBuffers(answers));
+	}
+
+	/** The results of one group, in one buffer. */
+	private Mono<DataBuffer> serve(List<Operation> operations, long received, @Nullable RingStamp caller,
+			String sender) {
+		long ahead = 0;
+		for (Operation operation : operations) {
+			ahead = Math.max(ahead, operation.epoch());
+		}
+		if (ahead > this.state.epoch()) {
+			if (caller == null) {
+				return Mono.just(encode(failAll(operations, "this node is behind the call's epoch " + ahead)));
+			}
+			long epoch = ahead;
+			return this.sync.catchUp(caller.node(), epoch)
+				.then(Mono.defer(() -> serveNow(operations, received, sender)))
+				.onErrorResume((error) -> Mono.just(encode(failAll(operations, "this node is behind the call's epoch "
+						+ epoch + " and could not catch up: " + error.getMessage()))));
+		}
+		return serveNow(operations, received, sender);
+	}
+
+	private Mono<DataBuffer> serveNow(List<Operation> operations, long received, String sender) {
+		long epoch = this.state.epoch();
+		long now = System.nanoTime();
+		List<Result> results = new ArrayList<>(operations.size());
+		List<Operation> writes = new ArrayList<>();
+		List<Entry> entries = new ArrayList<>();
+		List<Operation> reads = new ArrayList<>();
+		for (Operation operation : operations) {
+			if (operation.kind() == StreamFrames.PING) {
+				results.add(Result.pong(operation.id(), this.clock.clock().wallMicros()));
+			}
+			else if (operation.epoch() < epoch && operation.epoch() != 0) {
+				results.add(Result.staleRing(operation.id(), epoch));
+			}
+			else if (now - received > TimeUnit.MILLISECONDS.toNanos(operation.budgetMillis())) {
+				results.add(Result.expired(operation.id()));
+			}
+			else if (operation.entry() != null) {
+				Entry entry = operation.entry();
+				if (this.clock.admit(entry.timestamp(), ClockGuard.Source.BATCH, sender)) {
+					writes.add(operation);
+					entries.add(entry);
+				}
+				else {
+					results.add(Result.clockSkew(operation.id(), this.clock.refusal(entry.timestamp()).getMessage()));
+				}
+			}
+			else {
+				reads.add(operation);
+			}
+		}
+		Mono<List<Result>> written = entries.isEmpty() ? Mono.just(List.of())
+				: this.storage.upsertAll(entries)
+					.then(Mono.fromCallable(() -> writes.stream().map((w) -> Result.kept(w.id())).toList()))
+					.onErrorResume(RuntimeException.class, (error) -> Mono
+						.just(failAll(writes, error.getClass().getSimpleName() + ": " + error.getMessage())));
+		return written.flatMap((kept) -> {
+			results.addAll(kept);
+			if (reads.isEmpty()) {
+				return Mono.just(encode(results));
+			}
+			return Flux.fromIterable(reads)
+				.flatMap(
+						(read) -> this.storage.get(read.key())
+							.map((found) -> Result.found(read.id(), found))
+							.defaultIfEmpty(Result.found(read.id(), null))
+							.onErrorResume(RuntimeException.class,
+									(error) -> Mono.just(Result.failed(read.id(),
+											error.getClass().getSimpleName() + ": " + error.getMessage()))),
+						READ_CONCURRENCY)
+				.collectList()
+				.map((found) -> {
+					results.addAll(found);
+					return encode(results);
+				});
+		});
+	}
+
+	private List<Result> failAll(List<Operation> operations, String reason) {
+		List<Result> failed = new ArrayList<>(operations.size());
+		for (Operation operation : operations) {
+			failed.add((operation.kind() == StreamFrames.PING)
+					? Result.pong(operation.id(), this.clock.clock().wallMicros())
+					: Result.failed(operation.id(), reason));
+		}
+		return failed;
+	}
+
+	private static DataBuffer encode(List<Result> results) {
+		int size = 0;
+		for (Result result : results) {
+			size += StreamFrames.resultSize(result);
+		}
+		ByteBuffer out = StreamFrames.encodeResults(results, size);
+		return DefaultDataBufferFactory.sharedInstance.wrap(out.array());
+	}
+
+}

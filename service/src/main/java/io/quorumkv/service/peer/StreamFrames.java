@@ -1,0 +1,304 @@
+package io.quorumkv.service.peer;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import io.quorumkv.storage.Entry;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The frames of a replica stream ({@code POST /internal/v0/stream}): the request body is
+ * a sequence of operation frames, the answer body a sequence of result frames, each
+ * matched to its operation by id, in any order. Big-endian.
+ *
+ * <pre>
+ * operation := u32 length | u32 id | u8 kind | i64 epoch | u32 budgetMillis | body
+ *   kind GET    (1): body = u32 keyLength | key
+ *   kind UPSERT (2): body = entry ({@link EntryFrame})
+ *   kind PING   (3): body = empty (budgetMillis 0)
+ * result    := u32 length | u32 id | u8 type | body
+ *   KEPT       (0): upsert kept; body empty
+ *   FOUND      (1): the replica's entry ({@link EntryFrame})
+ *   ABSENT     (2): the replica never saw the key
+ *   FAILED     (3): u16 length | utf8 reason
+ *   STALE_RING (4): i64 the replica's epoch (the operation's is older)
+ *   CLOCK_SKEW (5): u16 length | utf8 reason (the timestamp is too far ahead)
+ *   EXPIRED    (6): the budget ran out before the replica could start it; not applied
+ *   PONG       (7): i64 the replica's wall clock in microseconds
+ * </pre>
+ *
+ * {@code length} counts the bytes after itself and is bounded by the stream's largest
+ * frame; {@code epoch} is the sender's ring epoch when it sent the operation (0: none);
+ * {@code budgetMillis} is what was left of the operation's deadline when it was sent, and
+ * the replica does not start an operation past it.
+ */
+public final class StreamFrames {
+
+	public static final byte GET = 1;
+
+	public static final byte UPSERT = 2;
+
+	public static final byte PING = 3;
+
+	public static final byte KEPT = 0;
+
+	public static final byte FOUND = 1;
+
+	public static final byte ABSENT = 2;
+
+	public static final byte FAILED = 3;
+
+	public static final byte STALE_RING = 4;
+
+	public static final byte CLOCK_SKEW = 5;
+
+	public static final byte EXPIRED = 6;
+
+	public static final byte PONG = 7;
+
+	/** The length prefix. */
+	static final int LENGTH = 4;
+
+	/** id, kind, epoch and budget. */
+	private static final int OPERATION_HEAD = 4 + 1 + 8 + 4;
+
+	/** id and type. */
+	private static final int RESULT_HEAD = 4 + 1;
+
+	private static final int MAX_REASON = 512;
+
+	private StreamFrames() {
+	}
+
+	/**
+	 * One operation as the replica reads it.
+	 *
+	 * @param id the sender's id of the operation
+	 * @param kind {@link #GET}, {@link #UPSERT} or {@link #PING}
+	 * @param epoch the sender's ring epoch
+	 * @param budgetMillis what was left of its deadline when sent
+	 * @param key the key (of a get or an upsert; empty for a ping)
+	 * @param entry the entry of an upsert
+	 */
+	public record Operation(int id, byte kind, long epoch, int budgetMillis, byte[] key, @Nullable Entry entry) {
+
+		public static final byte[] NO_KEY = new byte[0];
+
+		@Override
+		public String toString() {
+			return "Operation[id=" + this.id + ", kind=" + this.kind + ", epoch=" + this.epoch + ", key="
+					+ Arrays.toString(this.key) + "]";
+		}
+
+	}
+
+	/**
+	 * One result as the replica writes it.
+	 *
+	 * @param id the operation's id
+	 * @param type one of the result types
+	 * @param entry the entry of {@link #FOUND}
+	 * @param number the epoch of {@link #STALE_RING}, the clock of {@link #PONG}
+	 * @param reason the reason of {@link #FAILED} and {@link #CLOCK_SKEW}
+	 */
+	public record Result(int id, byte type, @Nullable Entry entry, long number, @Nullable String reason) {
+
+		public static Result kept(int id) {
+			return new Result(id, KEPT, null, 0, null);
+		}
+
+		public static Result found(int id, @Nullable Entry entry) {
+			return (entry != null) ? new Result(id, FOUND, entry, 0, null) : new Result(id, ABSENT, null, 0, null);
+		}
+
+		public static Result failed(int id, String reason) {
+			return new Result(id, FAILED, null, 0, reason);
+		}
+
+		public static Result clockSkew(int id, String reason) {
+			return new Result(id, CLOCK_SKEW, null, 0, reason);
+		}
+
+		public static Result staleRing(int id, long epoch) {
+			return new Result(id, STALE_RING, null, epoch, null);
+		}
+
+		public static Result expired(int id) {
+			return new Result(id, EXPIRED, null, 0, null);
+		}
+
+		public static Result pong(int id, long wallMicros) {
+			return new Result(id, PONG, null, wallMicros, null);
+		}
+
+	}
+
+	/** Bytes of an operation frame, its length prefix included. */
+	static int operationSize(byte kind, byte[] key, @Nullable Entry entry) {
+		int body = switch (kind) {
+			case GET -> 4 + key.length;
+			case UPSERT -> EntryFrame.size(requireEntry(entry));
+			default -> 0;
+		};
+		return LENGTH + OPERATION_HEAD + body;
+	}
+
+	static void putOperation(ByteBuffer out, int id, byte kind, long epoch, int budgetMillis, byte[] key,
+			@Nullable Entry entry) {
+		int size = operationSize(kind, key, entry);
+		out.putInt(size - LENGTH).putInt(id).put(kind).putLong(epoch).putInt(budgetMillis);
+		if (kind == GET) {
+			out.putInt(key.length).put(key);
+		}
+		else if (kind == UPSERT) {
+			EntryFrame.put(out, requireEntry(entry));
+		}
+	}
+
+	/**
+	 * The operation of one frame (its length prefix already read: {@code in} holds
+	 * exactly its bytes).
+	 * @throws EntryFrame.MalformedFrameException when it is not a well-formed operation
+	 */
+	public static Operation readOperation(ByteBuffer in, int maxKeySize, int maxValueSize) {
+		try {
+			int id = in.getInt();
+			byte kind = in.get();
+			long epoch = in.getLong();
+			int budget = in.getInt();
+			Operation operation = switch (kind) {
+				case GET -> {
+					int length = in.getInt();
+					if (length < 1 || length > maxKeySize || length != in.remaining()) {
+						throw new EntryFrame.MalformedFrameException("get of a key of " + length + " bytes");
+					}
+					byte[] key = new byte[length];
+					in.get(key);
+					yield new Operation(id, kind, epoch, budget, key, null);
+				}
+				case UPSERT -> {
+					Entry entry = EntryFrame.read(in, maxKeySize, maxValueSize);
+					yield new Operation(id, kind, epoch, budget, entry.key(), entry);
+				}
+				case PING -> new Operation(id, kind, epoch, budget, Operation.NO_KEY, null);
+				default -> throw new EntryFrame.MalformedFrameException("unknown operation kind " + kind);
+			};
+			if (in.hasRemaining()) {
+				throw new EntryFrame.MalformedFrameException(in.remaining() + " bytes after an operation");
+			}
+			return operation;
+		}
+		catch (java.nio.BufferUnderflowException ex) {
+			throw new EntryFrame.MalformedFrameException("operation frame ends inside a field");
+		}
+	}
+
+	/**
+	 * One operation frame, length prefix included, in an array of its own (for tools and
+	 * tests that speak to a stream one call at a time).
+	 */
+	public static byte[] encodeOperation(int id, byte kind, long epoch, int budgetMillis, byte[] key,
+			@Nullable Entry entry) {
+		ByteBuffer out = ByteBuffer.allocate(operationSize(kind, key, entry));
+		putOperation(out, id, kind, epoch, budgetMillis, key, entry);
+		return out.array();
+	}
+
+	/**
+	 * Every result of a whole answer body.
+	 * @throws EntryFrame.MalformedFrameException when it is not a sequence of whole,
+	 * well-formed results
+	 */
+	public static List<Result> decodeResults(byte[] body, int maxFrameSize) {
+		List<Result> results = new ArrayList<>();
+		FrameAssembler frames = new FrameAssembler(maxFrameSize);
+		frames.feed(body, (frame) -> results.add(readResult(frame, maxFrameSize, maxFrameSize)));
+		if (!frames.isComplete()) {
+			throw new EntryFrame.MalformedFrameException("the answer ends inside a frame");
+		}
+		return results;
+	}
+
+	/** Bytes of a result frame, its length prefix included. */
+	public static int resultSize(Result result) {
+		return LENGTH + RESULT_HEAD + switch (result.type()) {
+			case FOUND -> EntryFrame.size(requireEntry(result.entry()));
+			case STALE_RING, PONG -> 8;
+			case FAILED, CLOCK_SKEW -> 2 + reason(result).length;
+			default -> 0;
+		};
+	}
+
+	public static void putResult(ByteBuffer out, Result result) {
+		out.putInt(resultSize(result) - LENGTH).putInt(result.id()).put(result.type());
+		switch (result.type()) {
+			case FOUND -> EntryFrame.put(out, requireEntry(result.entry()));
+			case STALE_RING, PONG -> out.putLong(result.number());
+			case FAILED, CLOCK_SKEW -> {
+				byte[] reason = reason(result);
+				out.putShort((short) reason.length).put(reason);
+			}
+			default -> {
+			}
+		}
+	}
+
+	/** The results in one buffer, ready to send. */
+	public static ByteBuffer encodeResults(Iterable<Result> results, int size) {
+		ByteBuffer out = ByteBuffer.allocate(size);
+		for (Result result : results) {
+			putResult(out, result);
+		}
+		return out.flip();
+	}
+
+	/**
+	 * The result of one frame (its length prefix already read).
+	 * @throws EntryFrame.MalformedFrameException when it is not a well-formed result
+	 */
+	public static Result readResult(ByteBuffer in, int maxKeySize, int maxValueSize) {
+		try {
+			int id = in.getInt();
+			byte type = in.get();
+			Result result = switch (type) {
+				case KEPT, ABSENT, EXPIRED -> new Result(id, type, null, 0, null);
+				case FOUND -> new Result(id, type, EntryFrame.read(in, maxKeySize, maxValueSize), 0, null);
+				case STALE_RING, PONG -> new Result(id, type, null, in.getLong(), null);
+				case FAILED, CLOCK_SKEW -> {
+					int length = in.getShort() & 0xFFFF;
+					if (length > in.remaining()) {
+						throw new EntryFrame.MalformedFrameException("reason of " + length + " bytes");
+					}
+					byte[] reason = new byte[length];
+					in.get(reason);
+					yield new Result(id, type, null, 0, new String(reason, StandardCharsets.UTF_8));
+				}
+				default -> throw new EntryFrame.MalformedFrameException("unknown result type " + type);
+			};
+			if (in.hasRemaining()) {
+				throw new EntryFrame.MalformedFrameException(in.remaining() + " bytes after a result");
+			}
+			return result;
+		}
+		catch (java.nio.BufferUnderflowException ex) {
+			throw new EntryFrame.MalformedFrameException("result frame ends inside a field");
+		}
+	}
+
+	private static byte[] reason(Result result) {
+		String reason = (result.reason() != null) ? result.reason() : "";
+		byte[] bytes = reason.getBytes(StandardCharsets.UTF_8);
+		return (bytes.length <= MAX_REASON) ? bytes : Arrays.copyOf(bytes, MAX_REASON);
+	}
+
+	private static Entry requireEntry(@Nullable Entry entry) {
+		if (entry == null) {
+			throw new IllegalArgumentException("an upsert or a found result needs its entry");
+		}
+		return entry;
+	}
+
+}

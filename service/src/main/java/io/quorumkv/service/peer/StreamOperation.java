@@ -1,0 +1,158 @@
+package io.quorumkv.service.peer;
+
+import java.nio.ByteBuffer;
+import java.util.Optional;
+import java.util.concurrent.ScheduledFuture;
+
+import io.quorumkv.service.peer.ReplicaStreams.Callback;
+import io.quorumkv.service.peer.StreamFrames.Result;
+import io.quorumkv.storage.Entry;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One operation on a replica stream, from its submission to its one answer. Owned by its
+ * stream's loop: no field is touched from another thread.
+ */
+abstract sealed class StreamOperation permits StreamOperation.Get, StreamOperation.Upsert, StreamOperation.Ping {
+
+	final byte kind;
+
+	final byte[] key;
+
+	final @Nullable Entry entry;
+
+	int id;
+
+	long startNanos;
+
+	@Nullable ScheduledFuture<?> deadline;
+
+	/** Tried even while the peer's breaker is open or its stream waits out a backoff. */
+	boolean probe;
+
+	/** Answered (or failed): nothing more happens to it. */
+	boolean done;
+
+	StreamOperation(byte kind, byte[] key, @Nullable Entry entry) {
+		this.kind = kind;
+		this.key = key;
+		this.entry = entry;
+	}
+
+	final int size() {
+		return StreamFrames.operationSize(this.kind, this.key, this.entry);
+	}
+
+	final void encode(ByteBuffer out, long epoch, int budgetMillis) {
+		StreamFrames.putOperation(out, this.id, this.kind, epoch, budgetMillis, this.key, this.entry);
+	}
+
+	/** The operation's name in metrics. */
+	abstract String name();
+
+	/**
+	 * Answers with the peer's result (a result that is a failure fails it); the stream
+	 * has already checked the result's type for this kind.
+	 */
+	abstract void answer(Result result);
+
+	abstract void fail(Throwable error);
+
+	/** Whether {@code type} answers an operation of this kind. */
+	abstract boolean accepts(byte type);
+
+	static final class Get extends StreamOperation {
+
+		private final Callback<Optional<Entry>> callback;
+
+		Get(byte[] key, Callback<Optional<Entry>> callback) {
+			super(StreamFrames.GET, key, null);
+			this.callback = callback;
+		}
+
+		@Override
+		String name() {
+			return "get";
+		}
+
+		@Override
+		boolean accepts(byte type) {
+			return type == StreamFrames.FOUND || type == StreamFrames.ABSENT;
+		}
+
+		@Override
+		void answer(Result result) {
+			this.callback.answered(Optional.ofNullable(result.entry()));
+		}
+
+		@Override
+		void fail(Throwable error) {
+			this.callback.failed(error);
+		}
+
+	}
+
+	static final class Upsert extends StreamOperation {
+
+		private final Callback<Void> callback;
+
+		Upsert(Entry entry, Callback<Void> callback) {
+			super(StreamFrames.UPSERT, entry.key(), entry);
+			this.callback = callback;
+		}
+
+		@Override
+		String name() {
+			return "upsert";
+		}
+
+		@Override
+		boolean accepts(byte type) {
+			return type == StreamFrames.KEPT;
+		}
+
+		@Override
+		void answer(Result result) {
+			this.callback.answered(null);
+		}
+
+		@Override
+		void fail(Throwable error) {
+			this.callback.failed(error);
+		}
+
+	}
+
+	/** A heartbeat: keeps the stream open and samples the peer's clock. */
+	static final class Ping extends StreamOperation {
+
+		private final Callback<Long> callback;
+
+		Ping(Callback<Long> callback) {
+			super(StreamFrames.PING, StreamFrames.Operation.NO_KEY, null);
+			this.callback = callback;
+		}
+
+		@Override
+		String name() {
+			return "ping";
+		}
+
+		@Override
+		boolean accepts(byte type) {
+			return type == StreamFrames.PONG;
+		}
+
+		@Override
+		void answer(Result result) {
+			this.callback.answered(result.number());
+		}
+
+		@Override
+		void fail(Throwable error) {
+			this.callback.failed(error);
+		}
+
+	}
+
+}
