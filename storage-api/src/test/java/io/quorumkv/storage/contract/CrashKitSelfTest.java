@@ -62,6 +62,30 @@ class CrashKitSelfTest extends StorageCrashTest {
 		assertThatThrownBy(outcome::assertNothingLost).isInstanceOf(AssertionError.class);
 	}
 
+	/**
+	 * The window bound checks the oldest write a key lost, not its newest one: with a few
+	 * hundred keys overwritten all the time, every key's newest write is a few
+	 * milliseconds old, and a backend that lost whole runs passed a bound of a second.
+	 */
+	@Test
+	void aBackendThatBuffersItsWritesFailsTheWindowBound() throws Exception {
+		Outcome outcome = crashRepeatedly(Opener.class, "BUFFERED", 2, Duration.ofMillis(1_500));
+		assertThatThrownBy(() -> outcome.assertLostOnlyWithin(Duration.ofMillis(500)))
+			.isInstanceOf(AssertionError.class)
+			.hasMessageContaining("age of the oldest lost write");
+	}
+
+	@Test
+	void aRunShorterThanTheWindowFailsTheWindowBound() throws Exception {
+		// A run of a few hundred milliseconds (no span asked), nothing lost: with no
+		// write older than the window, the bound could not have failed.
+		Outcome outcome = crashRepeatedly(Opener.class, "WRITE_THROUGH", 1);
+		assertThat(outcome.lost()).isZero();
+		assertThatThrownBy(() -> outcome.assertLostOnlyWithin(Duration.ofSeconds(10)))
+			.isInstanceOf(AssertionError.class)
+			.hasMessageContaining("or the bound proves nothing");
+	}
+
 	/** Opens the toy backend in the child and for the check. */
 	public static final class Opener implements StorageOpener {
 
