@@ -22,6 +22,7 @@ import io.quorumkv.service.support.LedgerCheck;
 import io.quorumkv.service.support.NodeProcesses;
 import io.quorumkv.service.support.RingWatch;
 import io.quorumkv.service.support.Workload;
+import io.quorumkv.storage.contract.Seeds;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -47,7 +48,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * 3-6 come and go), to keep the suite's time down.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@ExtendWith(FaultFolders.KeepOnFailure.class)
+@ExtendWith({ FaultFolders.KeepOnFailure.class, Seeds.class })
 class ElasticClusterIT {
 
 	static final int RF = 3;
@@ -90,9 +91,9 @@ class ElasticClusterIT {
 
 	@Test
 	@Order(1)
-	void growFromThreeToFiveAndShrinkBackUnderLoadLosesNothing() {
-		long seed = System.nanoTime();
-		System.out.println("ElasticClusterIT grow-shrink: seed " + seed);
+	void growFromThreeToFiveAndShrinkBackUnderLoadLosesNothing(Seeds.Seed given) {
+		long seed = given.value();
+		System.out.println("ElasticClusterIT grow-shrink: " + Seeds.rerun(seed));
 		Workload load = Workload.rotating(ledger, "gs", 4, 100, "2/3", () -> live, seed, Duration.ofSeconds(5));
 		List<String> steps = new ArrayList<>();
 		try {
@@ -115,11 +116,12 @@ class ElasticClusterIT {
 
 	@Test
 	@Order(2)
-	void aJoinResumesAfterItsNewNodeAndThenASourceAreKilledMidStream() {
+	void aJoinResumesAfterItsNewNodeAndThenASourceAreKilledMidStream(Seeds.Seed given) {
 		// Enough data for a stream of several seconds at the new node's rate limit.
 		Ledger preload = new Ledger();
 		preload(preload, "bulk", 3_000, 1_024);
-		long seed = System.nanoTime();
+		long seed = given.value();
+		System.out.println("ElasticClusterIT resume: " + Seeds.rerun(seed));
 		Workload load = Workload.rotating(ledger, "kill", 4, 100, "2/3", () -> live, seed, Duration.ofSeconds(5));
 		try {
 			nodes.start(5, Map.of("quorumkv.cluster.membership.stream-rate", "96KB",
@@ -155,8 +157,9 @@ class ElasticClusterIT {
 
 	@Test
 	@Order(3)
-	void aDeadNodeWhoseDataFolderIsGoneIsReplacedUnderLoad() {
-		long seed = System.nanoTime();
+	void aDeadNodeWhoseDataFolderIsGoneIsReplacedUnderLoad(Seeds.Seed given) {
+		long seed = given.value();
+		System.out.println("ElasticClusterIT replace: " + Seeds.rerun(seed));
 		Workload load = Workload.rotating(ledger, "replace", 4, 100, "2/3", () -> live, seed, Duration.ofSeconds(5));
 		try {
 			sleep(1_000);

@@ -46,7 +46,7 @@ class ClockIT {
 
 	private static long seed;
 
-	private static Random random = new Random();
+	private static Random random;
 
 	@BeforeAll
 	static void startNodes() {
