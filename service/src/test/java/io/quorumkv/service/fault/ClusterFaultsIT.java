@@ -48,6 +48,9 @@ class ClusterFaultsIT {
 
 	static final boolean LONG = Boolean.getBoolean("quorumkv.faults.long");
 
+	/** The bound on each wait for a state (writes acknowledged). */
+	static final Duration AWAIT = Duration.ofSeconds(60);
+
 	static Path root;
 
 	static NodeProcesses nodes;
@@ -101,19 +104,20 @@ class ClusterFaultsIT {
 			Workload workload = new Workload(ledger, name, 4, 50, "2/3", (t) -> List.of(nodes.url(0), nodes.url(1)),
 					seed + 1000L * round, Duration.ofSeconds(5));
 			try {
-				sleep(1_500);
+				ledger.awaitMoreAcked("writes before the kill", 100, AWAIT);
 				awaitFlushes(victim, 3);
 				long ackedBefore = ledger.acked();
 				nodes.kill(victim);
 				if (hintsAlone) {
-					sleep(2_500);
-					assertThat(ledger.acked()).as("writes acknowledged while a replica is down")
-						.isGreaterThan(ackedBefore);
+					// Enough writes for hints to carry while the replica is down.
+					ledger.awaitMoreAcked("writes acknowledged while a replica is down", 200, AWAIT);
 					workload.close();
 				}
 				// down while it restarts (several seconds on a shared machine)
 				nodes.start(victim);
-				sleep(1_000);
+				if (!hintsAlone) {
+					ledger.awaitMoreAcked("writes acknowledged after the restart", 100, AWAIT);
+				}
 				assertThat(ledger.acked()).as("writes acknowledged after the kill").isGreaterThan(ackedBefore);
 			}
 			finally {
@@ -227,7 +231,8 @@ class ClusterFaultsIT {
 				Duration.ofSeconds(5));
 				Workload onMinority = new Workload(minority, "pmin", 2, 50, "2/3", (t) -> List.of(nodes.url(2)),
 						seed + 100, Duration.ofSeconds(5))) {
-			sleep(1_000);
+			majority.awaitMoreAcked("majority writes before the partition", 100, AWAIT);
+			minority.awaitMoreAcked("minority writes before the partition", 20, AWAIT);
 			long majorityBefore = majority.acked();
 			long minorityFailedBefore = minority.failed.get();
 			// Node 2 is cut off both ways: nothing reaches it, nothing it sends arrives.
@@ -242,7 +247,9 @@ class ClusterFaultsIT {
 			for (int node = 0; node < 3; node++) {
 				nodes.proxy(node).heal();
 			}
-			sleep(3_000);
+			// Healed: writes through the node that was cut off reach a quorum again.
+			minority.awaitMoreAcked("writes through node 2 after healing", 20, AWAIT);
+			majority.awaitMoreAcked("majority writes after healing", 100, AWAIT);
 			System.out.println("ClusterFaultsIT partition: majority " + majority + "; minority " + minority
 					+ "; minority acks during/after the partition " + minorityAckedInPartition);
 		}

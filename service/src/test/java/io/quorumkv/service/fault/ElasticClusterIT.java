@@ -53,6 +53,9 @@ class ElasticClusterIT {
 
 	static final int RF = 3;
 
+	/** The bound on each wait for a state (writes acknowledged). */
+	static final Duration AWAIT = Duration.ofSeconds(60);
+
 	static Path root;
 
 	static NodeProcesses nodes;
@@ -97,12 +100,12 @@ class ElasticClusterIT {
 		Workload load = Workload.rotating(ledger, "gs", 4, 100, "2/3", () -> live, seed, Duration.ofSeconds(5));
 		List<String> steps = new ArrayList<>();
 		try {
-			sleep(1_500);
+			ledger.awaitMoreAcked("writes before the first join", 100, AWAIT);
 			steps.add(join(3));
 			steps.add(join(4));
 			steps.add(leave(4));
 			steps.add(leave(3));
-			sleep(1_000);
+			ledger.awaitMoreAcked("writes after the last change", 100, AWAIT);
 		}
 		finally {
 			load.close();
@@ -139,13 +142,14 @@ class ElasticClusterIT {
 			live.remove(nodes.url(1));
 			System.out.println(
 					"ElasticClusterIT resume: source node 1 killed; the new node had " + keysAfterRestart + " keys");
+			// The source stays down 2 s: the fault's length, not a wait for a state.
 			sleep(2_000);
 			nodes.start(1);
 			live.add(nodes.url(1));
 			live.add(nodes.url(5));
 			Duration took = this.rings.awaitSettled(live, epoch + 3, Duration.ofSeconds(180));
 			System.out.println("ElasticClusterIT resume: change finished " + took.toMillis() + " ms after the kills");
-			sleep(1_000);
+			ledger.awaitMoreAcked("writes after the change", 100, AWAIT);
 		}
 		finally {
 			load.close();
@@ -162,7 +166,7 @@ class ElasticClusterIT {
 		System.out.println("ElasticClusterIT replace: " + Seeds.rerun(seed));
 		Workload load = Workload.rotating(ledger, "replace", 4, 100, "2/3", () -> live, seed, Duration.ofSeconds(5));
 		try {
-			sleep(1_000);
+			ledger.awaitMoreAcked("writes before the kill", 100, AWAIT);
 			nodes.kill(2);
 			live.remove(nodes.url(2));
 			nodes.deleteData(2);
@@ -176,7 +180,7 @@ class ElasticClusterIT {
 			System.out.println("ElasticClusterIT replace: " + took.toMillis() + " ms; " + ledger);
 			assertThat(this.rings.ring(nodes.url(6)))
 				.contains("\"id\":\"" + nodes.url(2) + "\",\"url\":\"" + nodes.url(6) + "\",\"state\":\"normal\"");
-			sleep(1_000);
+			ledger.awaitMoreAcked("writes after the replacement", 100, AWAIT);
 		}
 		finally {
 			load.close();
