@@ -3,7 +3,6 @@ package io.quorumkv.storage.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.FileOutputStream;
@@ -121,15 +120,40 @@ class CrashKitSelfTest extends StorageCrashTest {
 					this.data.values().removeIf((e) -> e.isTombstone() && e.timestamp() < before);
 				}
 				OutputStream out = new FileOutputStream(file.toFile(), true);
-				// The buffer (16 MiB) is larger than all a run writes before its kill, so
-				// the buffered mode loses every write of the run for certain; a smaller
-				// one may have just been written out when the kill came (the writer runs
-				// ahead of the acknowledgements read, by up to a pipe's worth of them).
-				this.log = new DataOutputStream(buffered ? new BufferedOutputStream(out, 1 << 24) : out);
+				// The buffered mode holds all it writes until a flush, so it loses every
+				// write of a run for certain, however long the run: a bounded buffer may
+				// have just been written out when the kill came (a 16 MiB one was, in
+				// runs
+				// of a few seconds).
+				this.log = new DataOutputStream(buffered ? new HeldOutputStream(out) : out);
 			}
 			catch (IOException ex) {
 				throw new UncheckedIOException(ex);
 			}
+		}
+
+		/** Holds every byte in memory until flushed. */
+		static final class HeldOutputStream extends java.io.ByteArrayOutputStream {
+
+			private final OutputStream file;
+
+			HeldOutputStream(OutputStream file) {
+				this.file = file;
+			}
+
+			@Override
+			public synchronized void flush() throws IOException {
+				writeTo(this.file);
+				reset();
+				this.file.flush();
+			}
+
+			@Override
+			public void close() throws IOException {
+				flush();
+				this.file.close();
+			}
+
 		}
 
 		/**
