@@ -120,11 +120,9 @@ class CrashKitSelfTest extends StorageCrashTest {
 					this.data.values().removeIf((e) -> e.isTombstone() && e.timestamp() < before);
 				}
 				OutputStream out = new FileOutputStream(file.toFile(), true);
-				// The buffered mode holds all it writes until a flush, so it loses every
-				// write of a run for certain, however long the run: a bounded buffer may
-				// have just been written out when the kill came (a 16 MiB one was, in
-				// runs
-				// of a few seconds).
+				// The buffered mode holds all it writes until a flush, so a kill takes
+				// every write of the run, however long the run: a bounded buffer may have
+				// just been written out (a 16 MiB one was, in runs of a few seconds).
 				this.log = new DataOutputStream(buffered ? new HeldOutputStream(out) : out);
 			}
 			catch (IOException ex) {
