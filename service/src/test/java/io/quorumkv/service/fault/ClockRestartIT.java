@@ -22,8 +22,8 @@ import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.service.support.FaultFolders;
 import io.quorumkv.service.support.KvClient;
 import io.quorumkv.service.support.NodeProcesses;
+import io.quorumkv.service.support.RequiredTool;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -31,11 +31,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * A real node process restarted with its wall clock set back (libfaketime:
  * {@code LD_PRELOAD=libfaketime.so.1 FAKETIME=-1h}; skipped, naming the package, where
- * the library is missing; {@code .ci/run} installs it) never stamps below its earlier
- * writes: after a SIGKILL (the reservation ahead on disk covers every stamp handed out)
- * and after a graceful stop (the exact last stamp). The node's wall clock is read from
- * its own answers ({@code X-QuorumKV-Clock}), so the test also checks that the clock was
- * really set back.
+ * the library is missing, failed under CI ({@link RequiredTool}); {@code .ci/run}
+ * installs it) never stamps below its earlier writes: after a SIGKILL (the reservation
+ * ahead on disk covers every stamp handed out) and after a graceful stop (the exact last
+ * stamp). The node's wall clock is read from its own answers ({@code X-QuorumKV-Clock}),
+ * so the test also checks that the clock was really set back.
  */
 @ExtendWith(FaultFolders.KeepOnFailure.class)
 class ClockRestartIT {
@@ -73,8 +73,7 @@ class ClockRestartIT {
 		Optional<String> library = LIBFAKETIME.stream()
 			.filter((path) -> Files.isRegularFile(Path.of(path)))
 			.findFirst();
-		Assumptions.assumeTrue(library.isPresent(),
-				"skipped: libfaketime is not installed (apt-get install faketime); looked in " + LIBFAKETIME);
+		RequiredTool.require(library.isPresent(), "libfaketime (apt-get install faketime); looked in " + LIBFAKETIME);
 		try {
 			restartTwiceSetBack(library.get());
 		}

@@ -14,19 +14,19 @@ import java.util.concurrent.TimeUnit;
 import io.quorumkv.service.support.FaultFolders;
 import io.quorumkv.service.support.KvClient;
 import io.quorumkv.service.support.NodeProcesses;
+import io.quorumkv.service.support.RequiredTool;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A node whose data folder is a small tmpfs (mounted by the test; skipped where mounting
- * is not permitted) fills it up. Writes then fail with a clear 503 and a log line, reads
- * go on, and nothing acknowledged is corrupted. The LSM's failure is sticky (a WAL append
- * that failed may have left a torn record; it refuses writes until reopened), so freeing
- * space is not enough: the node recovers on restart, with every acknowledged write
- * intact.
+ * is not permitted, failed under CI: {@link RequiredTool}) fills it up. Writes then fail
+ * with a clear 503 and a log line, reads go on, and nothing acknowledged is corrupted.
+ * The LSM's failure is sticky (a WAL append that failed may have left a torn record; it
+ * refuses writes until reopened), so freeing space is not enough: the node recovers on
+ * restart, with every acknowledged write intact.
  */
 @ExtendWith(FaultFolders.KeepOnFailure.class)
 class DiskFullIT {
@@ -44,9 +44,8 @@ class DiskFullIT {
 		this.root = FaultFolders.create("diskfull");
 		this.mount = Files.createDirectories(this.root.resolve("tmpfs"));
 		this.mounted = run("mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", this.mount.toString()) == 0;
-		Assumptions.assumeTrue(this.mounted,
-				"skipped: cannot mount a tmpfs here (needs root and CAP_SYS_ADMIN): mount -t tmpfs -o size=3m tmpfs "
-						+ this.mount);
+		RequiredTool.require(this.mounted,
+				"a tmpfs mount (needs root and CAP_SYS_ADMIN): mount -t tmpfs -o size=3m tmpfs " + this.mount);
 	}
 
 	@AfterEach

@@ -22,6 +22,7 @@ import io.quorumkv.service.support.LedgerCheck;
 import io.quorumkv.service.support.NodeProcesses;
 import io.quorumkv.service.support.RingWatch;
 import io.quorumkv.service.support.Workload;
+import io.quorumkv.storage.contract.Seeds;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -47,10 +48,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * 3-6 come and go), to keep the suite's time down.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@ExtendWith(FaultFolders.KeepOnFailure.class)
+@ExtendWith({ FaultFolders.KeepOnFailure.class, Seeds.class })
 class ElasticClusterIT {
 
 	static final int RF = 3;
+
+	/** The bound on each wait for a state (writes acknowledged). */
+	static final Duration AWAIT = Duration.ofSeconds(60);
 
 	static Path root;
 
@@ -90,18 +94,18 @@ class ElasticClusterIT {
 
 	@Test
 	@Order(1)
-	void growFromThreeToFiveAndShrinkBackUnderLoadLosesNothing() {
-		long seed = System.nanoTime();
-		System.out.println("ElasticClusterIT grow-shrink: seed " + seed);
+	void growFromThreeToFiveAndShrinkBackUnderLoadLosesNothing(Seeds.Seed given) {
+		long seed = given.value();
+		System.out.println("ElasticClusterIT grow-shrink: " + Seeds.rerun(seed));
 		Workload load = Workload.rotating(ledger, "gs", 4, 100, "2/3", () -> live, seed, Duration.ofSeconds(5));
 		List<String> steps = new ArrayList<>();
 		try {
-			sleep(1_500);
+			ledger.awaitMoreAcked("writes before the first join", 100, AWAIT);
 			steps.add(join(3));
 			steps.add(join(4));
 			steps.add(leave(4));
 			steps.add(leave(3));
-			sleep(1_000);
+			ledger.awaitMoreAcked("writes after the last change", 100, AWAIT);
 		}
 		finally {
 			load.close();
@@ -115,11 +119,12 @@ class ElasticClusterIT {
 
 	@Test
 	@Order(2)
-	void aJoinResumesAfterItsNewNodeAndThenASourceAreKilledMidStream() {
+	void aJoinResumesAfterItsNewNodeAndThenASourceAreKilledMidStream(Seeds.Seed given) {
 		// Enough data for a stream of several seconds at the new node's rate limit.
 		Ledger preload = new Ledger();
 		preload(preload, "bulk", 3_000, 1_024);
-		long seed = System.nanoTime();
+		long seed = given.value();
+		System.out.println("ElasticClusterIT resume: " + Seeds.rerun(seed));
 		Workload load = Workload.rotating(ledger, "kill", 4, 100, "2/3", () -> live, seed, Duration.ofSeconds(5));
 		try {
 			nodes.start(5, Map.of("quorumkv.cluster.membership.stream-rate", "96KB",
@@ -137,13 +142,14 @@ class ElasticClusterIT {
 			live.remove(nodes.url(1));
 			System.out.println(
 					"ElasticClusterIT resume: source node 1 killed; the new node had " + keysAfterRestart + " keys");
+			// The source stays down 2 s: the fault's length, not a wait for a state.
 			sleep(2_000);
 			nodes.start(1);
 			live.add(nodes.url(1));
 			live.add(nodes.url(5));
 			Duration took = this.rings.awaitSettled(live, epoch + 3, Duration.ofSeconds(180));
 			System.out.println("ElasticClusterIT resume: change finished " + took.toMillis() + " ms after the kills");
-			sleep(1_000);
+			ledger.awaitMoreAcked("writes after the change", 100, AWAIT);
 		}
 		finally {
 			load.close();
@@ -155,11 +161,12 @@ class ElasticClusterIT {
 
 	@Test
 	@Order(3)
-	void aDeadNodeWhoseDataFolderIsGoneIsReplacedUnderLoad() {
-		long seed = System.nanoTime();
+	void aDeadNodeWhoseDataFolderIsGoneIsReplacedUnderLoad(Seeds.Seed given) {
+		long seed = given.value();
+		System.out.println("ElasticClusterIT replace: " + Seeds.rerun(seed));
 		Workload load = Workload.rotating(ledger, "replace", 4, 100, "2/3", () -> live, seed, Duration.ofSeconds(5));
 		try {
-			sleep(1_000);
+			ledger.awaitMoreAcked("writes before the kill", 100, AWAIT);
 			nodes.kill(2);
 			live.remove(nodes.url(2));
 			nodes.deleteData(2);
@@ -173,7 +180,7 @@ class ElasticClusterIT {
 			System.out.println("ElasticClusterIT replace: " + took.toMillis() + " ms; " + ledger);
 			assertThat(this.rings.ring(nodes.url(6)))
 				.contains("\"id\":\"" + nodes.url(2) + "\",\"url\":\"" + nodes.url(6) + "\",\"state\":\"normal\"");
-			sleep(1_000);
+			ledger.awaitMoreAcked("writes after the replacement", 100, AWAIT);
 		}
 		finally {
 			load.close();

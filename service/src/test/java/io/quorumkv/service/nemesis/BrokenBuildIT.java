@@ -43,7 +43,7 @@ class BrokenBuildIT {
 
 	private static long seed;
 
-	private static Random random = new Random();
+	private static Random random;
 
 	@BeforeAll
 	static void startBrokenBuild() throws IOException {

@@ -11,9 +11,9 @@ import java.util.Set;
 
 import io.quorumkv.service.support.FaultFolders;
 import io.quorumkv.service.support.NodeProcesses;
+import io.quorumkv.service.support.RequiredTool;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -46,12 +46,12 @@ class ClockIT {
 
 	private static long seed;
 
-	private static Random random = new Random();
+	private static Random random;
 
 	@BeforeAll
 	static void startNodes() {
-		Assumptions.assumeTrue(Files.isRegularFile(NemesisNodes.FAKETIME),
-				"skipped: no libfaketime here (apt-get install libfaketime)");
+		RequiredTool.require(Files.isRegularFile(NemesisNodes.FAKETIME),
+				"libfaketime at " + NemesisNodes.FAKETIME + " (apt-get install libfaketime)");
 		root = FaultFolders.create("nemesis-clock");
 		seed = NemesisRun.seed();
 		random = new Random(seed);

@@ -6,6 +6,8 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 
+import io.quorumkv.service.support.RequiredTool;
+
 /**
  * Each node in a network namespace of its own ({@code qkn<id>-<n>}), joined by a veth
  * link to a bridge in the root namespace, which has an address on the bridge too: the
@@ -52,7 +54,8 @@ final class NamespaceNetwork implements Network {
 		}
 		String id = Integer.toHexString(0x1000 + random.nextInt(0xefff));
 		String subnet = freeSubnet(random);
-		boolean nft = Sh.has("nft");
+		boolean nft = RequiredTool.orFallBack(Sh.has("nft"),
+				"nft (apt-get install nftables): one-way cuts, which blackhole routes make two-way");
 		NamespaceNetwork network = new NamespaceNetwork(id, subnet, size, port, nft);
 		Runtime.getRuntime().addShutdownHook(network.cleanup);
 		try {

@@ -65,7 +65,7 @@ class NemesisIT {
 
 	private static long seed;
 
-	private static Random random = new Random();
+	private static Random random;
 
 	@BeforeAll
 	static void startNodes() {

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.quorumkv.service.support.FreePorts;
 import io.quorumkv.service.support.NodeProcesses;
+import io.quorumkv.service.support.RequiredTool;
 import io.quorumkv.service.support.TestKeys;
 import org.jspecify.annotations.Nullable;
 
@@ -111,6 +112,8 @@ final class NemesisNodes implements AutoCloseable {
 			int port = 8080;
 			java.util.Arrays.fill(ports, port);
 			chosen = NamespaceNetwork.create(options.size(), port, random).orElse(null);
+			RequiredTool.orFallBack(chosen != null,
+					"network namespaces (root, iproute2's ip netns; the reason is printed above): the proxy fallback");
 		}
 		if (chosen == null) {
 			ports = FreePorts.take(options.size());
@@ -118,7 +121,8 @@ final class NemesisNodes implements AutoCloseable {
 		}
 		this.ports = ports;
 		this.network = chosen;
-		this.fakeClock = Files.isRegularFile(FAKETIME);
+		this.fakeClock = RequiredTool.orFallBack(Files.isRegularFile(FAKETIME),
+				"libfaketime at " + FAKETIME + " (apt-get install libfaketime): clock faults");
 		System.out.println("Nemesis network: " + this.network.describe());
 		System.out.println("Nemesis clocks: " + (this.fakeClock
 				? "libfaketime preloaded (" + FAKETIME + "), CLOCK_REALTIME offset per node, monotonic clock not faked"

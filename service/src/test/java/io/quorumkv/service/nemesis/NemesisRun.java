@@ -9,6 +9,7 @@ import java.util.Random;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
+import io.quorumkv.storage.contract.Seeds;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -57,10 +58,13 @@ final class NemesisRun {
 	private NemesisRun() {
 	}
 
-	/** The seed of a scenario: {@code -Dquorumkv.nemesis.seed} or a new one. */
+	/**
+	 * The seed of a scenario: {@code -Dquorumkv.nemesis.seed}, else {@link Seeds#next()}
+	 * ({@code -Dquorumkv.test.seed} or a new one).
+	 */
 	static long seed() {
 		String given = System.getProperty("quorumkv.nemesis.seed");
-		return (given != null && !given.isBlank()) ? Long.parseLong(given.strip()) : new Random().nextLong();
+		return (given != null && !given.isBlank()) ? Long.parseLong(given.strip()) : Seeds.next();
 	}
 
 	/** Starts the nodes, runs the scenario on them, stops them. */

@@ -1,5 +1,8 @@
 package io.quorumkv.service.support;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -89,6 +92,16 @@ public final class Ledger {
 
 	public long acked() {
 		return this.putsAcked.get() + this.deletesAcked.get();
+	}
+
+	/**
+	 * Waits until {@code count} more writes than now are acknowledged, for at most
+	 * {@code limit} (then fails with {@code what}): a phase "under load" waits for the
+	 * load to have done something, not for a time.
+	 */
+	public void awaitMoreAcked(String what, long count, Duration limit) {
+		long target = acked() + count;
+		Eventually.eventually(limit, () -> assertThat(acked()).as(what).isGreaterThanOrEqualTo(target));
 	}
 
 	/** Keys whose last acknowledged state is a delete (a read must answer 404). */

@@ -3,7 +3,6 @@ package io.quorumkv.storage.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.FileOutputStream;
@@ -62,6 +61,30 @@ class CrashKitSelfTest extends StorageCrashTest {
 		assertThatThrownBy(outcome::assertNothingLost).isInstanceOf(AssertionError.class);
 	}
 
+	/**
+	 * The window bound checks the oldest write a key lost, not its newest one: with a few
+	 * hundred keys overwritten all the time, every key's newest write is a few
+	 * milliseconds old, and a backend that lost whole runs passed a bound of a second.
+	 */
+	@Test
+	void aBackendThatBuffersItsWritesFailsTheWindowBound() throws Exception {
+		Outcome outcome = crashRepeatedly(Opener.class, "BUFFERED", 2, Duration.ofMillis(1_500));
+		assertThatThrownBy(() -> outcome.assertLostOnlyWithin(Duration.ofMillis(500)))
+			.isInstanceOf(AssertionError.class)
+			.hasMessageContaining("age of the oldest lost write");
+	}
+
+	@Test
+	void aRunShorterThanTheWindowFailsTheWindowBound() throws Exception {
+		// A run of a few hundred milliseconds (no span asked), nothing lost: with no
+		// write older than the window, the bound could not have failed.
+		Outcome outcome = crashRepeatedly(Opener.class, "WRITE_THROUGH", 1);
+		assertThat(outcome.lost()).isZero();
+		assertThatThrownBy(() -> outcome.assertLostOnlyWithin(Duration.ofSeconds(10)))
+			.isInstanceOf(AssertionError.class)
+			.hasMessageContaining("or the bound proves nothing");
+	}
+
 	/** Opens the toy backend in the child and for the check. */
 	public static final class Opener implements StorageOpener {
 
@@ -97,15 +120,38 @@ class CrashKitSelfTest extends StorageCrashTest {
 					this.data.values().removeIf((e) -> e.isTombstone() && e.timestamp() < before);
 				}
 				OutputStream out = new FileOutputStream(file.toFile(), true);
-				// The buffer (16 MiB) is larger than all a run writes before its kill, so
-				// the buffered mode loses every write of the run for certain; a smaller
-				// one may have just been written out when the kill came (the writer runs
-				// ahead of the acknowledgements read, by up to a pipe's worth of them).
-				this.log = new DataOutputStream(buffered ? new BufferedOutputStream(out, 1 << 24) : out);
+				// The buffered mode holds all it writes until a flush, so a kill takes
+				// every write of the run, however long the run: a bounded buffer may have
+				// just been written out (a 16 MiB one was, in runs of a few seconds).
+				this.log = new DataOutputStream(buffered ? new HeldOutputStream(out) : out);
 			}
 			catch (IOException ex) {
 				throw new UncheckedIOException(ex);
 			}
+		}
+
+		/** Holds every byte in memory until flushed. */
+		static final class HeldOutputStream extends java.io.ByteArrayOutputStream {
+
+			private final OutputStream file;
+
+			HeldOutputStream(OutputStream file) {
+				this.file = file;
+			}
+
+			@Override
+			public synchronized void flush() throws IOException {
+				writeTo(this.file);
+				reset();
+				this.file.flush();
+			}
+
+			@Override
+			public void close() throws IOException {
+				flush();
+				this.file.close();
+			}
+
 		}
 
 		/**

@@ -29,10 +29,21 @@ final class CrashLedger {
 
 	private final List<Long> killedAt = new ArrayList<>();
 
+	private final Map<Integer, Long> firstAckOfRun = new HashMap<>();
+
+	private final Map<Integer, List<Ack>> byKey = new HashMap<>();
+
 	private final Set<Ack> lost = new LinkedHashSet<>();
+
+	/**
+	 * Per lost key, how long before its kill the oldest write it lost was acknowledged.
+	 */
+	private final Map<Integer, Long> lossAge = new HashMap<>();
 
 	void acked(Ack ack) {
 		this.acks.add(ack);
+		this.firstAckOfRun.putIfAbsent(ack.run(), ack.millis());
+		this.byKey.computeIfAbsent(ack.key(), (k) -> new ArrayList<>()).add(ack);
 		this.newest.merge(ack.key(), ack, (a, b) -> (b.timestamp() > a.timestamp()) ? b : a);
 	}
 
@@ -55,6 +66,17 @@ final class CrashLedger {
 			Entry read = storage.get(StorageCrashTest.key(ack.key())).block(timeout);
 			if (read == null || read.timestamp() < ack.timestamp()) {
 				this.lost.add(ack);
+				// Not the newest write's age, which is always recent when keys are
+				// overwritten often: the oldest acknowledged write the store does not
+				// hold, which a store that lost a whole run shows as old.
+				long held = (read != null) ? read.timestamp() : Long.MIN_VALUE;
+				long age = this.byKey.get(ack.key())
+					.stream()
+					.filter((a) -> a.timestamp() > held)
+					.mapToLong(this::ageAtKill)
+					.max()
+					.orElseThrow();
+				this.lossAge.merge(ack.key(), age, Math::max);
 			}
 			else if (!read.equals(StorageCrashTest.expected(ack.key(), read.timestamp()))) {
 				throw new AssertionError("key " + ack.key() + " holds a version never written: " + read);
@@ -71,9 +93,34 @@ final class CrashLedger {
 		return this.killedAt.get(ack.run()) - ack.millis();
 	}
 
-	/** Acknowledged writes no older than {@code window} at the kill of their run. */
-	long acknowledgedWithin(Duration window) {
-		return this.acks.stream().filter((a) -> ageAtKill(a) <= window.toMillis()).count();
+	/**
+	 * For a lost key: how long before its kill the oldest acknowledged write of it that
+	 * the store did not hold was acknowledged.
+	 */
+	long lossAge(Ack lost) {
+		return this.lossAge.get(lost.key());
+	}
+
+	/** Acknowledged writes of {@code run} (from 0). */
+	long acknowledgedInRun(int run) {
+		return this.acks.stream().filter((a) -> a.run() == run).count();
+	}
+
+	/**
+	 * Acknowledged writes of {@code run} (from 0) no older than {@code window} at its
+	 * kill.
+	 */
+	long acknowledgedWithin(Duration window, int run) {
+		return this.acks.stream().filter((a) -> a.run() == run && ageAtKill(a) <= window.toMillis()).count();
+	}
+
+	/**
+	 * Whether the running writer's first acknowledgement is at least {@code spanMillis}
+	 * before {@code nowMillis} (true for a zero span).
+	 */
+	boolean runSpans(long spanMillis, long nowMillis) {
+		Long first = this.firstAckOfRun.get(kills());
+		return spanMillis <= 0 || (first != null && nowMillis - first >= spanMillis);
 	}
 
 }

@@ -48,7 +48,12 @@ class H2StorageTest {
 				.then(() -> assertThat(pages(storage)).as("pages read for 10 of %d rows", keys).isLessThanOrEqualTo(3))
 				.thenCancel()
 				.verify(TIMEOUT);
-			long before = pages(storage);
+		}
+		// The full scan runs on a storage of its own, so that its counter holds its own
+		// pages only. On the storage above, the cancelled scan's read-ahead page is
+		// fetched (and counted) on an H2 thread when the first page completes, which
+		// races with the cancel on this thread: it can be counted after the cancel.
+		try (H2Storage storage = H2Storage.open(options)) {
 			AtomicLong seen = new AtomicLong();
 			storage.scan(numberedKey(0), null)
 				.limitRate(50)
@@ -57,7 +62,7 @@ class H2StorageTest {
 				.block(TIMEOUT);
 			assertThat(seen).hasValue(keys);
 			// Full pages, then the short (here empty) last page that ends the scan.
-			assertThat(pages(storage) - before).isEqualTo(keys / pageSize + 1);
+			assertThat(pages(storage)).isEqualTo(keys / pageSize + 1);
 			assertThat(storage.stats().gauges()).containsEntry("pool.acquired", 0L);
 		}
 	}
