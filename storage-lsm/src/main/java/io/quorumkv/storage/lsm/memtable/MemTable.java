@@ -24,11 +24,15 @@ import org.jspecify.annotations.Nullable;
  * number: a hash index for point reads and updates, and a skip list for ordered iteration
  * (scans, flush). An update of a key already present touches only the index and the slot;
  * searching the skip list of a large memtable costs a cache miss per level and was most
- * of a replica's CPU in the profiles (docs/performance.md). A new key goes into the index
- * first and then into the skip list, both before {@link #put} returns: a scan running
- * meanwhile may miss a write still in progress, never one that was acknowledged, and the
- * engine freezes a memtable only while no upsert is inside it (its memtable lock), so a
- * flush sees every key.
+ * of a replica's CPU in the profiles (docs/performance.md). A new key goes into the skip
+ * list first and then into the index, and every writer that does not find the key in the
+ * index (also one that loses the race for its first insert) puts it into both before
+ * {@link #put} returns. Invariant: a key in the index is in the skip list with the same
+ * slot. So an acknowledged write is reached by gets and scans alike; a read running
+ * meanwhile may miss only a write still in progress (before, a key went into the index
+ * first, and an overwrite that found it there was acknowledged while scans still missed
+ * the key: issue 52, {@code InsertWindowTest}). The engine freezes a memtable only while
+ * no upsert is inside it (its memtable lock), so a flush sees every key.
  *
  * <p>
  * A version is one byte array (timestamp, tombstone flag, value; {@link Version}), not an
@@ -67,15 +71,29 @@ public final class MemTable {
 		IndexKey key = new IndexKey(entry.key());
 		Integer slot = this.index.get(key);
 		if (slot == null) {
+			// New to the index: the skip list decides the key's slot (the first writer to
+			// get there), and the index learns it from there before any writer of the
+			// key returns. So a key in the index is in the skip list too, and a writer
+			// acknowledges only what gets and scans both reach.
 			Integer fresh = this.slots.add(Version.encode(entry));
-			slot = this.index.putIfAbsent(key, fresh);
+			slot = this.sorted.putIfAbsent(entry.key(), fresh);
 			if (slot == null) {
-				this.sorted.put(entry.key(), fresh);
+				SyncPoint.reach(SyncPoint.BETWEEN_INSERTS);
+				this.index.putIfAbsent(key, fresh);
 				this.bytes.addAndGet(entry.sizeInBytes() + ENTRY_OVERHEAD);
 				return true;
 			}
+			// Another writer's first put of the key is between the skip list and the
+			// index: ours goes into its slot, which we publish to the index ourselves.
 			this.slots.clear(fresh);
+			boolean kept = replace(slot, entry);
+			this.index.putIfAbsent(key, slot);
+			return kept;
 		}
+		return replace(slot, entry);
+	}
+
+	private boolean replace(int slot, Entry entry) {
 		int replaced = this.slots.replace(slot, entry);
 		if (replaced < 0) {
 			return false;
