@@ -18,10 +18,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The window of a key's first {@link MemTable#put}, between its two inserts (the hash
- * index of gets, the skip list of scans and flushes), held open by a {@link SyncPoint}:
- * an overwrite of the key acknowledged meanwhile must be seen by a get and by a scan
- * alike, before and after the first put finishes. A scan that misses it reads an older
- * version of the key from an older memtable or table (issue 52).
+ * index of gets, the skip list of scans and flushes), held open by a {@link SyncPoint}.
+ * Inside it a get and a scan must agree (a read that sees the version in flight and a
+ * later one that does not would go back in time), and an overwrite of the key
+ * acknowledged meanwhile must be seen by both, also after the first put finishes. A scan
+ * that misses it reads an older version of the key from an older memtable or table (issue
+ * 52).
  */
 class InsertWindowTest {
 
@@ -56,6 +58,8 @@ class InsertWindowTest {
 		}, this.first);
 		try {
 			assertThat(inWindow.await(20, TimeUnit.SECONDS)).as("the first put reached the window").isTrue();
+			assertThat(scan(memtable)).as("a scan inside the window sees what a get sees")
+				.isEqualTo((memtable.get(KEY) != null) ? List.of(memtable.get(KEY)) : List.of());
 			assertThat(memtable.put(newer)).as("the overwrite was kept (acknowledged)").isTrue();
 			assertThat(memtable.get(KEY)).as("a get inside the window").isEqualTo(newer);
 			assertThat(scan(memtable)).as("a scan inside the window").containsExactly(newer);

@@ -44,7 +44,7 @@ class OverwriteRaceTest {
 				}
 
 				@Override
-				public Entry read(int key) {
+				public @Nullable Entry read(int key) {
 					return slots.read(ids[key], OverwriteRace.key(key));
 				}
 
