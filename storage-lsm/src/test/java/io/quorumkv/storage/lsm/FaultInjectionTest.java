@@ -123,8 +123,11 @@ class FaultInjectionTest {
 			assertThat(storage.stats().failure()).as("the failure health shows")
 				.contains("injected")
 				.contains(op == Op.SYNC_DIRECTORY ? dir.getFileName().toString() : "");
-			assertThatThrownBy(() -> storage.upsert(entry(5_000)).block(TIMEOUT)).isInstanceOf(StorageException.class)
-				.hasMessageContaining("failed in the background")
+			assertThatThrownBy(() -> storage.upsert(entry(5_000)).block(TIMEOUT)).isInstanceOf(LsmFailedException.class)
+				.hasMessageContaining("refuses writes and flushes until it is restarted")
+				.hasMessageContaining("injected");
+			assertThatThrownBy(() -> storage.flush().block(TIMEOUT)).as("flush() after the failure")
+				.isInstanceOf(LsmFailedException.class)
 				.hasMessageContaining("injected");
 			assertThat(storage.get(acked.getLast().key()).block(TIMEOUT)).as("reads still served")
 				.isEqualTo(acked.getLast());
