@@ -66,7 +66,8 @@ class FsyncFailureTest {
 	 * lost what the failed fsync dropped
 	 */
 	@ParameterizedTest(name = "{0} fails, {1}, {2}")
-	@CsvSource({ "SYNC, ALWAYS, crash", "SYNC, ALWAYS, restart", "SYNC, NEVER, crash", "SYNC, NEVER, restart" })
+	@CsvSource({ "SYNC, ALWAYS, crash", "SYNC, ALWAYS, restart", "SYNC, NEVER, crash", "SYNC, NEVER, restart",
+			"SYNC_DIRECTORY, ALWAYS, crash", "SYNC_DIRECTORY, NEVER, restart" })
 	void aFailedFsyncAtEverySyncPointLosesNothingPromisedAndRefusesWhatFollows(Op sync, FsyncPolicy policy, String end)
 			throws Exception {
 		Run counting = run(sync, policy, end, 0);
@@ -139,7 +140,11 @@ class FsyncFailureTest {
 			}
 		}
 		catch (RuntimeException ex) {
-			run.anomalies.add("the crash image did not reopen: " + ex);
+			Throwable cause = ex;
+			while (cause.getCause() != null) {
+				cause = cause.getCause();
+			}
+			run.anomalies.add("the crash image did not reopen: " + ex + ", caused by " + cause);
 		}
 		return run;
 	}
