@@ -32,7 +32,8 @@ import org.jspecify.annotations.Nullable;
  * thread, so that a long compaction never holds up flushes). Every change of the table
  * set writes the manifest first and publishes the new state after, both under the
  * manifest lock; files a published state no longer names are deleted only afterwards. Any
- * failure is handed to {@link LsmEngine#fail} and stays.
+ * failure is handed to {@link LsmEngine#fail} and stays: from then on no flush,
+ * compaction or new WAL segment starts, and forced ones fail with it, until a restart.
  */
 final class BackgroundWork {
 
@@ -92,7 +93,7 @@ final class BackgroundWork {
 	void prepareSpareWal() {
 		try {
 			this.flushExecutor.execute(() -> {
-				if (this.stopping || this.spareWal.get() != null) {
+				if (this.stopping || this.spareWal.get() != null || this.engine.failure() != null) {
 					return;
 				}
 				long number = this.engine.nextFileNumber.getAndIncrement();
@@ -141,12 +142,16 @@ final class BackgroundWork {
 	}
 
 	/**
-	 * Freezes the active memtable and completes once every frozen memtable is flushed.
+	 * Freezes the active memtable and completes once every frozen memtable is flushed;
+	 * fails with the engine's failure once it failed (a flush that failed, or any earlier
+	 * failure: nothing more is flushed until a restart).
 	 */
 	CompletableFuture<Void> forceFlush() {
+		if (this.engine.failure() != null) {
+			return CompletableFuture.failedFuture(this.engine.failedException());
+		}
 		this.engine.rotate(true);
-		return CompletableFuture.runAsync(() -> {
-		}, this.flushExecutor);
+		return CompletableFuture.runAsync(this.engine::checkWritable, this.flushExecutor);
 	}
 
 	/** Test hook: runs {@code task} on the compaction thread (e.g. to hold it up). */
@@ -161,13 +166,14 @@ final class BackgroundWork {
 	 */
 	CompletableFuture<Long> forceFullCompaction(java.util.function.Predicate<byte[]> drop, Throttle throttle) {
 		return CompletableFuture.supplyAsync(() -> {
+			this.engine.checkWritable();
 			try {
 				Optional<CompactionTask> task = this.planner.planFull(this.engine.state.get().levels());
 				return task.isPresent() ? this.compactions.run(task.get(), true, drop, throttle) : 0L;
 			}
 			catch (IOException ex) {
 				this.engine.fail(ex);
-				throw new java.io.UncheckedIOException(ex);
+				throw this.engine.failedException();
 			}
 		}, this.compactionExecutor);
 	}
@@ -175,6 +181,7 @@ final class BackgroundWork {
 	/** Compacts every table into the deepest level, purging what may be purged. */
 	CompletableFuture<Void> forceFullCompaction() {
 		return CompletableFuture.runAsync(() -> {
+			this.engine.checkWritable();
 			try {
 				Optional<CompactionTask> task = this.planner.planFull(this.engine.state.get().levels());
 				if (task.isPresent()) {
@@ -183,7 +190,7 @@ final class BackgroundWork {
 			}
 			catch (IOException ex) {
 				this.engine.fail(ex);
-				throw new java.io.UncheckedIOException(ex);
+				throw this.engine.failedException();
 			}
 		}, this.compactionExecutor);
 	}
@@ -191,7 +198,8 @@ final class BackgroundWork {
 	private void flushOldest() {
 		try {
 			LsmState s = this.engine.state.get();
-			if (s.immutables().isEmpty()) {
+			if (s.immutables().isEmpty() || this.engine.failure() != null) {
+				// Failed: nothing more is made durable until a restart.
 				return;
 			}
 			MemTableSlot slot = s.immutables().getLast();

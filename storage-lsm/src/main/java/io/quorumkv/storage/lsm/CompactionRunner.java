@@ -102,7 +102,10 @@ final class CompactionRunner {
 				this.manifest.publish((st) -> st.withLevels(st.levels().apply(task, result.outputs())));
 			}
 			catch (IOException | RuntimeException ex) {
-				discard(result.outputs());
+				// Unmapped, not deleted: the manifest may name them all the same (renamed
+				// into place before its folder's force failed). Recovery deletes the
+				// tables the manifest on disk does not name.
+				result.outputs().forEach(SsTable::release);
 				throw ex;
 			}
 			finally {

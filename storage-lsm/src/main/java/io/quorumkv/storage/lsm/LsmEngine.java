@@ -132,7 +132,9 @@ final class LsmEngine {
 		this.reads = new ReadPath(this.state, this.stats, this::checkOpen, this::nowMicros);
 		this.background = new BackgroundWork(this);
 		Duration period = (options.fsync() == FsyncPolicy.INTERVAL) ? options.fsyncInterval() : null;
-		this.syncer = new Syncer("lsm-wal-syncer-" + this.dir.getFileName(), this::liveWals, period, this::fail);
+		// The periodic sync stops at a failure, as everything durable does.
+		this.syncer = new Syncer("lsm-wal-syncer-" + this.dir.getFileName(),
+				() -> (this.failure.get() != null) ? List.of() : liveWals(), period, this::fail);
 	}
 
 	// ---- write path
@@ -188,7 +190,7 @@ final class LsmEngine {
 		}
 		catch (IOException ex) {
 			fail(ex);
-			return Mono.error(new StorageException("WAL append failed", ex));
+			return Mono.error(failedException());
 		}
 		finally {
 			this.rotationLock.readLock().unlock();
@@ -250,7 +252,8 @@ final class LsmEngine {
 	 * @return whether a memtable was frozen
 	 */
 	boolean rotate(boolean force) {
-		if (!this.rotating.compareAndSet(false, true)) {
+		if (this.failure.get() != null || !this.rotating.compareAndSet(false, true)) {
+			// Failed: no new segment, no flush until a restart.
 			return false;
 		}
 		try {
@@ -311,22 +314,27 @@ final class LsmEngine {
 		previous.complete(null);
 	}
 
+	/**
+	 * Forces every live WAL segment. Fails once the engine failed, also when the failure
+	 * came while the force ran: a force after a failed one proves nothing.
+	 */
 	Mono<Void> flush() {
 		return Mono.defer(() -> {
-			checkOpen();
+			checkWritable();
 			return synced(this.syncer.request(liveWals()));
 		});
 	}
 
 	/**
-	 * Completes when a force requested from the syncer did; its failure (an
-	 * {@code IOException} from {@code fsync}) becomes a {@link StorageException}, as
-	 * every failure leaving the engine.
+	 * Completes when a force requested from the syncer did and the engine has not failed
+	 * meanwhile; a failure (an {@code IOException} from {@code fsync}, which the syncer
+	 * has made the engine's) becomes the engine's {@link LsmFailedException}.
 	 */
-	private static Mono<Void> synced(CompletableFuture<Void> force) {
+	private Mono<Void> synced(CompletableFuture<Void> force) {
 		return Mono.fromFuture(force, true)
-			.onErrorMap((ex) -> !(ex instanceof StorageException),
-					(ex) -> new StorageException("WAL fsync failed: " + ex, ex));
+			.then(Mono.<Void>fromRunnable(this::checkNotFailed))
+			.onErrorMap((ex) -> !(ex instanceof StorageException), (ex) -> (this.failure.get() != null)
+					? failedException() : new StorageException("WAL fsync failed: " + ex, ex));
 	}
 
 	/**
@@ -339,7 +347,13 @@ final class LsmEngine {
 
 	// ---- failures and lifecycle
 
-	/** Keeps the first background failure; later writes fail with it. */
+	/**
+	 * Keeps the first failure of durable I/O (a write or force of the WAL, a table or the
+	 * manifest) or of background work. It is final until a restart (STYLE rules 9 and
+	 * 19): writes, {@code flush()}, forced flushes and compactions fail with it
+	 * ({@link LsmFailedException}), no flush, compaction or force runs any more (close
+	 * included), reads go on, and health shows it.
+	 */
 	void fail(Throwable ex) {
 		if (this.failure.compareAndSet(null, ex)) {
 			LOG.log(Level.ERROR, "LSM storage in " + this.dir + " failed; writes are refused from now on", ex);
@@ -361,12 +375,22 @@ final class LsmEngine {
 		}
 	}
 
-	private void checkWritable() {
+	/** Throws if closed, or with the engine's sticky failure. */
+	void checkWritable() {
 		checkOpen();
-		Throwable ex = this.failure.get();
-		if (ex != null) {
-			throw new StorageException("LSM storage failed in the background: " + ex, ex);
+		checkNotFailed();
+	}
+
+	private void checkNotFailed() {
+		if (this.failure.get() != null) {
+			throw failedException();
 		}
+	}
+
+	/** The exception writes and flushes fail with once the engine failed. */
+	LsmFailedException failedException() {
+		Throwable ex = this.failure.get();
+		return new LsmFailedException(this.dir, (ex != null) ? ex : new IllegalStateException("not failed"));
 	}
 
 	StorageStats stats() {
@@ -374,8 +398,9 @@ final class LsmEngine {
 	}
 
 	/**
-	 * Stops background work, writes the active memtable to a table (or, after a failure,
-	 * forces the WAL), unmaps every table and releases the folder lock. Idempotent.
+	 * Stops background work, writes the active memtable to a table, unmaps every table
+	 * and releases the folder lock. Idempotent. After a failure it writes and forces
+	 * nothing: what was durable at the failure is what the restart recovers.
 	 */
 	void close() {
 		if (!this.closed.compareAndSet(false, true)) {
@@ -395,9 +420,12 @@ final class LsmEngine {
 			this.rotationLock.writeLock().unlock();
 		}
 		LsmState last = this.state.get();
+		boolean failed = this.failure.get() != null;
 		for (MemTableSlot slot : last.memtables()) {
 			try (WalWriter wal = slot.wal()) {
-				wal.sync();
+				if (!failed) {
+					wal.sync();
+				}
 			}
 			catch (IOException ex) {
 				LOG.log(Level.ERROR, "could not force WAL segment " + slot.wal().path() + " on close", ex);

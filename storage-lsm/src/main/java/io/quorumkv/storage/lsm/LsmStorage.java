@@ -138,6 +138,11 @@ public final class LsmStorage implements Storage {
 		});
 	}
 
+	/**
+	 * Forces every live WAL segment. Once the storage failed (a failed write or
+	 * {@code fsync} of its files, final until a restart), fails with
+	 * {@link LsmFailedException}: a force after a failed one proves nothing.
+	 */
 	@Override
 	public Mono<Void> flush() {
 		return this.engine.flush();

@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.contract.Seeds;
 import io.quorumkv.storage.lsm.memtable.OverwriteRace;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -18,8 +21,10 @@ import org.junit.jupiter.api.io.TempDir;
  * changing-length overwrites against gets and scans, with memtable flushes (a 4 KiB
  * memtable), forced flushes, {@code flush()} and full compactions running beside them,
  * round after round on a fresh store. No read may be torn or go back in time for its
- * reader, and each key must end on its greatest version.
+ * reader, and each key must end on its greatest version. Each read is a get or a scan as
+ * the test's seeded random says (the seed is printed on failure).
  */
+@ExtendWith(Seeds.class)
 class EngineOverwriteRaceTest {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -30,7 +35,7 @@ class EngineOverwriteRaceTest {
 	Path dir;
 
 	@Test
-	void readsAndScansNeverTearNorGoBackWhileOverwritesFlushesAndCompactionsRace() throws Exception {
+	void readsAndScansNeverTearNorGoBackWhileOverwritesFlushesAndCompactionsRace(Random random) throws Exception {
 		for (int round = 0; round < ROUNDS; round++) {
 			LsmOptions options = LsmOptions.defaults(this.dir.resolve("round-" + round))
 				.withMemtableSize(4096)
@@ -48,7 +53,7 @@ class EngineOverwriteRaceTest {
 
 					@Override
 					public @Nullable Entry read(int key) {
-						if ((System.nanoTime() & 1) == 0) {
+						if (random.nextBoolean()) {
 							return storage.get(OverwriteRace.key(key)).block(TIMEOUT);
 						}
 						List<Entry> scanned = storage.scan(OverwriteRace.key(key), null)

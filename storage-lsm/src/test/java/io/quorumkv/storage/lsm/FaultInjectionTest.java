@@ -1,5 +1,6 @@
 package io.quorumkv.storage.lsm;
 
+import static io.quorumkv.storage.contract.Entries.keyNumber;
 import static io.quorumkv.storage.contract.Entries.numberedKey;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -123,8 +124,11 @@ class FaultInjectionTest {
 			assertThat(storage.stats().failure()).as("the failure health shows")
 				.contains("injected")
 				.contains(op == Op.SYNC_DIRECTORY ? dir.getFileName().toString() : "");
-			assertThatThrownBy(() -> storage.upsert(entry(5_000)).block(TIMEOUT)).isInstanceOf(StorageException.class)
-				.hasMessageContaining("failed in the background")
+			assertThatThrownBy(() -> storage.upsert(entry(5_000)).block(TIMEOUT)).isInstanceOf(LsmFailedException.class)
+				.hasMessageContaining("refuses writes and flushes until it is restarted")
+				.hasMessageContaining("injected");
+			assertThatThrownBy(() -> storage.flush().block(TIMEOUT)).as("flush() after the failure")
+				.isInstanceOf(LsmFailedException.class)
 				.hasMessageContaining("injected");
 			assertThat(storage.get(acked.getLast().key()).block(TIMEOUT)).as("reads still served")
 				.isEqualTo(acked.getLast());
@@ -143,13 +147,18 @@ class FaultInjectionTest {
 	 * Faults at random (each write, fsync, creation, rename, deletion and folder sync
 	 * fails with a small probability) under four concurrent writers, round after round on
 	 * the same folder: whenever the engine fails, it was reported, and the reopened store
-	 * holds every write acknowledged so far.
+	 * holds every write acknowledged so far. Except, with {@code INTERVAL} or
+	 * {@code NEVER}, the round's writes when a failed fsync ended it: their bytes may be
+	 * lost with it (the fault layer drops them, as Linux may), and the policy promised
+	 * them to no one; those that survived must be intact.
 	 */
 	@Test
 	void randomFaultsUnderConcurrentWritersNeverLoseAnAcknowledgedWrite(Seeds.Seed seed) throws Exception {
 		Path dir = this.root.resolve("random");
 		java.util.Random random = new java.util.Random(seed.value());
 		java.util.Map<String, Entry> acked = new java.util.concurrent.ConcurrentHashMap<>();
+		List<Entry> maybe = new ArrayList<>();
+		int unpromised = 0;
 		int failures = 0;
 		for (int round = 0; round < 8; round++) {
 			FaultFileIo io = new FaultFileIo(dir, random.nextLong());
@@ -189,6 +198,10 @@ class FaultInjectionTest {
 				if (!storage.stats().healthy()) {
 					failures++;
 					assertThat(storage.stats().failure()).contains("injected");
+					if (policy != FsyncPolicy.ALWAYS && storage.stats().failure().contains("injected SYNC")) {
+						// Keys are written once: this round's are the ones above base.
+						acked.values().removeIf((e) -> keyNumber(e.key()) >= base && maybe.add(e));
+					}
 				}
 			}
 			try (LsmStorage reopened = LsmStorage.open(options(dir, policy))) {
@@ -197,10 +210,23 @@ class FaultInjectionTest {
 						.as("round %d, %s", round, Seeds.rerun(seed.value()))
 						.isEqualTo(e);
 				}
+				for (Entry e : maybe) {
+					Entry found = reopened.get(e.key()).block(TIMEOUT);
+					if (found != null) {
+						assertThat(found).as("round %d, %s", round, Seeds.rerun(seed.value())).isEqualTo(e);
+						acked.put(new String(e.key()), e);
+					}
+					else {
+						unpromised++;
+					}
+				}
+				maybe.clear();
 			}
 		}
-		System.out.printf("[faults] 8 rounds, %d acknowledged writes, %d rounds ended by a fault, none lost%n",
-				acked.size(), failures);
+		System.out.printf(
+				"[faults] 8 rounds, %d acknowledged writes kept, %d rounds ended by a fault, none lost"
+						+ " (%d not promised by INTERVAL or NEVER were lost with a failed fsync)%n",
+				acked.size(), failures, unpromised);
 		assertThat(failures).as("rounds ended by a fault").isPositive();
 	}
 

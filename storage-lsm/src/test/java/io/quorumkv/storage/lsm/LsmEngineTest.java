@@ -167,12 +167,14 @@ class LsmEngineTest {
 					Thread.sleep(50);
 				}
 			}
-			await(storage.forceFlush()); // opening the next WAL segment fails
+			// Opening the next WAL segment fails, and so does the forced flush.
+			assertThatThrownBy(() -> await(storage.forceFlush())).hasCauseInstanceOf(LsmFailedException.class);
 			assertThat(storage.stats().failure()).isNotNull();
 			assertThat(storage.stats().healthy()).isFalse();
 			assertThatThrownBy(() -> storage.upsert(put("k2", "v", 1)).block(TIMEOUT))
-				.isInstanceOf(StorageException.class)
-				.hasMessageContaining("failed in the background");
+				.isInstanceOf(LsmFailedException.class)
+				.hasMessageContaining("refuses writes and flushes until it is restarted");
+			assertThatThrownBy(() -> storage.flush().block(TIMEOUT)).isInstanceOf(LsmFailedException.class);
 			assertThat(storage.get(bytes("k")).block(TIMEOUT)).isEqualTo(put("k", "v", 1));
 		}
 		finally {

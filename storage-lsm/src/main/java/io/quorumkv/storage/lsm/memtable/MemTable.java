@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -24,11 +25,20 @@ import org.jspecify.annotations.Nullable;
  * number: a hash index for point reads and updates, and a skip list for ordered iteration
  * (scans, flush). An update of a key already present touches only the index and the slot;
  * searching the skip list of a large memtable costs a cache miss per level and was most
- * of a replica's CPU in the profiles (docs/performance.md). A new key goes into the index
- * first and then into the skip list, both before {@link #put} returns: a scan running
- * meanwhile may miss a write still in progress, never one that was acknowledged, and the
- * engine freezes a memtable only while no upsert is inside it (its memtable lock), so a
- * flush sees every key.
+ * of a replica's CPU in the profiles (docs/performance.md).
+ *
+ * <p>
+ * A new key gets an empty slot, which goes into the skip list first and then into the
+ * index; only then is a version written into it. Every writer that misses the key in the
+ * index (also one that loses the race for the first insert) puts the slot into both
+ * itself before it writes. Invariants: a key in the index is in the skip list with the
+ * same slot, and a slot holds a version only once it is in both; readers skip an empty
+ * slot. So gets and scans see a version from the same instant, and an acknowledged write
+ * is reached by both. (Before, a key went into the index first, with its version: an
+ * overwrite that found it there was acknowledged while scans still missed the key, issue
+ * 52; {@code InsertWindowTest} holds that window open.) The engine freezes a memtable
+ * only while no upsert is inside it (its memtable lock), so a flush sees every key with
+ * its version.
  *
  * <p>
  * A version is one byte array (timestamp, tombstone flag, value; {@link Version}), not an
@@ -67,21 +77,44 @@ public final class MemTable {
 		IndexKey key = new IndexKey(entry.key());
 		Integer slot = this.index.get(key);
 		if (slot == null) {
-			Integer fresh = this.slots.add(Version.encode(entry));
-			slot = this.index.putIfAbsent(key, fresh);
-			if (slot == null) {
-				this.sorted.put(entry.key(), fresh);
-				this.bytes.addAndGet(entry.sizeInBytes() + ENTRY_OVERHEAD);
-				return true;
-			}
-			this.slots.clear(fresh);
+			slot = insert(key, entry);
 		}
+		return replace(slot, entry);
+	}
+
+	/**
+	 * The slot of a key the index does not have (yet), in both maps once this returns: a
+	 * new, empty one, or the one another writer's first put of the key is inserting. The
+	 * skip list decides (the first writer there wins), and every writer puts the slot
+	 * into the index itself, before it writes its version. So a version is written only
+	 * into a slot that gets and scans both reach, and both see it from the same instant.
+	 */
+	private int insert(IndexKey key, Entry entry) {
+		int fresh = this.slots.add(null);
+		Integer slot = this.sorted.putIfAbsent(entry.key(), fresh);
+		if (slot == null) {
+			SyncPoint.reach(SyncPoint.BETWEEN_INSERTS);
+			this.index.putIfAbsent(key, fresh);
+			// The key and the overhead; the version's value counts when it is written.
+			this.bytes.addAndGet(entry.sizeInBytes() - valueLength(entry) + ENTRY_OVERHEAD);
+			return fresh;
+		}
+		this.slots.clear(fresh);
+		this.index.putIfAbsent(key, slot);
+		return slot;
+	}
+
+	private static int valueLength(Entry entry) {
+		byte[] value = entry.value();
+		return (value != null) ? value.length : 0;
+	}
+
+	private boolean replace(int slot, Entry entry) {
 		int replaced = this.slots.replace(slot, entry);
 		if (replaced < 0) {
 			return false;
 		}
-		byte[] value = entry.value();
-		int growth = ((value != null) ? value.length : 0) - replaced;
+		int growth = valueLength(entry) - replaced;
 		if (growth != 0) {
 			// A same-size rewrite (the common case) leaves the shared counter alone:
 			// every event loop writes here, and an atomic add of 0 still takes the line.
@@ -90,6 +123,7 @@ public final class MemTable {
 		return true;
 	}
 
+	/** The kept entry of {@code key}; null when none (or while its first put runs). */
 	public @Nullable Entry get(byte[] key) {
 		Integer slot = this.index.get(new IndexKey(key));
 		return (slot != null) ? this.slots.read(slot, key) : null;
@@ -110,18 +144,38 @@ public final class MemTable {
 		return entries(this.sorted.entrySet().iterator());
 	}
 
+	/**
+	 * The entries of {@code keys}' slots, without the empty ones (a first put running).
+	 */
 	private Iterator<Entry> entries(Iterator<Map.Entry<byte[], Integer>> keys) {
 		return new Iterator<>() {
 
+			private @Nullable Entry next = advance();
+
+			private @Nullable Entry advance() {
+				while (keys.hasNext()) {
+					Map.Entry<byte[], Integer> key = keys.next();
+					Entry entry = MemTable.this.slots.read(key.getValue(), key.getKey());
+					if (entry != null) {
+						return entry;
+					}
+				}
+				return null;
+			}
+
 			@Override
 			public boolean hasNext() {
-				return keys.hasNext();
+				return this.next != null;
 			}
 
 			@Override
 			public Entry next() {
-				Map.Entry<byte[], Integer> key = keys.next();
-				return MemTable.this.slots.read(key.getValue(), key.getKey());
+				Entry entry = this.next;
+				if (entry == null) {
+					throw new NoSuchElementException();
+				}
+				this.next = advance();
+				return entry;
 			}
 
 		};

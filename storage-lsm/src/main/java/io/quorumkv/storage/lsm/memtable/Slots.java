@@ -51,8 +51,8 @@ final class Slots {
 
 	private final AtomicReference<Chunk[]> chunks = new AtomicReference<>(new Chunk[0]);
 
-	/** A new slot holding {@code version}. */
-	int add(byte[] version) {
+	/** A new slot holding {@code version}, or empty (null) until {@link #replace}. */
+	int add(byte @Nullable [] version) {
 		int id = this.next.getAndIncrement();
 		if (id < 0) {
 			this.next.set(Integer.MIN_VALUE);
@@ -70,14 +70,22 @@ final class Slots {
 		return chunk(id).versions.get(id & MASK);
 	}
 
-	/** The entry of {@code key} in slot {@code id}, never torn by a concurrent write. */
-	Entry read(int id, byte[] key) {
+	/**
+	 * The entry of {@code key} in slot {@code id}, never torn by a concurrent write; null
+	 * while the slot is empty.
+	 */
+	@Nullable Entry read(int id, byte[] key) {
 		Chunk chunk = chunk(id);
 		int slot = id & MASK;
 		while (true) {
 			int stamp = chunk.stamps.getAcquire(slot);
 			if ((stamp & 1) == 0) {
-				Entry entry = Version.decode(key, chunk.versions.get(slot));
+				byte[] version = chunk.versions.get(slot);
+				if (version == null) {
+					// Written once, by the slot's first replace: no copy to check.
+					return null;
+				}
+				Entry entry = Version.decode(key, version);
 				// The copies before the stamp's second read.
 				VarHandle.acquireFence();
 				if (chunk.stamps.getPlain(slot) == stamp) {
@@ -88,9 +96,11 @@ final class Slots {
 	}
 
 	/**
-	 * Keeps {@code entry} in slot {@code id} if it supersedes the version there: written
-	 * over it when the value lengths match, else as a new array.
-	 * @return the replaced version's value length, or -1 when the slot's version was kept
+	 * Keeps {@code entry} in slot {@code id} if it supersedes the version there (any does
+	 * an empty slot's): written over it when the value lengths match, else as a new
+	 * array.
+	 * @return the replaced version's value length (0 for none), or -1 when the slot's
+	 * version was kept
 	 */
 	int replace(int id, Entry entry) {
 		Chunk chunk = chunk(id);
@@ -101,6 +111,11 @@ final class Slots {
 				// The odd stamp before any of the writes that follow.
 				VarHandle.storeStoreFence();
 				byte[] current = chunk.versions.get(slot);
+				if (current == null) {
+					chunk.versions.set(slot, Version.encode(entry));
+					chunk.stamps.setRelease(slot, stamp + 2);
+					return 0;
+				}
 				if (Version.compare(entry, current) <= 0) {
 					chunk.stamps.setRelease(slot, stamp);
 					return -1;
@@ -117,7 +132,7 @@ final class Slots {
 		}
 	}
 
-	/** Empties a slot that was never published (lost a race for its key). */
+	/** Empties a slot that was never published (lost the race for its key). */
 	void clear(int id) {
 		chunk(id).versions.set(id & MASK, null);
 	}

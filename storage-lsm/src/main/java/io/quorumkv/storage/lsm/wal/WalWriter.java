@@ -23,6 +23,13 @@ import org.jspecify.annotations.Nullable;
  * called by the {@link Syncer} only, never by an event loop.
  *
  * <p>
+ * A failed {@code fsync} is final for the segment (PostgreSQL's "fsyncgate", 2018): Linux
+ * may have dropped the unsynced pages and reports the next {@code fsync} a success, so
+ * every later {@link #sync()} fails with the first failure, nothing more is appended, and
+ * the segment is cut back to its last synced length, so that no later record follows a
+ * hole (recovery would take that for damage).
+ *
+ * <p>
  * Written through {@link FileIo}, whose real files are not interruptible channels: an
  * interrupted thread closes an interruptible channel for everyone, and a caller's thread
  * may be interrupted (a cancelled task) in the middle of an append.
@@ -62,15 +69,18 @@ public final class WalWriter implements AutoCloseable {
 	private boolean closed;
 
 	/**
-	 * The write that failed, after which nothing more is appended: it may have landed
-	 * part of its records, which must stay the last bytes of the segment (only the last
-	 * record may be torn; anything after it would make it damage). Guarded by the write
-	 * lock.
+	 * The write (or force) that failed, after which nothing more is appended: a write may
+	 * have landed part of its records, which must stay the last bytes of the segment
+	 * (only the last record may be torn; anything after it would make it damage). Guarded
+	 * by the write lock.
 	 */
 	private @Nullable IOException failed;
 
 	/** Guarded by the sync lock. */
 	private boolean directorySynced;
+
+	/** The first failed force of the segment (or its folder); sticky. */
+	private volatile @Nullable IOException syncFailed;
 
 	private WalWriter(FileIo io, Path path, long number, AppendFile out) {
 		this.io = io;
@@ -227,20 +237,64 @@ public final class WalWriter implements AutoCloseable {
 		return this.buffer;
 	}
 
-	/** Forces everything written so far to the disk; a no-op once closed. */
+	/**
+	 * Forces everything written so far to the disk; a no-op once closed. Once a force
+	 * failed, fails with that failure, every time.
+	 */
 	public void sync() throws IOException {
+		IOException failure;
 		synchronized (this.syncLock) {
+			failIfSyncFailed();
 			long position = this.writtenPosition;
 			if (this.closed || position <= this.syncedPosition) {
 				return;
 			}
-			if (!this.directorySynced) {
-				// A new file's name is durable only once its folder is forced.
-				this.io.syncDirectory(this.path.getParent());
-				this.directorySynced = true;
+			try {
+				if (!this.directorySynced) {
+					// A new file's name is durable only once its folder is forced.
+					this.io.syncDirectory(this.path.getParent());
+					this.directorySynced = true;
+				}
+				this.out.sync();
+				this.syncedPosition = position;
+				return;
 			}
-			this.out.sync();
-			this.syncedPosition = position;
+			catch (IOException ex) {
+				failure = ex;
+				this.syncFailed = ex;
+			}
+		}
+		// Outside the sync lock: close() takes the write lock, then the sync lock.
+		cutBack(failure);
+		throw failure;
+	}
+
+	private void failIfSyncFailed() throws IOException {
+		IOException failure = this.syncFailed;
+		if (failure != null) {
+			throw new IOException("an earlier fsync of WAL segment " + this.path
+					+ " failed; its unsynced records may be lost, and no later fsync can tell", failure);
+		}
+	}
+
+	/**
+	 * After a failed force: refuses every later append and cuts the segment back to its
+	 * last synced length. What the kernel dropped is gone either way; records appended
+	 * meanwhile (none acknowledged as durable) would follow a hole.
+	 */
+	private void cutBack(IOException failure) {
+		this.writeLock.lock();
+		try {
+			if (this.failed == null) {
+				this.failed = failure;
+			}
+			this.io.truncate(this.path, this.syncedPosition);
+		}
+		catch (IOException ex) {
+			failure.addSuppressed(ex);
+		}
+		finally {
+			this.writeLock.unlock();
 		}
 	}
 

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -155,12 +156,16 @@ final class FaultDisk {
 			try (FileChannel in = FileChannel.open(node.location, StandardOpenOption.READ)) {
 				in.read(ByteBuffer.wrap(bytes, 0, (int) (node.synced + keep)), 0);
 			}
+			dropped += node.zeroLost(bytes);
 			Files.write(target.resolve(e.getKey()), bytes);
 		}
 		return new Image(target, names.size(), dropped, this.log.size() - kept, at);
 	}
 
-	/** A file's bytes and what of them is durable. */
+	/**
+	 * A file's bytes and what of them is durable: its first {@code synced} bytes, except
+	 * the ranges a failed {@code fsync} dropped.
+	 */
 	static final class Node {
 
 		final long id;
@@ -171,9 +176,48 @@ final class FaultDisk {
 
 		long synced;
 
+		/**
+		 * Byte ranges {@code [from, to)} that were unsynced when an {@code fsync} of the
+		 * file failed: the kernel dropped their dirty pages (marked them clean), so they
+		 * are lost from the disk, and a later {@code fsync} that succeeds does not bring
+		 * them back. A crash image holds zeros there (blocks allocated, never written).
+		 */
+		private final List<long[]> lost = new ArrayList<>();
+
 		Node(long id, Path location) {
 			this.id = id;
 			this.location = location;
+		}
+
+		/** An {@code fsync} of this file failed: its unsynced bytes are lost. */
+		void dropUnsynced() {
+			if (this.length > this.synced) {
+				this.lost.add(new long[] { this.synced, this.length });
+			}
+		}
+
+		/** Cut to {@code length} bytes (and forced). */
+		void truncate(long length) {
+			this.length = length;
+			this.synced = length;
+			this.lost.removeIf((range) -> range[0] >= length);
+			for (long[] range : this.lost) {
+				range[1] = Math.min(range[1], length);
+			}
+		}
+
+		/**
+		 * Zeros the lost ranges in an image's {@code bytes}; how many bytes it zeroed.
+		 */
+		long zeroLost(byte[] bytes) {
+			long zeroed = 0;
+			for (long[] range : this.lost) {
+				int from = (int) Math.min(range[0], bytes.length);
+				int to = (int) Math.min(range[1], bytes.length);
+				Arrays.fill(bytes, from, to, (byte) 0);
+				zeroed += to - from;
+			}
+			return zeroed;
 		}
 
 	}

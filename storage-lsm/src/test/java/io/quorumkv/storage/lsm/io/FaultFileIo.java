@@ -46,6 +46,12 @@ import org.jspecify.annotations.Nullable;
  * <li><b>Faults</b> ({@link #inject}): {@code write}, {@code fsync}, {@code rename}, ...
  * fail at the N-th call or with a probability, a write may land partly;
  * {@link #flipReads} flips one bit of a read with a probability.</li>
+ * <li><b>A failed {@code fsync}</b> does what Linux does (PostgreSQL's "fsyncgate",
+ * 2018): the file's unsynced bytes are lost (their dirty pages dropped after the
+ * writeback error), yet the next {@code fsync} of the file succeeds. Reads still see them
+ * (the page cache), but every crash image holds zeros in their place, also once a later
+ * {@code fsync} covered the file's length. An engine that retries the {@code fsync} and
+ * takes its success for durability loses what it acknowledged.</li>
  * </ul>
  *
  * No {@code fsync} is really issued: durability is modelled, not obtained. Every
@@ -277,8 +283,7 @@ public final class FaultFileIo implements FileIo {
 			}
 			FaultDisk.Node node = (name != null) ? this.disk.node(name) : null;
 			if (node != null) {
-				node.length = length;
-				node.synced = length;
+				node.truncate(length);
 			}
 		}
 		finally {
@@ -389,11 +394,22 @@ public final class FaultFileIo implements FileIo {
 		return fired;
 	}
 
-	/** Carries out a fault that fired (not a write's: see {@link FaultFile#write}). */
+	/**
+	 * Carries out a fault that fired (not a write's: see {@link FaultFile#write}); a
+	 * failed {@code fsync} drops the file's unsynced bytes.
+	 */
 	private void act(Fault fault, Path path) throws IOException {
 		if (fault.action == Fault.Action.POWER_LOSS) {
 			cut(fault.tear, fault.image);
 			throw new IOException("power lost (injected) at " + fault.op + " of " + path);
+		}
+		if (fault.op == Op.SYNC) {
+			String name = this.disk.tracked(path);
+			FaultDisk.Node node = (name != null) ? this.disk.node(name) : null;
+			if (node != null) {
+				node.dropUnsynced();
+			}
+			throw new IOException("injected SYNC failure on " + path + ": its unsynced bytes are lost");
 		}
 		throw new IOException("injected " + fault.op + " failure on " + path);
 	}

@@ -173,6 +173,55 @@ class FaultFileIoTest {
 		assertThat(Files.readAllBytes(image.resolve("wal-000001.log"))).isEqualTo(bytes(0, 10));
 	}
 
+	/**
+	 * A failed {@code fsync} loses the file's unsynced bytes as Linux does, and the next
+	 * {@code fsync} succeeds without bringing them back: every image, also a process
+	 * crash's, holds zeros in their place; the page cache (reads) still has them.
+	 */
+	@Test
+	void aFailedFsyncDropsTheUnsyncedBytesAndTheNextOneSucceeds() throws IOException {
+		for (Tear tear : new Tear[] { Tear.DROP_UNSYNCED, Tear.KEEP_WRITTEN }) {
+			Path dir = this.root.resolve("data-" + tear);
+			FaultFileIo io = new FaultFileIo(dir, 1).inject(Fault.at(Op.SYNC, "wal-.*", 2).fail());
+			try (AppendFile file = io.createNew(dir.resolve("wal-000001.log"))) {
+				io.syncDirectory(dir);
+				write(file, bytes(0, 10));
+				file.sync();
+				write(file, bytes(10, 5));
+				assertThatThrownBy(file::sync).hasMessageContaining("injected SYNC failure")
+					.hasMessageContaining("unsynced bytes are lost");
+				write(file, bytes(15, 3));
+				file.sync();
+			}
+			byte[] expected = new byte[18];
+			System.arraycopy(bytes(0, 10), 0, expected, 0, 10);
+			System.arraycopy(bytes(15, 3), 0, expected, 15, 3);
+			assertThat(io.readAll(dir.resolve("wal-000001.log"))).as("reads: the page cache")
+				.isEqualTo(Arrays.copyOf(bytes(0, 18), 18));
+			FaultFileIo.Image image = io.powerLoss(tear, this.root.resolve("image-" + tear));
+			assertThat(Files.readAllBytes(image.folder().resolve("wal-000001.log"))).as("%s", tear).isEqualTo(expected);
+			assertThat(image.unsyncedBytesDropped()).isEqualTo(5);
+		}
+	}
+
+	/** A truncation cuts the dropped ranges with the file. */
+	@Test
+	void aTruncationBelowTheDroppedBytesLeavesACleanFile() throws IOException {
+		Path dir = this.root.resolve("data");
+		FaultFileIo io = new FaultFileIo(dir, 1).inject(Fault.at(Op.SYNC, "wal-.*", 2).fail());
+		Path wal = dir.resolve("wal-000001.log");
+		try (AppendFile file = io.createNew(wal)) {
+			io.syncDirectory(dir);
+			write(file, bytes(0, 10));
+			file.sync();
+			write(file, bytes(10, 5));
+			assertThatThrownBy(file::sync).hasMessageContaining("injected SYNC failure");
+			io.truncate(wal, 10);
+		}
+		FaultFileIo.Image image = io.powerLoss(Tear.KEEP_WRITTEN, this.root.resolve("image"));
+		assertThat(Files.readAllBytes(image.folder().resolve("wal-000001.log"))).isEqualTo(bytes(0, 10));
+	}
+
 	@Test
 	void faultsFireAtTheNthMatchOnwardOrByChance() throws IOException {
 		Path dir = this.root.resolve("data");

@@ -3,11 +3,14 @@ package io.quorumkv.storage.lsm.memtable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.contract.Seeds;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Latched races of same-length (in place) and changing-length (new array) overwrites
@@ -17,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * of bytes and many operations per round, which latched threads cover at a fraction of
  * the set-up.
  */
+@ExtendWith(Seeds.class)
 class OverwriteRaceTest {
 
 	private static final int ROUNDS = Boolean.getBoolean("quorumkv.storage.long") ? 2_000 : 150;
@@ -40,7 +44,7 @@ class OverwriteRaceTest {
 				}
 
 				@Override
-				public Entry read(int key) {
+				public @Nullable Entry read(int key) {
 					return slots.read(ids[key], OverwriteRace.key(key));
 				}
 
@@ -50,7 +54,7 @@ class OverwriteRaceTest {
 	}
 
 	@Test
-	void memtableReadsAndIteratorsNeverTearNorGoBackUnderMixedLengthOverwrites() throws Exception {
+	void memtableReadsAndIteratorsNeverTearNorGoBackUnderMixedLengthOverwrites(Random random) throws Exception {
 		for (int round = 0; round < ROUNDS; round++) {
 			MemTable memtable = new MemTable();
 			OverwriteRace.Target target = new OverwriteRace.Target() {
@@ -63,8 +67,8 @@ class OverwriteRaceTest {
 				@Override
 				public @Nullable Entry read(int key) {
 					// Half the reads through the ordered iterator, as scans and flushes
-					// read.
-					if ((System.nanoTime() & 1) == 0) {
+					// read, chosen by the seeded random.
+					if (random.nextBoolean()) {
 						return memtable.get(OverwriteRace.key(key));
 					}
 					var it = memtable.iterator(OverwriteRace.key(key), null);

@@ -58,6 +58,44 @@ class WalWriterFaultTest {
 		assertThat(torn).as("seeds that tore the record inside").isGreaterThan(10);
 	}
 
+	/**
+	 * fsyncgate: after a failed fsync the kernel may have dropped the unsynced pages and
+	 * reports the next fsync a success. So the segment's every later sync fails with the
+	 * first failure, appends are refused, and the segment is cut back to what was synced:
+	 * a crash image (power loss or process crash) replays exactly the synced records,
+	 * with no hole of dropped bytes in the middle of the log.
+	 */
+	@Test
+	void afterAFailedFsyncEverySyncFailsNothingIsAppendedAndTheSegmentEndsAtItsLastSync() throws IOException {
+		Entry a = Entry.value(bytes("a"), new byte[40], 1);
+		Entry b = Entry.value(bytes("b"), new byte[40], 2);
+		Entry c = Entry.value(bytes("c"), new byte[40], 3);
+		for (FaultFileIo.Tear tear : new FaultFileIo.Tear[] { FaultFileIo.Tear.DROP_UNSYNCED,
+				FaultFileIo.Tear.KEEP_WRITTEN }) {
+			Path folder = this.dir.resolve("sticky-" + tear);
+			FaultFileIo io = new FaultFileIo(folder, 1).inject(Fault.at(Op.SYNC, "wal-.*", 2).fail());
+			Path file = folder.resolve("wal-000001.log");
+			try (WalWriter writer = WalWriter.create(io, file, 1)) {
+				writer.append(a);
+				writer.sync();
+				long end = writer.append(b);
+				assertThatThrownBy(writer::sync).hasMessageContaining("injected SYNC failure");
+				assertThatThrownBy(writer::sync).as("the next sync, which the disk would let succeed")
+					.isInstanceOf(IOException.class)
+					.hasMessageContaining("an earlier fsync of WAL segment")
+					.hasRootCauseMessage(
+							"injected SYNC failure on " + file.toAbsolutePath() + ": its unsynced bytes are lost");
+				assertThat(writer.isSyncedTo(end)).isFalse();
+				assertThatThrownBy(() -> writer.append(c)).isInstanceOf(IOException.class)
+					.hasMessageContaining("failed earlier");
+			}
+			Path image = io.powerLoss(tear, this.dir.resolve("image-" + tear)).folder();
+			List<Entry> replayed = new ArrayList<>();
+			WalReader.replay(FileIo.real(), image.resolve(file.getFileName()), replayed::add);
+			assertThat(replayed).as("%s", tear).containsExactly(a);
+		}
+	}
+
 	@Test
 	void aFailedFsyncIsReportedAndNotTakenForASync() throws IOException {
 		Path folder = this.dir.resolve("sync");
