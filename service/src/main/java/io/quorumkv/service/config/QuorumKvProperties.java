@@ -53,7 +53,8 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param maxDigests entry digests a repair holds at once, over every replica: the
 	 * replicas' digest streams are merged by key and settled in batches of this many
 	 * digests
-	 * @param batch entries per batch call when pulling and pushing
+	 * @param batch reads or writes in flight on the replica streams when pulling and
+	 * pushing
 	 * @param maxEntriesPerSecond entries a second this node's repair work reads, over
 	 * every scan (its repairs and its peers'); 0 for no limit
 	 * @param callTimeout longest wait for one repair call to a peer (a tree build scans
