@@ -21,7 +21,10 @@ import io.quorumkv.storage.Storage;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.MediaType;
@@ -46,9 +49,15 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * most {@link #CONCURRENCY} such groups are served at once; the request body is read no
  * faster than that (backpressure to the caller's socket). A malformed or oversized frame
  * ends the stream (the connection closes; nothing after it is applied).
+ *
+ * <p>
+ * When the node begins to stop, every stream stops reading, answers what it has read and
+ * ends: the caller fails what it sent after that and opens a stream to another time or
+ * node, and the web server's graceful shutdown, which waits for requests in progress, is
+ * not held up by streams that would never end by themselves.
  */
 @Component
-class ReplicaStreamHandler {
+class ReplicaStreamHandler implements ApplicationListener<ContextClosedEvent> {
 
 	/** Groups of operations served at once on one stream. */
 	static final int CONCURRENCY = 32;
@@ -70,6 +79,11 @@ class ReplicaStreamHandler {
 
 	private final int maxFrameSize;
 
+	/** Completes when the node begins to stop. */
+	private final Sinks.Empty<Void> stopping = Sinks.empty();
+
+	private volatile boolean stopped;
+
 	ReplicaStreamHandler(Storage storage, ClockGuard clock, ClusterState state, RingSync sync,
 			QuorumKvProperties properties) {
 		this.storage = storage;
@@ -82,16 +96,21 @@ class ReplicaStreamHandler {
 	}
 
 	Mono<ServerResponse> stream(ServerRequest request) {
+		if (this.stopped) {
+			return Mono.just(Reply.retryLater("this node is stopping"));
+		}
 		String sender = InternalHandler.sender(request);
 		RingStamp caller = RingStamp.parse(request.headers().firstHeader(InternalApi.RING));
 		FrameAssembler frames = new FrameAssembler(this.maxFrameSize);
-		Flux<DataBuffer> answers = request.body(BodyExtractors.toDataBuffers()).flatMap((buffer) -> {
-			long received = System.nanoTime();
-			List<Operation> operations = new ArrayList<>();
-			frames.feed(buffer,
-					(frame) -> operations.add(StreamFrames.readOperation(frame, this.maxKeySize, this.maxValueSize)));
-			return operations.isEmpty() ? Mono.empty() : serve(operations, received, caller, sender);
-		}, CONCURRENCY)
+		Flux<DataBuffer> answers = request.body(BodyExtractors.toDataBuffers())
+			.takeUntilOther(this.stopping.asMono())
+			.flatMap((buffer) -> {
+				long received = System.nanoTime();
+				List<Operation> operations = new ArrayList<>();
+				frames.feed(buffer, (frame) -> operations
+					.add(StreamFrames.readOperation(frame, this.maxKeySize, this.maxValueSize)));
+				return operations.isEmpty() ? Mono.empty() : serve(operations, received, caller, sender);
+			}, CONCURRENCY)
 			// Before the first answer a malformed stream is a 400; after it, the
 			// connection closes.
 			.onErrorMap(EntryFrame.MalformedFrameException.class,
@@ -99,6 +118,12 @@ class ReplicaStreamHandler {
 		return ServerResponse.ok()
 			.contentType(MediaType.APPLICATION_OCTET_STREAM)
 			.body(BodyInserters.fromDataBuffers(answers));
+	}
+
+	@Override
+	public void onApplicationEvent(ContextClosedEvent event) {
+		this.stopped = true;
+		this.stopping.tryEmitEmpty();
 	}
 
 	/** The results of one group, in one buffer. */

@@ -279,7 +279,10 @@ public final class ReplicaStreams implements AutoCloseable {
 	}
 
 	private PeerStream stream(Node peer, int index) {
-		PeerStream[] byLoop = this.streams.computeIfAbsent(peer.id(), (id) -> new PeerStream[this.loops.length]);
+		PeerStream[] byLoop = this.streams.computeIfAbsent(peer.id(), (id) -> {
+			this.metrics.inFlight(id, () -> inFlight(peer));
+			return new PeerStream[this.loops.length];
+		});
 		PeerStream stream = byLoop[index];
 		if (stream == null || !stream.peer().equals(peer)) {
 			// Only the loop of this index writes its slot. A peer whose URL changed gets

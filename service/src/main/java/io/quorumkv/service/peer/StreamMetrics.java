@@ -5,6 +5,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
@@ -12,7 +13,8 @@ import io.micrometer.core.instrument.Timer;
  * The streams' meters: {@code quorumkv.replica.requests} (a timer per peer, operation and
  * outcome, as every call to a peer has), {@code quorumkv.replica.stream.chunks} (chunks
  * sent: operations per chunk is requests over chunks) and
- * {@code quorumkv.replica.stream.connects} (streams opened, by outcome).
+ * {@code quorumkv.replica.stream.connects} (streams opened, by outcome) and
+ * {@code quorumkv.replica.stream.in.flight} (operations in flight, by peer).
  */
 final class StreamMetrics {
 
@@ -22,6 +24,14 @@ final class StreamMetrics {
 
 	StreamMetrics(MeterRegistry meters) {
 		this.meters = meters;
+	}
+
+	/** {@code quorumkv.replica.stream.in.flight}: the peer's operations in flight. */
+	void inFlight(String peer, java.util.function.Supplier<Number> operations) {
+		Gauge.builder("quorumkv.replica.stream.in.flight", operations)
+			.description("Replica operations in flight to a peer, on all its streams")
+			.tag("peer", peer)
+			.register(this.meters);
 	}
 
 	Peer of(String peer) {

@@ -175,12 +175,20 @@ public final class TestCluster implements AutoCloseable {
 				Hooks.resetOnErrorDropped();
 				this.nodes[node] = null;
 			}
-			assertThat(dropped).as("errors dropped while node %d stopped", node).isEmpty();
+			assertThat(dropped).as("errors dropped while node %d stopped: %s", node, stackTraces(dropped)).isEmpty();
 		}
 	}
 
 	public int size() {
 		return this.nodes.length;
+	}
+
+	private static String stackTraces(List<Throwable> errors) {
+		java.io.StringWriter out = new java.io.StringWriter();
+		for (Throwable error : errors) {
+			error.printStackTrace(new java.io.PrintWriter(out, true));
+		}
+		return out.toString();
 	}
 
 	public String url(int node) {
