@@ -16,7 +16,9 @@ public final class FrameAssembler {
 
 	private final int maxFrameSize;
 
-	/** The incomplete frame: its bytes so far, length prefix included; null when none. */
+	/**
+	 * The incomplete frame: its bytes so far, length prefix included; empty when none.
+	 */
 	private ByteBuffer partial = ByteBuffer.allocate(0);
 
 	public FrameAssembler(int maxFrameSize) {
