@@ -2,6 +2,7 @@ package io.quorumkv.service.peer;
 
 import java.net.URI;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
@@ -73,6 +74,16 @@ final class PeerStream {
 
 	/** The operations of this turn, sent together at its end. */
 	private final List<StreamOperation> outbox = new ArrayList<>();
+
+	/**
+	 * The operations in flight in the order of their deadlines, which is the order they
+	 * were sent in (one timeout for all). One timer, armed for the first, sweeps them;
+	 * answered ones leave the front as soon as they reach it. A timer per operation cost
+	 * a schedule and a cancel of the loop's timer queue per replica operation.
+	 */
+	private final ArrayDeque<StreamOperation> byDeadline = new ArrayDeque<>();
+
+	private @Nullable ScheduledFuture<?> sweep;
 
 	private boolean flushQueued;
 
@@ -164,7 +175,10 @@ final class PeerStream {
 		}
 		while (this.pending.containsKey(operation.id));
 		this.pending.put(operation.id, operation);
-		operation.deadline = this.loop.schedule(() -> expire(operation), this.timeoutNanos, TimeUnit.NANOSECONDS);
+		this.byDeadline.addLast(operation);
+		if (this.sweep == null) {
+			armSweep(this.timeoutNanos);
+		}
 		this.lastUsed = now;
 		if (this.current == null) {
 			open();
@@ -298,6 +312,7 @@ final class PeerStream {
 			return;
 		}
 		finish(operation);
+		trim();
 		long took = System.nanoTime() - operation.startNanos;
 		if (operation.accepts(result.type())) {
 			this.breaker.onSuccess(took, TimeUnit.NANOSECONDS);
@@ -329,6 +344,41 @@ final class PeerStream {
 		this.breaker.onError(took, TimeUnit.NANOSECONDS, error);
 		record(operation, "error", operation.startNanos);
 		signal(operation, error);
+	}
+
+	private void armSweep(long delayNanos) {
+		this.sweep = this.loop.schedule(this::sweep, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+	}
+
+	/** Drops the answered operations at the front of {@link #byDeadline}. */
+	private void trim() {
+		StreamOperation first = this.byDeadline.peekFirst();
+		while (first != null && first.done) {
+			this.byDeadline.pollFirst();
+			first = this.byDeadline.peekFirst();
+		}
+	}
+
+	/** Times out every operation whose deadline has passed, then waits for the next. */
+	private void sweep() {
+		this.sweep = null;
+		long now = System.nanoTime();
+		StreamOperation first = this.byDeadline.peekFirst();
+		while (first != null) {
+			if (!first.done) {
+				long left = first.startNanos + this.timeoutNanos - now;
+				if (left > 0) {
+					armSweep(left);
+					return;
+				}
+				this.byDeadline.pollFirst();
+				expire(first);
+			}
+			else {
+				this.byDeadline.pollFirst();
+			}
+			first = this.byDeadline.peekFirst();
+		}
 	}
 
 	private void expire(StreamOperation operation) {
@@ -377,6 +427,7 @@ final class PeerStream {
 		List<StreamOperation> failed = new ArrayList<>(this.pending.values());
 		this.pending.clear();
 		this.outbox.clear();
+		this.byDeadline.clear();
 		for (StreamOperation operation : failed) {
 			finish(operation);
 			this.breaker.onError(System.nanoTime() - operation.startNanos, TimeUnit.NANOSECONDS, failure);
@@ -452,6 +503,7 @@ final class PeerStream {
 	void abandon() {
 		List<StreamOperation> failed = new ArrayList<>(this.pending.values());
 		this.pending.clear();
+		this.byDeadline.clear();
 		for (StreamOperation operation : failed) {
 			signal(operation, new PeerException("this node's event loops stopped"));
 		}
@@ -467,10 +519,6 @@ final class PeerStream {
 
 	private static void finish(StreamOperation operation) {
 		operation.done = true;
-		ScheduledFuture<?> deadline = operation.deadline;
-		if (deadline != null) {
-			deadline.cancel(false);
-		}
 	}
 
 	private static void signal(StreamOperation operation, Throwable error) {

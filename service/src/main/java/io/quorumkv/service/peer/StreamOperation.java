@@ -2,7 +2,6 @@ package io.quorumkv.service.peer;
 
 import java.nio.ByteBuffer;
 import java.util.Optional;
-import java.util.concurrent.ScheduledFuture;
 
 import io.quorumkv.service.peer.ReplicaStreams.Callback;
 import io.quorumkv.service.peer.StreamFrames.Result;
@@ -24,8 +23,6 @@ abstract sealed class StreamOperation permits StreamOperation.Get, StreamOperati
 	int id;
 
 	long startNanos;
-
-	@Nullable ScheduledFuture<?> deadline;
 
 	/** Tried even while the peer's breaker is open or its stream waits out a backoff. */
 	boolean probe;
