@@ -1,12 +1,11 @@
-package io.quorumkv.service.http;
+package io.quorumkv.service.security;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.security.cert.X509Certificate;
 
 import io.quorumkv.service.cluster.Topology;
 import io.quorumkv.service.config.QuorumKvProperties;
-import io.quorumkv.service.replication.InternalApi;
-import io.quorumkv.service.replication.PeerClient;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -14,6 +13,7 @@ import reactor.core.publisher.Mono;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.SslInfo;
 import org.springframework.stereotype.Component;
 import org.springframework.web.reactive.function.server.HandlerFilterFunction;
@@ -23,15 +23,19 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 
 /**
  * Serves the internal routes only to other nodes: a caller proves it is one with the
- * cluster secret or, with mutual TLS ({@code quorumkv.cluster.tls.mutual}), with a node
- * certificate ({@link NodeCertificates}). No proof is a 401, a wrong secret a 403. It
- * filters the internal routes themselves, so every form of a path that WebFlux matches to
- * them (percent-encoded letters, matrix parameters) is checked; a form that matches no
- * route is a 404 and reaches nothing. The comparison takes constant time, and the secret
- * is never logged. A single node without a secret refuses every internal call.
+ * cluster secret ({@link #SECRET}) or, with mutual TLS
+ * ({@code quorumkv.cluster.tls.mutual}), with a node certificate
+ * ({@link NodeCertificates}). No proof is a 401, a wrong secret a 403. It filters the
+ * internal routes themselves, so every form of a path that WebFlux matches to them
+ * (percent-encoded letters, matrix parameters) is checked; a form that matches no route
+ * is a 404 and reaches nothing. The comparison takes constant time, and the secret is
+ * never logged. A single node without a secret refuses every internal call.
  */
 @Component
-class InternalAuth implements HandlerFilterFunction<ServerResponse, ServerResponse> {
+public class InternalAuth implements HandlerFilterFunction<ServerResponse, ServerResponse> {
+
+	/** The header that carries the cluster secret on every call between nodes. */
+	public static final String SECRET = "X-QuorumKV-Secret";
 
 	private static final Log logger = LogFactory.getLog(InternalAuth.class);
 
@@ -39,11 +43,8 @@ class InternalAuth implements HandlerFilterFunction<ServerResponse, ServerRespon
 
 	private final @Nullable NodeCertificates nodeCertificates;
 
-	private final PeerClient peers;
-
-	InternalAuth(Topology topology, QuorumKvProperties properties, PeerClient peers,
+	InternalAuth(Topology topology, QuorumKvProperties properties,
 			@Value("${server.ssl.client-auth:none}") String clientAuth) {
-		this.peers = peers;
 		this.secret = (topology.secret() != null) ? topology.secret().getBytes(StandardCharsets.UTF_8) : new byte[0];
 		boolean mutual = properties.cluster().tls().mutual();
 		if (mutual && "none".equalsIgnoreCase(clientAuth)) {
@@ -56,33 +57,21 @@ class InternalAuth implements HandlerFilterFunction<ServerResponse, ServerRespon
 	@Override
 	public Mono<ServerResponse> filter(ServerRequest request, HandlerFunction<ServerResponse> next) {
 		if (this.nodeCertificates != null && this.nodeCertificates.isNode(peerCertificates(request))) {
-			return admitted(request, next);
+			return next.handle(request);
 		}
-		String presented = request.headers().firstHeader(InternalApi.SECRET);
+		String presented = request.headers().firstHeader(SECRET);
 		if (presented == null) {
-			return refuse(HttpStatus.UNAUTHORIZED, "internal API: missing " + InternalApi.SECRET
+			return refuse(HttpStatus.UNAUTHORIZED, "internal API: missing " + SECRET
 					+ ((this.nodeCertificates != null) ? " or a node certificate" : ""), request);
 		}
 		if (this.secret.length == 0
 				|| !MessageDigest.isEqual(this.secret, presented.getBytes(StandardCharsets.UTF_8))) {
 			return refuse(HttpStatus.FORBIDDEN, "internal API: wrong cluster secret", request);
 		}
-		return admitted(request, next);
-	}
-
-	/**
-	 * Serves a node's call; the call itself shows that the node is up, which closes this
-	 * node's circuit breaker toward it ({@link PeerClient#heardFrom}).
-	 */
-	private Mono<ServerResponse> admitted(ServerRequest request, HandlerFunction<ServerResponse> next) {
-		String from = request.headers().firstHeader(InternalApi.FROM);
-		if (from != null) {
-			this.peers.heardFrom(from);
-		}
 		return next.handle(request);
 	}
 
-	private static java.security.cert.X509Certificate @Nullable [] peerCertificates(ServerRequest request) {
+	private static X509Certificate @Nullable [] peerCertificates(ServerRequest request) {
 		SslInfo ssl = request.exchange().getRequest().getSslInfo();
 		return (ssl != null) ? ssl.getPeerCertificates() : null;
 	}
@@ -90,7 +79,7 @@ class InternalAuth implements HandlerFilterFunction<ServerResponse, ServerRespon
 	private static Mono<ServerResponse> refuse(HttpStatus status, String reason, ServerRequest request) {
 		logger.warn(reason + " from " + request.remoteAddress().map(Object::toString).orElse("?") + " for "
 				+ request.method() + " " + request.path());
-		return Mono.just(Reply.text(status, reason));
+		return ServerResponse.status(status).contentType(MediaType.TEXT_PLAIN).bodyValue(reason + "\n");
 	}
 
 }

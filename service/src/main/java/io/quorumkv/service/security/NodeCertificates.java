@@ -1,4 +1,4 @@
-package io.quorumkv.service.http;
+package io.quorumkv.service.security;
 
 import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
@@ -7,10 +7,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
-
-import javax.naming.InvalidNameException;
-import javax.naming.ldap.LdapName;
-import javax.naming.ldap.Rdn;
 
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.Topology;
@@ -82,26 +78,12 @@ final class NodeCertificates {
 			return List.of();
 		}
 		if (names.isEmpty()) {
-			String commonName = commonName(certificate);
+			String commonName = Credentials.commonName(certificate);
 			if (commonName != null) {
 				names.add(commonName);
 			}
 		}
 		return names;
-	}
-
-	static @Nullable String commonName(X509Certificate certificate) {
-		try {
-			for (Rdn rdn : new LdapName(certificate.getSubjectX500Principal().getName()).getRdns()) {
-				if (rdn.getType().equalsIgnoreCase("CN")) {
-					return rdn.getValue().toString();
-				}
-			}
-		}
-		catch (InvalidNameException ex) {
-			return null;
-		}
-		return null;
 	}
 
 }
