@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.cert.X509Certificate;
 
+import io.quorumkv.service.cluster.ClusterState;
+import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.Topology;
 import io.quorumkv.service.config.QuorumKvProperties;
 import org.apache.commons.logging.Log;
@@ -43,7 +45,7 @@ public class InternalAuth implements HandlerFilterFunction<ServerResponse, Serve
 
 	private final @Nullable NodeCertificates nodeCertificates;
 
-	InternalAuth(Topology topology, QuorumKvProperties properties,
+	InternalAuth(Topology topology, ClusterState cluster, QuorumKvProperties properties,
 			@Value("${server.ssl.client-auth:none}") String clientAuth) {
 		this.secret = (topology.secret() != null) ? topology.secret().getBytes(StandardCharsets.UTF_8) : new byte[0];
 		boolean mutual = properties.cluster().tls().mutual();
@@ -51,7 +53,9 @@ public class InternalAuth implements HandlerFilterFunction<ServerResponse, Serve
 			throw new IllegalStateException("quorumkv.cluster.tls.mutual needs server.ssl.client-auth=want or need, "
 					+ "so that peers can present their certificates");
 		}
-		this.nodeCertificates = mutual ? new NodeCertificates(topology) : null;
+		@Nullable String configuredId = properties.cluster().id();
+		this.nodeCertificates = mutual
+				? new NodeCertificates(() -> cluster.ring().map(Ring::clusterId).orElse(configuredId)) : null;
 	}
 
 	@Override

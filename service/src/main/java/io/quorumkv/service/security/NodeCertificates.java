@@ -1,89 +1,96 @@
 package io.quorumkv.service.security;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
-import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
-import java.util.Locale;
-import java.util.Set;
-import java.util.stream.Collectors;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
-import io.quorumkv.service.cluster.Node;
-import io.quorumkv.service.cluster.Topology;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Tells a node's certificate from any other (mutual TLS between the nodes). The TLS
  * handshake has already checked that the certificate chains to a trusted issuer
- * ({@code server.ssl}'s trust store); this checks that it was issued to a node: one of
- * its DNS or IP subject alternative names (or, without any, its common name) is the host
- * of a node of the cluster, with a wildcard allowed as the whole leftmost label
- * ({@code *.quorumkv.default.svc.cluster.local}), as in HTTPS's own host name check. A
- * client certificate from the same CA issued to anything else is refused.
+ * ({@code server.ssl}'s trust store); this checks that it was issued to a node of this
+ * cluster: one of its subject alternative names is the URI
+ * {@code spiffe://<cluster-id>/node/<node-name>}, with this node's cluster id (its
+ * ring's, or {@code quorumkv.cluster.id} before it has a ring). Nothing else names a
+ * node: not the common name, not a DNS or IP name (an application on a node's host may
+ * hold one from the same CA), not a node URI of another cluster. A node without a cluster
+ * id yet (no ring, none configured) takes no certificate for a node.
  */
 final class NodeCertificates {
 
-	private static final int DNS = 2;
+	/** The scheme of a node identity, SPIFFE's. */
+	static final String SCHEME = "spiffe";
 
-	private static final int IP = 7;
+	/** The path of a node identity under its cluster. */
+	static final String NODE_PATH = "/node/";
 
-	private final Set<String> hosts;
+	private static final int URI_NAME = 6;
 
-	NodeCertificates(Topology topology) {
-		this.hosts = topology.nodes()
-			.stream()
-			.map(Node::url)
-			.map((url) -> url.getHost().toLowerCase(Locale.ROOT))
-			.map((host) -> host.startsWith("[") ? host.substring(1, host.length() - 1) : host)
-			.collect(Collectors.toUnmodifiableSet());
+	private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
+
+	private final Supplier<@Nullable String> clusterId;
+
+	/**
+	 * @param clusterId this node's cluster id now, or null while it has none
+	 */
+	NodeCertificates(Supplier<@Nullable String> clusterId) {
+		this.clusterId = clusterId;
 	}
 
-	/** Whether the presented chain's first certificate was issued to a node. */
+	/**
+	 * Whether the presented chain's first certificate was issued to a node of this
+	 * cluster.
+	 */
 	boolean isNode(X509Certificate @Nullable [] chain) {
-		if (chain == null || chain.length == 0) {
+		String cluster = this.clusterId.get();
+		if (chain == null || chain.length == 0 || cluster == null) {
 			return false;
 		}
-		for (String name : names(chain[0])) {
-			for (String host : this.hosts) {
-				if (matches(name.toLowerCase(Locale.ROOT), host)) {
-					return true;
-				}
+		for (String uri : uris(chain[0])) {
+			if (isNodeOf(uri, cluster)) {
+				return true;
 			}
 		}
 		return false;
 	}
 
-	static boolean matches(String name, String host) {
-		if (name.startsWith("*.")) {
-			int dot = host.indexOf('.');
-			return dot > 0 && host.substring(dot).equals(name.substring(1));
+	/** Whether a URI is {@code spiffe://<cluster>/node/<name>}, nothing more. */
+	static boolean isNodeOf(String text, String cluster) {
+		URI uri;
+		try {
+			uri = new URI(text);
 		}
-		return name.equals(host);
+		catch (URISyntaxException ex) {
+			return false;
+		}
+		String path = uri.getRawPath();
+		return SCHEME.equals(uri.getScheme()) && cluster.equals(uri.getRawAuthority()) && uri.getRawQuery() == null
+				&& uri.getRawFragment() == null && path != null && path.startsWith(NODE_PATH)
+				&& NAME.matcher(path.substring(NODE_PATH.length())).matches();
 	}
 
-	private static List<String> names(X509Certificate certificate) {
-		List<String> names = new ArrayList<>();
+	private static List<String> uris(X509Certificate certificate) {
 		try {
-			var alternatives = certificate.getSubjectAlternativeNames();
-			if (alternatives != null) {
-				for (List<?> alternative : alternatives) {
-					int type = (Integer) alternative.get(0);
-					if ((type == DNS || type == IP) && alternative.get(1) instanceof String value) {
-						names.add(value);
-					}
-				}
+			Collection<List<?>> alternatives = certificate.getSubjectAlternativeNames();
+			if (alternatives == null) {
+				return List.of();
 			}
+			return alternatives.stream()
+				.filter((alternative) -> (Integer) alternative.get(0) == URI_NAME)
+				.map((alternative) -> alternative.get(1))
+				.filter(String.class::isInstance)
+				.map(String.class::cast)
+				.toList();
 		}
 		catch (CertificateParsingException ex) {
 			return List.of();
 		}
-		if (names.isEmpty()) {
-			String commonName = Credentials.commonName(certificate);
-			if (commonName != null) {
-				names.add(commonName);
-			}
-		}
-		return names;
 	}
 
 }
