@@ -1,10 +1,12 @@
 package io.quorumkv.service.security;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.PublicApi;
 import io.quorumkv.service.config.QuorumKvProperties.SecurityProperties;
 
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.boot.security.autoconfigure.actuate.web.reactive.EndpointRequest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -44,6 +46,12 @@ class SecurityConfiguration {
 		WebFilterChainProxy proxy = new WebFilterChainProxy(chain(security, publicApiProtected));
 		proxy.setExchangeRejectedHandler(TextReplies.rejectedRequest());
 		return new SecurityGate(proxy, managementBasePath, publicApiProtected);
+	}
+
+	/** Failed TLS handshakes, counted and logged (at a rate limit). */
+	@Bean
+	NettyServerCustomizer handshakeFailures(MeterRegistry meters) {
+		return new HandshakeFailures(meters)::observe;
 	}
 
 	static SecurityWebFilterChain chain(SecurityProperties security, boolean publicApiProtected) {

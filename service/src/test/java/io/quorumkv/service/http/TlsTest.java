@@ -16,6 +16,8 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLSocket;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.service.support.StreamCalls;
 import io.quorumkv.service.support.TestCertificates.Authority;
@@ -61,6 +63,7 @@ class TlsTest {
 
 	@Test
 	void aClientThatDoesNotTrustTheClusterCaIsRefused() throws Exception {
+		double failedBefore = handshakeFailures();
 		// The JDK's default trust store does not know the test CA.
 		WebTestClient untrusting = TestClients.forUrl(cluster.url(0),
 				io.netty.handler.ssl.SslContextBuilder.forClient().build());
@@ -71,6 +74,22 @@ class TlsTest {
 		assertThatThrownBy(() -> plain.get().uri("/v0/status").exchange().expectStatus().isOk())
 			.isInstanceOf(Throwable.class);
 		cluster.client(0).get().uri("/v0/status").exchange().expectStatus().isOk();
+		// Both failed handshakes are counted (and logged, at a rate limit).
+		eventually(Duration.ofSeconds(10),
+				() -> assertThat(handshakeFailures()).isGreaterThanOrEqualTo(failedBefore + 2));
+	}
+
+	private static double handshakeFailures() {
+		Counter counter = cluster.bean(0, MeterRegistry.class).find("quorumkv.tls.handshake.failures").counter();
+		return (counter != null) ? counter.count() : 0;
+	}
+
+	private static double refused(String reason) {
+		Counter counter = cluster.bean(0, MeterRegistry.class)
+			.find("quorumkv.internal.refused")
+			.tag("reason", reason)
+			.counter();
+		return (counter != null) ? counter.count() : 0;
 	}
 
 	@Test
@@ -148,6 +167,7 @@ class TlsTest {
 
 	/** The ring and a direct replica write through the internal API are refused. */
 	private static void refusedAsNode(Issued certificate, String key) {
+		double refusedBefore = refused("not-a-node");
 		WebTestClient client = TestClients.forUrl(cluster.url(0), withKey(certificate));
 		client.get().uri(cluster.uri(0, InternalApi.RING_PATH)).exchange().expectStatus().isUnauthorized();
 		client.post()
@@ -158,6 +178,7 @@ class TlsTest {
 			.expectStatus()
 			.isUnauthorized();
 		assertThat(cluster.localEntry(0, key)).isNull();
+		assertThat(refused("not-a-node")).isEqualTo(refusedBefore + 2);
 	}
 
 	@Test
