@@ -1,9 +1,7 @@
 package io.quorumkv.service.security;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quorumkv.service.config.QuorumKvProperties;
-import io.quorumkv.service.config.QuorumKvProperties.PublicApi;
-import io.quorumkv.service.config.QuorumKvProperties.SecurityProperties;
+import io.quorumkv.service.security.SecurityProperties.PublicApi;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
@@ -39,9 +37,8 @@ import org.springframework.security.web.server.savedrequest.NoOpServerRequestCac
 class SecurityConfiguration {
 
 	@Bean
-	SecurityGate securityGate(QuorumKvProperties properties,
+	SecurityGate securityGate(SecurityProperties security,
 			@Value("${management.endpoints.web.base-path:/actuator}") String managementBasePath) {
-		SecurityProperties security = properties.security();
 		boolean publicApiProtected = security.publicApi() == PublicApi.AUTHENTICATED;
 		WebFilterChainProxy proxy = new WebFilterChainProxy(chain(security, publicApiProtected));
 		proxy.setExchangeRejectedHandler(TextReplies.rejectedRequest());

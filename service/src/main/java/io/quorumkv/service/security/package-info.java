@@ -10,7 +10,8 @@
  * <li>the TLS of this node's calls to its peers, from an SSL bundle
  * ({@link io.quorumkv.service.security.PeerTls}).</li>
  * </ul>
- * Everything else here is package-private.
+ * Their settings are {@link io.quorumkv.service.security.SecurityProperties}
+ * ({@code quorumkv.security.*}). Everything else here is package-private.
  */
 @NullMarked
 package io.quorumkv.service.security;
