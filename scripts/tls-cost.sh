@@ -42,8 +42,8 @@ trap cleanup EXIT
 
 log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 
-"$ROOT/scripts/dev-certs.sh" ca "$work/certs" >/dev/null
-"$ROOT/scripts/dev-certs.sh" node "$work/certs" node >/dev/null
+"$ROOT/scripts/dev-certs.sh" ca "$work/ca" >/dev/null
+"$ROOT/scripts/dev-certs.sh" node "$work/ca" "$work/certs" node tls-cost >/dev/null
 
 # measure LABEL NODES MODE(plain|tls) REPLICAS WARMUP [JAR]: a fresh cluster, a warm-up, a run
 measure() {

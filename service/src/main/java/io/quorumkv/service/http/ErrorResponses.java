@@ -24,7 +24,9 @@ import org.springframework.web.server.ResponseStatusException;
 /**
  * Turns every failure of a public request into a status and a short plain-text body that
  * says what was wrong. Bad input is a 4xx; what the client should retry is a 503 with
- * {@code Retry-After} or a 504; only a fault of the node itself is a 500.
+ * {@code Retry-After} or a 504; only a fault of the node itself is a 500. No body names a
+ * Java class or a peer's address: those go to the log (at debug for a 503 or 504 for want
+ * of replicas, which the metrics and the admin views show too).
  */
 final class ErrorResponses {
 
@@ -44,8 +46,17 @@ final class ErrorResponses {
 				Reply.text(HttpStatus.CONTENT_TOO_LARGE, "request body too large");
 			case ResponseStatusException status -> Reply.text(status.getStatusCode(),
 					(status.getReason() != null) ? status.getReason() : "request refused");
-			case QuorumNotReachedException quorum -> Reply.text(HttpStatus.GATEWAY_TIMEOUT, quorum.getMessage());
-			case ReplicaUnavailableException unavailable -> Reply.retryLater(unavailable.getMessage());
+			// The detail (which peer, at which address, failed how) is for the log and
+			// the
+			// admin views, not for a client that may not even have authenticated.
+			case QuorumNotReachedException quorum -> {
+				logger.debug(quorum.getMessage());
+				yield Reply.text(HttpStatus.GATEWAY_TIMEOUT, quorum.summary());
+			}
+			case ReplicaUnavailableException unavailable -> {
+				logger.debug(unavailable.getMessage());
+				yield Reply.retryLater(unavailable.summary());
+			}
 			case NotServingException notServing -> Reply.retryLater(notServing.getMessage());
 			// The client stopped sending its body (quorumkv.http.read-timeout) or went
 			// away mid-body: its fault, not the node's; the connection is closed either

@@ -8,6 +8,7 @@ import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.HttpProperties;
 import io.quorumkv.service.peer.ReplicaStreams;
 import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.security.InternalAuth;
 
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
@@ -67,7 +68,8 @@ class HttpConfiguration {
 
 	@Bean
 	RouterFunction<ServerResponse> internalApi(InternalHandler handler, ReplicaStreamHandler streams,
-			TransferHandler transfers, RepairHandler repair, InternalAuth auth, RingGate gate, ClockHeader clock) {
+			TransferHandler transfers, RepairHandler repair, InternalAuth auth, HeardFrom heard, RingGate gate,
+			ClockHeader clock) {
 		return RouterFunctions.route()
 			.POST(ReplicaStreams.PATH, streams::stream)
 			.GET(InternalApi.TRANSFER_PATH, transfers::transfer)
@@ -78,9 +80,10 @@ class HttpConfiguration {
 			.POST(InternalApi.REPAIR_DONE_PATH, repair::done)
 			.DELETE(InternalApi.REPAIR_SESSION_PATH, repair::end)
 			// The first filter added runs first: the clock header (on every answer), the
-			// secret, then the ring.
+			// secret, the caller is up, then the ring.
 			.filter(clock)
 			.filter(auth)
+			.filter(heard)
 			.filter(gate)
 			.build();
 	}
@@ -92,7 +95,7 @@ class HttpConfiguration {
 	 */
 	@Bean
 	RouterFunction<ServerResponse> ringProtocol(RingHandler ring, RingProtocolHandler agreement,
-			TransferHandler transfers, InternalAuth auth, ClockHeader clock) {
+			TransferHandler transfers, InternalAuth auth, HeardFrom heard, ClockHeader clock) {
 		return RouterFunctions.route()
 			.GET(InternalApi.RING_PATH, ring::internalRing)
 			.GET(InternalApi.TRANSFERS_PATH, transfers::transfers)
@@ -104,6 +107,7 @@ class HttpConfiguration {
 			.GET(InternalApi.RING_OUTCOME_PATH, agreement::outcome)
 			.filter(clock)
 			.filter(auth)
+			.filter(heard)
 			.build();
 	}
 

@@ -9,6 +9,7 @@ import io.quorumkv.service.cluster.ClockGuard;
 import io.quorumkv.service.cluster.ClockSkewException;
 import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.security.InternalAuth;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
 import reactor.core.publisher.Flux;

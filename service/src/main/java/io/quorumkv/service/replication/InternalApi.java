@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 
 import io.quorumkv.service.config.QuorumKvProperties.StreamProperties;
 import io.quorumkv.service.peer.EntryFrame;
+import io.quorumkv.service.security.InternalAuth;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
 
@@ -78,7 +79,7 @@ public final class InternalApi {
 	/** {@code GET}: 200 {@code {"id":…,"url":…,"clusterId":…|null,"epoch":n}}. */
 	public static final String RING_IDENTITY_PATH = "/internal/v0/ring/identity";
 
-	public static final String SECRET = "X-QuorumKV-Secret";
+	public static final String SECRET = InternalAuth.SECRET;
 
 	public static final String FROM = "X-QuorumKV-From";
 

@@ -36,6 +36,7 @@ import io.quorumkv.service.cluster.PeerClocks;
 import io.quorumkv.service.cluster.RingStamp;
 import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
 import io.quorumkv.service.config.QuorumKvProperties.StreamProperties;
+import io.quorumkv.service.security.PeerTls;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;

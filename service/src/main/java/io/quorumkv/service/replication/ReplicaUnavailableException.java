@@ -14,4 +14,12 @@ public class ReplicaUnavailableException extends RuntimeException {
 				+ ((cause.getMessage() != null) ? ": " + cause.getMessage() : ""), cause);
 	}
 
+	/**
+	 * What a client is told: no replica's address, no Java class (those are in the
+	 * message, for the log).
+	 */
+	public String summary() {
+		return "a replica needed by the request is unavailable";
+	}
+
 }

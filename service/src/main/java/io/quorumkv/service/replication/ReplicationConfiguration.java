@@ -15,6 +15,7 @@ import io.quorumkv.service.cluster.Topology;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.StreamProperties;
 import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
+import io.quorumkv.service.security.PeerTls;
 import io.quorumkv.service.storage.StorageFactory;
 import io.quorumkv.storage.Storage;
 import reactor.netty.resources.LoopResources;

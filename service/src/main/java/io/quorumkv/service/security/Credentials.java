@@ -13,8 +13,7 @@ import javax.naming.InvalidNameException;
 import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 
-import io.quorumkv.service.config.QuorumKvProperties.Access;
-import io.quorumkv.service.config.QuorumKvProperties.SecurityProperties;
+import io.quorumkv.service.security.SecurityProperties.Access;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 

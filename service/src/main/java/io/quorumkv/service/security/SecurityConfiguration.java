@@ -1,10 +1,10 @@
 package io.quorumkv.service.security;
 
-import io.quorumkv.service.config.QuorumKvProperties;
-import io.quorumkv.service.config.QuorumKvProperties.PublicApi;
-import io.quorumkv.service.config.QuorumKvProperties.SecurityProperties;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quorumkv.service.security.SecurityProperties.PublicApi;
 
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.boot.security.autoconfigure.actuate.web.reactive.EndpointRequest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -37,13 +37,18 @@ import org.springframework.security.web.server.savedrequest.NoOpServerRequestCac
 class SecurityConfiguration {
 
 	@Bean
-	SecurityGate securityGate(QuorumKvProperties properties,
+	SecurityGate securityGate(SecurityProperties security,
 			@Value("${management.endpoints.web.base-path:/actuator}") String managementBasePath) {
-		SecurityProperties security = properties.security();
 		boolean publicApiProtected = security.publicApi() == PublicApi.AUTHENTICATED;
 		WebFilterChainProxy proxy = new WebFilterChainProxy(chain(security, publicApiProtected));
 		proxy.setExchangeRejectedHandler(TextReplies.rejectedRequest());
 		return new SecurityGate(proxy, managementBasePath, publicApiProtected);
+	}
+
+	/** Failed TLS handshakes, counted and logged (at a rate limit). */
+	@Bean
+	NettyServerCustomizer handshakeFailures(MeterRegistry meters) {
+		return new HandshakeFailures(meters)::observe;
 	}
 
 	static SecurityWebFilterChain chain(SecurityProperties security, boolean publicApiProtected) {

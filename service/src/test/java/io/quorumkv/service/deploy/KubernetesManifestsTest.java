@@ -21,6 +21,7 @@ import java.util.stream.Stream;
 
 import io.quorumkv.service.cluster.Topology;
 import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.security.SecurityProperties;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
@@ -113,7 +114,10 @@ class KubernetesManifestsTest {
 		QuorumKvProperties node = new Binder(new MapConfigurationPropertySource(withEnvironment))
 			.bind("quorumkv", QuorumKvProperties.class)
 			.get();
-		assertThat(node.security().publicApi()).isEqualTo(QuorumKvProperties.PublicApi.AUTHENTICATED);
+		SecurityProperties security = new Binder(new MapConfigurationPropertySource(withEnvironment))
+			.bind("quorumkv.security", SecurityProperties.class)
+			.get();
+		assertThat(security.publicApi()).isEqualTo(SecurityProperties.PublicApi.AUTHENTICATED);
 		assertThat(node.cluster().tls().mutual()).isTrue();
 		assertThat(node.storage().path()).isEqualTo(Path.of(volumeMount("data")));
 		// The node URLs are the pods' stable names under the headless service.

@@ -16,13 +16,16 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLSocket;
 
-import io.quorumkv.service.support.StreamCalls;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.support.StreamCalls;
 import io.quorumkv.service.support.TestCertificates.Authority;
 import io.quorumkv.service.support.TestCertificates.Issued;
 import io.quorumkv.service.support.TestClients;
 import io.quorumkv.service.support.TestCluster;
 import io.quorumkv.service.support.TestTls;
+import io.quorumkv.storage.Entry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -60,6 +63,7 @@ class TlsTest {
 
 	@Test
 	void aClientThatDoesNotTrustTheClusterCaIsRefused() throws Exception {
+		double failedBefore = handshakeFailures();
 		// The JDK's default trust store does not know the test CA.
 		WebTestClient untrusting = TestClients.forUrl(cluster.url(0),
 				io.netty.handler.ssl.SslContextBuilder.forClient().build());
@@ -70,6 +74,22 @@ class TlsTest {
 		assertThatThrownBy(() -> plain.get().uri("/v0/status").exchange().expectStatus().isOk())
 			.isInstanceOf(Throwable.class);
 		cluster.client(0).get().uri("/v0/status").exchange().expectStatus().isOk();
+		// Both failed handshakes are counted (and logged, at a rate limit).
+		eventually(Duration.ofSeconds(10),
+				() -> assertThat(handshakeFailures()).isGreaterThanOrEqualTo(failedBefore + 2));
+	}
+
+	private static double handshakeFailures() {
+		Counter counter = cluster.bean(0, MeterRegistry.class).find("quorumkv.tls.handshake.failures").counter();
+		return (counter != null) ? counter.count() : 0;
+	}
+
+	private static double refused(String reason) {
+		Counter counter = cluster.bean(0, MeterRegistry.class)
+			.find("quorumkv.internal.refused")
+			.tag("reason", reason)
+			.counter();
+		return (counter != null) ? counter.count() : 0;
 	}
 
 	@Test
@@ -103,6 +123,65 @@ class TlsTest {
 	}
 
 	@Test
+	void theNodesCertificateProvesANode() {
+		WebTestClient node = TestClients.forUrl(cluster.url(0), withKey(tls.node()));
+		node.get().uri(cluster.uri(0, InternalApi.RING_PATH)).exchange().expectStatus().isOk();
+	}
+
+	/**
+	 * A certificate of the cluster's CA with {@code CN=127.0.0.1} (the nodes' host) and
+	 * no subject alternative name: a common name never names a node.
+	 */
+	@Test
+	void aCommonNameAloneIsNoNode() {
+		refusedAsNode(tls.authority().issue("127.0.0.1"), "common-name-only");
+	}
+
+	/** A node certificate of the same CA for the same host, of another cluster. */
+	@Test
+	void aNodeOfAnotherClusterIsNoNode() {
+		refusedAsNode(
+				tls.authority()
+					.issue("quorumkv-node", "127.0.0.1", "localhost", "spiffe://another-cluster/node/test-node"),
+				"another-cluster");
+	}
+
+	/**
+	 * An application's certificate of the cluster's CA ({@code clientAuth}, issued for an
+	 * application on the nodes' host, no node identity): refused on the internal routes,
+	 * served on the public ones (open here).
+	 */
+	@Test
+	void anApplicationCertificateIsNoNodeButAClientOfThePublicApi() {
+		Issued application = tls.authority().issueClient("127.0.0.1", "127.0.0.1", "reporting.example.com");
+		refusedAsNode(application, "application");
+		WebTestClient client = TestClients.forUrl(cluster.url(0), withKey(application));
+		client.put()
+			.uri(cluster.uri(0, "/v0/entity?id=from-application&replicas=2/2"))
+			.bodyValue("v".getBytes(StandardCharsets.UTF_8))
+			.exchange()
+			.expectStatus()
+			.isCreated();
+		client.get().uri(cluster.uri(0, "/v0/entity?id=from-application")).exchange().expectStatus().isOk();
+	}
+
+	/** The ring and a direct replica write through the internal API are refused. */
+	private static void refusedAsNode(Issued certificate, String key) {
+		double refusedBefore = refused("not-a-node");
+		WebTestClient client = TestClients.forUrl(cluster.url(0), withKey(certificate));
+		client.get().uri(cluster.uri(0, InternalApi.RING_PATH)).exchange().expectStatus().isUnauthorized();
+		client.post()
+			.uri(cluster.uri(0, StreamCalls.PATH))
+			.bodyValue(StreamCalls.upsert(
+					new Entry(key.getBytes(StandardCharsets.UTF_8), "injected".getBytes(StandardCharsets.UTF_8), 1)))
+			.exchange()
+			.expectStatus()
+			.isUnauthorized();
+		assertThat(cluster.localEntry(0, key)).isNull();
+		assertThat(refused("not-a-node")).isEqualTo(refusedBefore + 2);
+	}
+
+	@Test
 	void newCertificatesAreUsedWithoutARestart() {
 		put(0, "before", "2/2");
 		BigInteger first = serverSerial(cluster.port(0), tls.authority());
@@ -110,7 +189,7 @@ class TlsTest {
 
 		// A new CA and a new node certificate replace the old ones in the bundle's files.
 		Authority rotated = Authority.create("QuorumKV rotated CA");
-		Issued renewed = rotated.issue("quorumkv-node", "127.0.0.1", "localhost");
+		Issued renewed = rotated.issue("quorumkv-node", TestTls.NODE_NAMES);
 		renewed.writePem(tls.folder(), "node");
 		rotated.writePem(tls.folder(), "ca");
 		eventually(Duration.ofSeconds(20),

@@ -37,8 +37,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Certificates made at test time (no private key is ever committed): a CA, and
- * certificates it issues for nodes (server and client use, with IP or DNS names) and for
- * clients. {@link #writePem} writes the PEM files an SSL bundle reads.
+ * certificates it issues for nodes (server and client use, with IP, DNS or URI names) and
+ * for clients. {@link #writePem} writes the PEM files an SSL bundle reads.
  */
 public final class TestCertificates {
 
@@ -99,8 +99,25 @@ public final class TestCertificates {
 			}
 		}
 
-		/** A node's certificate: for servers and clients, with these IP or DNS names. */
+		/**
+		 * A node's certificate: for servers and clients, with these subject alternative
+		 * names (an IP address, a URI such as {@code spiffe://…}, or else a DNS name).
+		 */
 		public Issued issue(String commonName, String... names) {
+			return issue(commonName,
+					new KeyPurposeId[] { KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth }, names);
+		}
+
+		/**
+		 * An application's certificate: for clients only ({@code clientAuth}), with these
+		 * subject alternative names, as a CA that serves applications besides the nodes
+		 * issues them.
+		 */
+		public Issued issueClient(String commonName, String... names) {
+			return issue(commonName, new KeyPurposeId[] { KeyPurposeId.id_kp_clientAuth }, names);
+		}
+
+		private Issued issue(String commonName, KeyPurposeId[] purposes, String... names) {
 			KeyPair pair = keyPair();
 			try {
 				var builder = new JcaX509v3CertificateBuilder(this.certificate, serial(), notBefore(), notAfter(),
@@ -108,13 +125,13 @@ public final class TestCertificates {
 				builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
 				builder.addExtension(Extension.keyUsage, true,
 						new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
-				builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(
-						new KeyPurposeId[] { KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth }));
+				builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purposes));
 				if (names.length > 0) {
 					List<GeneralName> alternatives = new ArrayList<>();
 					for (String name : names) {
 						alternatives.add(isIp(name) ? new GeneralName(GeneralName.iPAddress, name)
-								: new GeneralName(GeneralName.dNSName, name));
+								: name.contains("://") ? new GeneralName(GeneralName.uniformResourceIdentifier, name)
+										: new GeneralName(GeneralName.dNSName, name));
 					}
 					builder.addExtension(Extension.subjectAlternativeName, false,
 							new GeneralNames(alternatives.toArray(GeneralName[]::new)));
@@ -166,7 +183,8 @@ public final class TestCertificates {
 	}
 
 	private static boolean isIp(String name) {
-		return name.chars().allMatch((c) -> Character.isDigit(c) || c == '.') || name.contains(":");
+		return name.chars().allMatch((c) -> Character.isDigit(c) || c == '.')
+				|| (name.contains(":") && !name.contains("://"));
 	}
 
 	private static KeyPair keyPair() {

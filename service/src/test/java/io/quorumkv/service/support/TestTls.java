@@ -10,7 +10,8 @@ import io.quorumkv.service.support.TestCertificates.Issued;
 
 /**
  * TLS settings of test nodes on loopback: a CA made for the test, one node certificate
- * for {@code 127.0.0.1} shared by every node, PEM files in a folder, and the node
+ * for {@code 127.0.0.1} shared by every node (naming the node identity
+ * {@code spiffe://tls-test-cluster/node/test-node}), PEM files in a folder, and the node
  * properties that put the public and internal API and the calls to peers on TLS through
  * one SSL bundle, {@code quorumkv}, reloaded when its files change.
  *
@@ -24,10 +25,20 @@ public record TestTls(Path folder, Authority authority, Issued node, boolean mut
 
 	public static final String BUNDLE = "quorumkv";
 
+	/** The cluster id of test nodes on TLS ({@code quorumkv.cluster.id}). */
+	public static final String CLUSTER_ID = "tls-test-cluster";
+
+	/**
+	 * The subject alternative names of a node's certificate: the loopback host (for the
+	 * callers' host check) and the node identity of the cluster.
+	 */
+	public static final String[] NODE_NAMES = { "127.0.0.1", "localhost",
+			"spiffe://" + CLUSTER_ID + "/node/test-node" };
+
 	/** A new CA and node certificate, written to {@code folder}. */
 	public static TestTls create(Path folder, boolean mutual) {
 		Authority authority = Authority.create("QuorumKV test CA");
-		Issued node = authority.issue("quorumkv-node", "127.0.0.1", "localhost");
+		Issued node = authority.issue("quorumkv-node", NODE_NAMES);
 		authority.writePem(folder, "ca");
 		node.writePem(folder, "node");
 		return new TestTls(folder, authority, node, mutual);
@@ -47,6 +58,7 @@ public record TestTls(Path folder, Authority authority, Issued node, boolean mut
 		if (this.mutual) {
 			properties.put("server.ssl.client-auth", "want");
 			properties.put("quorumkv.cluster.tls.mutual", "true");
+			properties.put("quorumkv.cluster.id", CLUSTER_ID);
 		}
 		return properties;
 	}

@@ -1,4 +1,4 @@
-package io.quorumkv.service.replication;
+package io.quorumkv.service.security;
 
 import java.net.Socket;
 import java.security.Principal;
@@ -36,7 +36,7 @@ import org.springframework.boot.ssl.SslOptions;
  * current ones. Connections already open keep the certificates they were opened with
  * until they close (idle connections close after 30 s).
  */
-final class PeerTls {
+public final class PeerTls {
 
 	private static final Log logger = LogFactory.getLog(PeerTls.class);
 
@@ -53,7 +53,7 @@ final class PeerTls {
 	}
 
 	/** The bundle's TLS, kept up to date with it. */
-	static PeerTls of(SslBundles bundles, String name) {
+	public static PeerTls of(SslBundles bundles, String name) {
 		PeerTls tls = new PeerTls(name, bundles.getBundle(name));
 		bundles.addBundleUpdateHandler(name, tls::update);
 		return tls;
@@ -65,7 +65,7 @@ final class PeerTls {
 	}
 
 	/** Reactor Netty's TLS settings for the peer client. */
-	void configure(SslProvider.SslContextSpec spec) {
+	public void configure(SslProvider.SslContextSpec spec) {
 		spec.sslContext(Http11SslContextSpec.forClient().configure((builder) -> {
 			builder.keyManager(new CurrentKeyManager()).trustManager(new CurrentTrustManager());
 			if (this.options.getCiphers() != null) {
