@@ -2,7 +2,7 @@
 # Runs a local QuorumKV cluster: N `java -jar service/target/quorumkv.jar` nodes on 127.0.0.1.
 #
 #   scripts/cluster.sh up [--nodes N] [--backend lsm|h2|derby] [--placement rendezvous|consistent-hash]
-#                         [--base-port P] [--dir D] [--fresh] [--tls CERTS]
+#                         [--base-port P] [--dir D] [--fresh] [--tls CERTS] [--aot]
 #   scripts/cluster.sh down|status [--dir D]
 #   scripts/cluster.sh kill NODE [--dir D]      # SIGKILL of one node (fault runs)
 #   scripts/cluster.sh restart NODE [--dir D]   # start it again with the cluster's settings
@@ -28,6 +28,11 @@
 # `restart` included, runs that copy: a JVM loads classes from its jar lazily, so rebuilding
 # service/target/quorumkv.jar under running nodes would make their later requests hang on
 # NoClassDefFoundError. A new build runs after `down` and `up`.
+# `up --aot` first trains an AOT cache (Java 25, JEP 483/515) for that copy as the Dockerfile does:
+# the jar extracted into D/app, one run that serves a short workload through its own front door
+# (quorumkv.aot-training) and writes D/quorumkv.aot; every node then starts with
+# -XX:AOTCache=D/quorumkv.aot: classes loaded and linked and methods profiled from the start, so a
+# node reaches its steady state sooner (docs/performance.md, "Warm-up").
 #
 # Environment: JAVA_HOME (its bin/java is used when set), QKV_JAVA_OPTS (JVM options, default
 # "-Xmx1g -XX:+UseG1GC"), QKV_NODE_ARGS (extra Spring arguments for every node), QKV_JAR (another
@@ -102,6 +107,21 @@ node_jar() {
   echo "$DIR/quorumkv.jar"
 }
 
+# An AOT cache for the cluster's copy of the build (see the header): the jar extracted into
+# D/app (the cache needs the class path it was trained on) and one training run, bounded in time.
+train_aot_cache() {
+  local log="$DIR/aot-training.log"
+  echo "training an AOT cache for $DIR/quorumkv.jar (log: $log)"
+  rm -rf "$DIR/app" "$DIR/aot-training"
+  "$JAVA" -Djarmode=tools -jar "$(node_jar)" extract --destination "$DIR/app" >"$log" 2>&1 \
+    || die "could not extract $DIR/quorumkv.jar for the AOT cache (see $log)"
+  timeout 600 "$JAVA" -XX:AOTCacheOutput="$DIR/quorumkv.aot" -Dquorumkv.aot-training=true \
+    -jar "$DIR/app/quorumkv.jar" --quorumkv.storage.path="$DIR/aot-training" --server.port=0 \
+    --management.server.port=0 >>"$log" 2>&1 || die "the AOT training run failed (see $log)"
+  rm -rf "$DIR/aot-training"
+  [ -f "$DIR/quorumkv.aot" ] || die "the AOT training run made no cache (see $log)"
+}
+
 # --- settings -----------------------------------------------------------------------------
 
 NODES=3
@@ -114,6 +134,7 @@ JAVA_OPTS="${QKV_JAVA_OPTS:--Xmx1g -XX:+UseG1GC}"
 NODE_ARGS="${QKV_NODE_ARGS:-}"
 FRESH=0
 TLS_DIR=""
+AOT=0
 
 parse_options() {
   while [ $# -gt 0 ]; do
@@ -125,6 +146,7 @@ parse_options() {
       --dir) DIR="${2:?--dir needs a value}"; shift 2 ;;
       --fresh) FRESH=1; shift ;;
       --tls) TLS_DIR="${2:?--tls needs a folder}"; shift 2 ;;
+      --aot) AOT=1; shift ;;
       -h | --help) usage 0 ;;
       *) die "unknown option: $1 (see --help)" ;;
     esac
@@ -157,6 +179,7 @@ save_settings() {
     printf 'JAVA_OPTS=%q\n' "$JAVA_OPTS"
     printf 'NODE_ARGS=%q\n' "$NODE_ARGS"
     printf 'TLS_DIR=%q\n' "$TLS_DIR"
+    printf 'AOT=%q\n' "$AOT"
   } >"$DIR/cluster.env"
 }
 
@@ -165,6 +188,7 @@ load_settings() {
   # shellcheck source=/dev/null
   . "$DIR/cluster.env"
   SEEDS="${SEEDS:-$NODES}"
+  AOT="${AOT:-0}"
 }
 
 port_of() { echo $((BASE_PORT + $1 - 1)); }
@@ -241,10 +265,17 @@ start_node() {
   read -r -a node_args <<<"$NODE_ARGS"
   read -r -a tls_node_args <<<"$(tls_args)"
   loops_given || java_opts+=("-Dreactor.netty.ioWorkerCount=$(event_loops)")
+  local jar
+  jar="$(node_jar)"
+  if [ "${AOT:-0}" = 1 ]; then
+    [ -f "$DIR/quorumkv.aot" ] || train_aot_cache
+    java_opts+=("-XX:AOTCache=$DIR/quorumkv.aot")
+    jar="$DIR/app/quorumkv.jar"
+  fi
   {
     echo "=== $(date -u +%FT%TZ) starting node $i on port $port"
   } >>"$dir/node.log"
-  QUORUMKV_CLUSTER_SECRET="$(cat "$DIR/secret")" nohup "$JAVA" "${java_opts[@]}" -jar "$(node_jar)" \
+  QUORUMKV_CLUSTER_SECRET="$(cat "$DIR/secret")" nohup "$JAVA" "${java_opts[@]}" -jar "$jar" \
     --server.port="$port" \
     --management.server.port="$((port + 1000))" \
     --management.endpoints.web.exposure.include=health,metrics,prometheus,quorumkv \
@@ -333,6 +364,8 @@ cmd_up() {
   save_settings
   rm -f "$DIR/quorumkv.jar"
   node_jar >/dev/null
+  rm -rf "$DIR/app" "$DIR/quorumkv.aot"
+  [ "$AOT" = 0 ] || train_aot_cache
   node_urls | tr ',' '\n' >"$DIR/nodes"
   if [ -n "$TLS_DIR" ]; then cp "$TLS_DIR/ca.crt" "$DIR/ca.crt"; else rm -f "$DIR/ca.crt"; fi
   for ((i = 1; i <= NODES; i++)); do management_url_of "$i"; done >"$DIR/management"

@@ -23,9 +23,14 @@
 # jmh/target/benchmarks.jar), wrk, and wrk2 for the constant-rate steps (QKV_WRK2 or `wrk2` on
 # PATH; see docs/load-testing.md). Raw outputs and summary.md go to run/perf/<time>/.
 #
-#   scripts/perf-goals.sh      QKV_DURATION=30s QKV_RATE_DURATION=45s QKV_CONNS=64 QKV_WARMUP=30s
-#                              QKV_THREE_WARMUP=90s (three JVMs compile on the same two cores: after
-#                              40 s a node still spent ~23% of its CPU samples in the JIT compiler)
+#   scripts/perf-goals.sh      QKV_DURATION=30s QKV_RATE_DURATION=45s QKV_CONNS=64 QKV_WARMUP=120s
+#                              QKV_THREE_WARMUP=180s QKV_AOT=1
+#
+# Every server is warmed under the closed-loop PUT load, in steps of 10 s, until its JIT compiler
+# threads took under 2% of its CPU over a step (scripts/lib/jit-share.sh), at most QKV_WARMUP
+# (QKV_THREE_WARMUP for three nodes: three JVMs compile on the same two cores); the time each
+# took is in the summary. QKV_AOT=1 starts this build's nodes with an AOT cache trained by serving
+# (scripts/cluster.sh up --aot).
 #                              QKV_JAVA_OPTS (node JVM options, default "-Xmx1g -XX:+UseG1GC")
 set -euo pipefail
 
@@ -33,10 +38,12 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CLUSTER="$ROOT/scripts/cluster.sh"
 # shellcheck source=scripts/lib/wrk-tool.sh
 . "$ROOT/scripts/lib/wrk-tool.sh"
+# shellcheck source=scripts/lib/jit-share.sh
+. "$ROOT/scripts/lib/jit-share.sh"
 duration="${QKV_DURATION:-30s}"
 rate_duration="${QKV_RATE_DURATION:-45s}"
-warmup="${QKV_WARMUP:-30s}"
-three_warmup="${QKV_THREE_WARMUP:-90s}"
+warmup="${QKV_WARMUP:-120s}"
+three_warmup="${QKV_THREE_WARMUP:-180s}"
 conns="${QKV_CONNS:-64}"
 export QKV_KEYS="${QKV_KEYS:-100000}" QKV_VALUE_SIZE="${QKV_VALUE_SIZE:-100}"
 base_port="${QKV_BASE_PORT:-18481}"
@@ -85,6 +92,23 @@ paced() {
 }
 
 rps() { wrk_rps "$out/$1.txt"; }
+
+# steady LABEL URL SCRIPT REPLICAS MAX PID...: closed-loop load in steps of 10 s until the JIT's
+# share of the processes' CPU is under 2%, at most MAX; "LABEL SECONDS SHARE" goes to steady.txt.
+steady() {
+  local label="$1" url="$2" script="$3" replicas="$4" max="${5%s}"
+  shift 5
+  JIT_PIDS="$*"
+  echo "$label $(warm_until_steady 10 "$max" closed_step "$label" "$url" "$script" "$replicas")" >>"$out/steady.txt"
+}
+
+closed_step() { closed "$1-$5" "$2" "$3" "$4" 10s; }
+
+# pids DIR: the node processes of a cluster started by cluster.sh
+pids() { cat "$1"/node*/node.pid | paste -sd' ' -; }
+
+# warmed LABEL: "N s (JIT x%)" from steady.txt
+warmed() { awk -v l="$1" '$1 == l { printf "%s s (JIT %s%%)", $2, $3 }' "$out/steady.txt"; }
 
 # pct LABEL P: a latency percentile in ms
 pct() { wrk_pct "$out/$1.txt" "$2"; }
@@ -142,8 +166,11 @@ wait_answers() {
 # single JAR DIR: a single node of the given build, up
 single() {
   log "single node (LSM) on port $base_port${1:+ ($1)}"
-  QKV_JAR="${1:-}" "$CLUSTER" up --nodes 1 --backend lsm --base-port "$base_port" --dir "$2" >/dev/null
+  QKV_JAR="${1:-}" "$CLUSTER" up --nodes 1 --backend lsm --base-port "$base_port" --dir "$2" $(aot "${1:-}") >/dev/null
 }
+
+# aot JAR: --aot for this build's clusters when QKV_AOT=1 (other builds may have no training mode)
+aot() { [ "${QKV_AOT:-0}" = 1 ] && [ -z "$1" ] && echo --aot || true; }
 
 W="http://127.0.0.1:$webflux_port"
 B="http://127.0.0.1:$baseline_port"
@@ -153,9 +180,9 @@ start_webflux
 start_baseline
 single "" "$work/single"
 loops_single="$(event_loops "$work/single")"
-closed warm-webflux "$W" put.lua "" "$warmup"
-closed warm-baseline "$B" put.lua "" "$warmup"
-closed warm-single "$S" put.lua "" "$warmup"
+steady warm-webflux "$W" put.lua "" "$warmup" "$webflux_pid"
+steady warm-baseline "$B" put.lua "" "$warmup" "$baseline_pid"
+steady warm-single "$S" put.lua "" "$warmup" $(pids "$work/single")
 closed webflux-put "$W" put.lua "" "$duration"
 closed baseline-put "$B" put.lua "" "$duration"
 closed single-put "$S" put.lua "" "$duration"
@@ -172,14 +199,14 @@ stop_baseline
 "$CLUSTER" down --dir "$work/single" >/dev/null
 if [ -n "$old_jar" ]; then
   single "$old_jar" "$work/old-single"
-  closed warm-old-single "$S" put.lua "" "$warmup"
+  steady warm-old-single "$S" put.lua "" "$warmup" $(pids "$work/old-single")
   closed old-single-put "$S" put.lua "" "$duration"
   closed warm-old-single-get "$S" get.lua "" 10s
   closed old-single-get "$S" get.lua "" "$duration"
   "$CLUSTER" down --dir "$work/old-single" >/dev/null
   # this build again right after the old one, so that the pair shares an hour
   single "" "$work/single"
-  closed warm-single-2 "$S" put.lua "" "$warmup"
+  steady warm-single-2 "$S" put.lua "" "$warmup" $(pids "$work/single")
   closed single-put-2 "$S" put.lua "" "$duration"
   closed warm-single-get-2 "$S" get.lua "" 10s
   closed single-get-2 "$S" get.lua "" "$duration"
@@ -188,9 +215,9 @@ fi
 
 stop_webflux
 log "three nodes (LSM) on ports $base_port.."
-"$CLUSTER" up --nodes 3 --backend lsm --base-port "$base_port" --dir "$work/three" >/dev/null
+"$CLUSTER" up --nodes 3 --backend lsm --base-port "$base_port" --dir "$work/three" $(aot "") >/dev/null
 loops_three="$(event_loops "$work/three")"
-closed warm-three "$S" put.lua 2/3 "$three_warmup"
+steady warm-three "$S" put.lua 2/3 "$three_warmup" $(pids "$work/three")
 closed three-put-2of3 "$S" put.lua 2/3 "$duration"
 three_half=$(($(rps three-put-2of3) / 2))
 paced three-put-2of3-half "$S" put.lua 2/3 "$three_half"
@@ -200,21 +227,21 @@ closed three-get-2of3 "$S" get.lua 2/3 "$duration"
 if [ -n "$main_jar" ]; then
   log "three nodes of $main_jar"
   QKV_JAR="$main_jar" "$CLUSTER" up --nodes 3 --backend lsm --base-port "$base_port" --dir "$work/main-three" >/dev/null
-  closed warm-main-three "$S" put.lua 2/3 "$three_warmup"
+  steady warm-main-three "$S" put.lua 2/3 "$three_warmup" $(pids "$work/main-three")
   closed main-three-put-2of3 "$S" put.lua 2/3 "$duration"
   "$CLUSTER" down --dir "$work/main-three" >/dev/null
 fi
 if [ -n "$old_jar" ]; then
   log "three nodes of $old_jar"
   QKV_JAR="$old_jar" "$CLUSTER" up --nodes 3 --backend lsm --base-port "$base_port" --dir "$work/old-three" >/dev/null
-  closed warm-old-three "$S" put.lua 2/3 "$three_warmup"
+  steady warm-old-three "$S" put.lua 2/3 "$three_warmup" $(pids "$work/old-three")
   closed old-three-put-2of3 "$S" put.lua 2/3 "$duration"
   "$CLUSTER" down --dir "$work/old-three" >/dev/null
 fi
 # The machine's floor at goal 4's rate: the WebFlux baseline (one JVM, no replication) under the
 # same constant-rate load as the three nodes' p99 was measured at.
 start_webflux
-closed warm-webflux-three "$W" put.lua "" "$warmup"
+steady warm-webflux-three "$W" put.lua "" "$warmup" "$webflux_pid"
 paced webflux-put-three-half "$W" put.lua "" "$three_half"
 stop_webflux
 speed_after="$(host_speed)"
@@ -223,7 +250,7 @@ speed_after="$(host_speed)"
   echo "# Performance goals, $(date -u +%Y-%m-%dT%H:%MZ)"
   echo
   echo "Machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%d GiB", $2 / 1048576 }' /proc/meminfo); $("$JAVA" -version 2>&1 | head -n 1);" \
-    "load generator on the same cores. Closed loop: wrk -t1 -c$conns -d$duration; constant rate: wrk2 -t1 -c$conns -d$rate_duration; warm-up $warmup (single node, baseline), $three_warmup (three nodes)" \
+    "load generator on the same cores. Closed loop: wrk -t1 -c$conns -d$duration; constant rate: wrk2 -t1 -c$conns -d$rate_duration; each server warmed until its JIT took under 2% of its CPU over 10 s (at most $warmup, $three_warmup for three nodes$([ "${QKV_AOT:-0}" = 1 ] && echo '; this build with an AOT cache trained by serving'))" \
     "(first ~10 s are calibration); $QKV_VALUE_SIZE-byte values, $QKV_KEYS keys; event loops per node: $loops_single (single" \
     "node), $loops_three (three nodes), one per core for the WebFlux baseline, Reactor Netty's default for the bare one. Command: \`scripts/perf-goals.sh\`."
   echo
@@ -260,6 +287,9 @@ speed_after="$(host_speed)"
     "single GET $(pct single-get 50) / $(pct single-get 99), 3 nodes 2/3 PUT $(pct three-put-2of3 50) / $(pct three-put-2of3 99)." \
     "Errors (socket errors + non-2xx): single PUT $(errors single-put), GET $(errors single-get); 3 nodes 2/3 PUT" \
     "$(errors three-put-2of3), at half rate $(errors three-put-2of3-half)."
+  echo
+  echo "Warm-up until steady (closed-loop PUT; seconds, and the JIT's share of the last 10 s): WebFlux $(warmed warm-webflux)," \
+    "Reactor Netty $(warmed warm-baseline), single node $(warmed warm-single), three nodes $(warmed warm-three)$([ -n "$old_jar" ] && echo ", other build's single node $(warmed warm-old-single), three nodes $(warmed warm-old-three)")$([ -n "$main_jar" ] && echo ", third build's three nodes $(warmed warm-main-three)")."
   echo
   echo "Host speed check (a fixed CPU loop, scripts/lib/wrk-tool.sh host_speed; lower is faster, compare" \
     "runs of one machine only): $speed_before before the run, $speed_after after it."
