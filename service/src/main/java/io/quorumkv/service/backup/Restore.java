@@ -167,12 +167,7 @@ public final class Restore {
 			VersionMerge merge = new VersionMerge(tables);
 			return Flux.fromIterable(() -> merge).<Entry>handle((versions, sink) -> {
 				keys.incrementAndGet();
-				Entry kept = null;
-				for (Entry version : versions) {
-					if (version.timestamp() <= plan.asOf()) {
-						kept = EntryOrder.max(kept, version);
-					}
-				}
+				Entry kept = asOf(versions, plan.asOf());
 				if (kept == null) {
 					newerOnly.incrementAndGet();
 				}
@@ -200,6 +195,21 @@ public final class Restore {
 				logger.info("Restore done: " + report);
 				return report;
 			}));
+	}
+
+	/**
+	 * The key's state as of {@code time}: the greatest of its versions
+	 * ({@link EntryOrder}) with a timestamp {@code <= time}; null when every version is
+	 * newer.
+	 */
+	static @Nullable Entry asOf(List<Entry> versions, long time) {
+		Entry kept = null;
+		for (Entry version : versions) {
+			if (version.timestamp() <= time) {
+				kept = EntryOrder.max(kept, version);
+			}
+		}
+		return kept;
 	}
 
 	private static List<LsmSnapshotReader> open(List<Path> folders) {
