@@ -96,8 +96,8 @@ public final class NodeSnapshots {
 		return Mono.defer(() -> {
 			checkName(name);
 			if (!(this.storage instanceof Snapshots snapshots)) {
-				return Mono.error(new UnsupportedSnapshotException("the " + this.backend
-						+ " backend takes no online snapshot (only the lsm backend does; docs/backup.md)"));
+				return Mono.error(new UnsupportedSnapshotException(
+						"the " + this.backend + " backend takes no online snapshot (docs/backup.md)"));
 			}
 			Path done = this.root.resolve(name);
 			Path partial = this.root.resolve("." + name + PARTIAL_SUFFIX);

@@ -15,7 +15,6 @@ import io.quorumkv.service.replication.ReplicationService;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
 import io.quorumkv.storage.Throttle;
-import io.quorumkv.storage.lsm.LsmSnapshotReader;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -175,7 +174,7 @@ public final class Restore {
 					sink.next(kept);
 				}
 			});
-		}, (readers) -> readers.forEach(LsmSnapshotReader::close)).subscribeOn(Schedulers.boundedElastic());
+		}, (readers) -> readers.forEach(SnapshotSource::close)).subscribeOn(Schedulers.boundedElastic());
 		Throttle throttle = new Throttle((plan.rate() != null) ? plan.rate() : Throttle.UNLIMITED);
 		logger.info("Restoring " + plan.folders() + " as of " + plan.asOf() + " with " + replicas + " acknowledgements"
 				+ ((plan.rate() != null) ? ", at most " + plan.rate() + " entries a second" : ""));
@@ -212,15 +211,15 @@ public final class Restore {
 		return kept;
 	}
 
-	private static List<LsmSnapshotReader> open(List<Path> folders) {
-		List<LsmSnapshotReader> readers = new ArrayList<>();
+	private static List<SnapshotSource> open(List<Path> folders) {
+		List<SnapshotSource> readers = new ArrayList<>();
 		try {
 			for (Path folder : folders) {
 				readers.add(SnapshotVerifier.open(folder, SnapshotManifest.read(folder)));
 			}
 		}
 		catch (RuntimeException ex) {
-			readers.forEach(LsmSnapshotReader::close);
+			readers.forEach(SnapshotSource::close);
 			throw ex;
 		}
 		return readers;

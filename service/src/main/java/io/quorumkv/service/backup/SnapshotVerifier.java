@@ -10,14 +10,13 @@ import java.util.stream.Stream;
 import io.quorumkv.storage.CorruptedStorageException;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
-import io.quorumkv.storage.lsm.LsmSnapshotReader;
 
 /**
  * Checks a node's snapshot folder without writing anything: its manifest is there (else
  * the snapshot never finished), every file it lists has its size and CRC32C, no other
  * file is in {@code data/}, and every table opens and reads to its end (every block's
- * checksum verified). Reports the keys, the tombstones among their newest versions, and
- * the time range of the versions.
+ * checksum verified; an H2 or Derby backup is opened on a copy and scanned). Reports the
+ * keys, the tombstones among their newest versions, and the time range of the versions.
  */
 public final class SnapshotVerifier {
 
@@ -51,7 +50,7 @@ public final class SnapshotVerifier {
 		long expiring = 0;
 		long min = Long.MAX_VALUE;
 		long max = Long.MIN_VALUE;
-		try (LsmSnapshotReader reader = open(dir, manifest)) {
+		try (SnapshotSource reader = open(dir, manifest)) {
 			VersionMerge merge = new VersionMerge(reader.tables());
 			while (merge.hasNext()) {
 				Entry newest = null;
@@ -113,9 +112,9 @@ public final class SnapshotVerifier {
 		}
 		Path data = dir.resolve(SnapshotManifest.DATA);
 		if (Files.isDirectory(data)) {
-			try (Stream<Path> files = Files.list(data)) {
-				for (Path file : files.toList()) {
-					String path = SnapshotManifest.DATA + "/" + file.getFileName();
+			try (Stream<Path> files = Files.walk(data)) {
+				for (Path file : files.filter(Files::isRegularFile).toList()) {
+					String path = dir.relativize(file).toString().replace(java.io.File.separatorChar, '/');
 					if (!listed.contains(path)) {
 						throw new SnapshotException("file " + file + " is not in the manifest");
 					}
@@ -128,21 +127,9 @@ public final class SnapshotVerifier {
 		return manifest;
 	}
 
-	/** Opens the tables of a snapshot whose files were checked. */
-	static LsmSnapshotReader open(Path dir, SnapshotManifest manifest) {
-		if (!manifest.format().equals(LsmSnapshotReader.FORMAT)) {
-			throw new SnapshotException(
-					"snapshot " + dir + " is in format " + manifest.format() + ", which this version cannot read");
-		}
-		try {
-			return LsmSnapshotReader.open(dir.resolve(SnapshotManifest.DATA));
-		}
-		catch (CorruptedStorageException ex) {
-			throw new SnapshotException("snapshot " + dir + " is damaged: " + ex.getMessage(), ex);
-		}
-		catch (IOException ex) {
-			throw new SnapshotException("snapshot " + dir + " cannot be read: " + ex.getMessage(), ex);
-		}
+	/** Opens the entries of a snapshot whose files were checked. */
+	static SnapshotSource open(Path dir, SnapshotManifest manifest) {
+		return SnapshotSource.open(dir, manifest);
 	}
 
 }

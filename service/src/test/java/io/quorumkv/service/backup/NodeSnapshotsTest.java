@@ -16,11 +16,17 @@ import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Snapshots;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageStats;
+import io.quorumkv.storage.derby.DerbyStorage;
+import io.quorumkv.storage.derby.DerbyStorageOptions;
+import io.quorumkv.storage.h2.H2Storage;
+import io.quorumkv.storage.h2.H2StorageOptions;
 import io.quorumkv.storage.lsm.LsmOptions;
 import io.quorumkv.storage.lsm.LsmStorage;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -61,6 +67,26 @@ class NodeSnapshotsTest {
 			assertThat(snapshots.clear("s1").block(WAIT)).isTrue();
 			assertThat(this.dir.resolve("snapshots/s1")).doesNotExist();
 		}
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "h2", "derby" })
+	void theSqlBackendsSnapshotWithTheirOwnBackupAndVerify(String backend) {
+		long base = System.currentTimeMillis() * 1_000;
+		Path data = this.dir.resolve("data");
+		try (Storage storage = backend.equals("h2") ? H2Storage.open(H2StorageOptions.defaults(data))
+				: DerbyStorage.open(DerbyStorageOptions.defaults(data))) {
+			write(storage, base, 200);
+			NodeSnapshots snapshots = new NodeSnapshots(this.dir.resolve("snapshots"), storage, backend, SELF,
+					() -> null);
+			SnapshotManifest manifest = snapshots.take("s1", base + 1_000).block(WAIT);
+			assertThat(manifest.format()).isEqualTo(((Snapshots) storage).snapshotFormat());
+			write(storage, base + 5_000, 300);
+		}
+		SnapshotVerifier.Report report = SnapshotVerifier.verify(this.dir.resolve("snapshots/s1"));
+		assertThat(report.keys()).isEqualTo(200);
+		assertThat(report.tombstones()).isEqualTo(20);
+		assertThat(report.maxTimestamp()).isEqualTo(base + 199);
 	}
 
 	@Test
