@@ -39,7 +39,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * state as of {@code T} (what the ledger says was acknowledged before the snapshot) and
  * nothing written after {@code T} appears. The fresh cluster's tombstone grace is 1 s, so
  * the restore is first refused as older than the grace, then run with
- * {@code --allow-older-than-grace}.
+ * {@code --allow-older-than-grace}. Then the same into a single node on H2, after a copy
+ * of the set with one byte flipped in a table was refused naming the file.
  */
 @ExtendWith({ FaultFolders.KeepOnFailure.class, Seeds.class })
 class BackupRestoreIT {
@@ -147,6 +148,38 @@ class BackupRestoreIT {
 		}
 		for (String key : newKeys) {
 			assertThat(this.client.get(entry, key, "2/2").status()).as("key %s written after T", key).isEqualTo(404);
+		}
+		this.fresh.close();
+
+		// The same set into one node of another backend (H2); first a copy with one byte
+		// flipped in a table, which is refused before anything is written.
+		Path damaged = this.root.resolve("damaged");
+		copy(set, damaged);
+		Path table;
+		try (Stream<Path> files = Files.list(damaged.resolve("node1/data"))) {
+			table = files.filter((f) -> f.toString().endsWith(".sst")).findFirst().orElseThrow();
+		}
+		byte[] bytes = Files.readAllBytes(table);
+		bytes[bytes.length / 2] ^= 0x10;
+		Files.write(table, bytes);
+		Map<String, String> h2 = new HashMap<>();
+		h2.put("quorumkv.storage.backend", "h2");
+		h2.put("management.endpoints.web.exposure.include", "health,quorumkv");
+		this.fresh = new NodeProcesses(this.root.resolve("h2"), 1, false, h2, List.of("-Xmx256m")).startAll();
+		String single = this.fresh.url(0);
+		Result bad = qkv("--nodes", single, "restore", "--from", damaged.toString(), "--as-of", Long.toString(t),
+				"--allow-older-than-grace");
+		assertThat(bad.exit()).isEqualTo(1);
+		assertThat(bad.output()).contains(table.getFileName().toString()).contains("damaged");
+		assertThat(this.client.get(single, before.keys().iterator().next(), "1/1").status()).isEqualTo(404);
+		Result intoH2 = qkv("--nodes", single, "restore", "--from", set.toString(), "--as-of", Long.toString(t),
+				"--allow-older-than-grace");
+		assertThat(intoH2.exit()).as(intoH2.output()).isZero();
+		LedgerCheck check = LedgerCheck.publicRead(before, this.client, single, "1/1");
+		System.out.println("BackupRestoreIT ledger through one H2 node: " + check);
+		assertThat(check.clean()).as("state as of T on one H2 node: %s", check).isTrue();
+		for (String key : newKeys) {
+			assertThat(this.client.get(single, key, "1/1").status()).as("key %s written after T", key).isEqualTo(404);
 		}
 	}
 
