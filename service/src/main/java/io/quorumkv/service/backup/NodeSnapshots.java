@@ -118,7 +118,7 @@ public final class NodeSnapshots {
 					.onErrorResume((ex) -> Mono.fromRunnable(() -> deleteTree(partial))
 						.subscribeOn(Schedulers.boundedElastic())
 						.then(Mono.error(ex))));
-		});
+		}).subscribeOn(Schedulers.boundedElastic());
 	}
 
 	/** Makes the partial folder, refusing a name another snapshot took meanwhile. */

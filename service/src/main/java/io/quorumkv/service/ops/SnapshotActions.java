@@ -109,7 +109,12 @@ final class SnapshotActions {
 			done.put("newerOnly", report.newerOnly());
 			done.put("durationMs", report.durationMs());
 			return new WebEndpointResponse<>(done, 200);
-		}).onErrorResume(this::refused);
+		}).onErrorResume(this::refused).onErrorResume((ex) -> {
+			// A write the cluster did not take after its retries, or no ring yet.
+			Map<String, @Nullable Object> body = body();
+			body.put("error", "restore failed: " + ex);
+			return Mono.just(new WebEndpointResponse<>(body, 503));
+		});
 	}
 
 	/** The snapshots of this node as a table. */
