@@ -37,10 +37,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * verifies; the old cluster stops, and {@code qkv restore --from DIR --as-of T} writes
  * the three snapshots into a fresh cluster of two nodes RF 2. There, every key reads its
  * state as of {@code T} (what the ledger says was acknowledged before the snapshot) and
- * nothing written after {@code T} appears. The fresh cluster's tombstone grace is 1 s, so
- * the restore is first refused as older than the grace, then run with
- * {@code --allow-older-than-grace}. Then the same into a single node on H2, after a copy
- * of the set with one byte flipped in a table was refused naming the file.
+ * nothing written after {@code T} appears ({@code qkv clear-snapshot s1} removed the
+ * nodes' own copies). The fresh cluster's tombstone grace is 1 s, so the restore is first
+ * refused as older than the grace, then run with {@code --allow-older-than-grace}. Then
+ * the same into a single node on H2, after a copy of the set with one byte flipped in a
+ * table was refused naming the file.
  */
 @ExtendWith({ FaultFolders.KeepOnFailure.class, Seeds.class })
 class BackupRestoreIT {
@@ -124,6 +125,12 @@ class BackupRestoreIT {
 		assertThat(verified.output()).containsPattern("node0: ok: s1 of node .* as of " + t)
 			.containsPattern("node2: ok: s1 .* \\d+ keys");
 		System.out.println("BackupRestoreIT verify:\n" + verified.output());
+		Result cleared = qkv("--nodes", String.join(",", oldUrls), "clear-snapshot", "s1");
+		assertThat(cleared.exit()).as(cleared.output()).isZero();
+		assertThat(cleared.output()).contains("node " + oldUrls.get(2) + ": snapshot s1 cleared");
+		for (int i = 0; i < 3; i++) {
+			assertThat(this.old.dataFolder(i).resolve("snapshots/s1")).doesNotExist();
+		}
 		this.old.close();
 		this.old = null;
 
