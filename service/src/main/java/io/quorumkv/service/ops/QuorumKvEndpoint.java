@@ -9,7 +9,10 @@ import io.micrometer.core.instrument.Measurement;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Statistic;
+import io.quorumkv.service.backup.NodeSnapshots;
+import io.quorumkv.service.backup.Restore;
 import io.quorumkv.service.cluster.ClusterState;
+import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.PlacementStrategy;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingChange;
@@ -57,7 +60,15 @@ import org.springframework.stereotype.Component;
  * or says why not (400, 409); this node then coordinates it to its end
  * (docs/membership.md);</li>
  * <li>{@code POST /actuator/quorumkv/cleanup}: removes the keys this node no longer
- * owns.</li>
+ * owns;</li>
+ * <li>backups (docs/backup.md, {@link SnapshotActions}): {@code POST snapshot} with
+ * {@code {"name": …[, "asOf": T]}} takes a snapshot of this node's storage as of
+ * {@code T} (now when absent; the answer gives it), {@code POST clear-snapshot} with
+ * {@code {"name": …}} removes one, {@code GET snapshots} lists them;
+ * {@code POST verify-snapshot} with {@code {"path": …}} checks a snapshot folder on this
+ * node's file system, and {@code POST restore} with {@code {"path": …[, "asOf": T][,
+ * "rate": n][, "allowOlderThanGrace": true]}} writes a snapshot set into the cluster
+ * through this node.</li>
  * </ul>
  * Like every actuator endpoint but health, metrics and prometheus, it is reachable over
  * HTTP only when listed in {@code management.endpoints.web.exposure.include}.
@@ -84,9 +95,13 @@ public class QuorumKvEndpoint {
 
 	private final RepairView repairView;
 
+	private final SnapshotActions snapshots;
+
 	public QuorumKvEndpoint(ClusterState state, PeerClient peers, HintStore hints, Storage storage,
-			Membership membership, RepairService repair, MeterRegistry meters) {
+			Membership membership, RepairService repair, MeterRegistry meters, NodeSnapshots snapshots, Restore restore,
+			HybridLogicalClock clock) {
 		this.state = state;
+		this.snapshots = new SnapshotActions(snapshots, restore, clock, state.self().base());
 		this.membership = membership;
 		this.repair = repair;
 		this.repairView = new RepairView(repair, state.self());
@@ -119,8 +134,9 @@ public class QuorumKvEndpoint {
 			case "hints" -> Mono.fromSupplier(this::hintsTable);
 			case "storage" -> Mono.fromSupplier(this::storageTable);
 			case "repair" -> Mono.fromSupplier(this.repairView::table);
+			case "snapshots" -> this.snapshots.table();
 			default -> throw new InvalidEndpointRequestException("unknown section " + section,
-					"unknown section; one of status, membership, ring, hints, storage, repair");
+					"unknown section; one of status, membership, ring, hints, storage, repair, snapshots");
 		};
 	}
 
@@ -131,10 +147,16 @@ public class QuorumKvEndpoint {
 	 * @param url the node a membership change is about (the dead node of a replace)
 	 * @param replacement the new node of a replace
 	 * @param epoch the epoch the operator saw; a change asked against another is refused
+	 * @param name a snapshot's name
+	 * @param asOf the time of a snapshot or a restore (HLC microseconds)
+	 * @param path a snapshot folder (verify) or snapshot set (restore) on this node
+	 * @param rate the most entries a second a restore writes
+	 * @param allowOlderThanGrace a restore of a time older than the tombstone grace
 	 */
 	@WriteOperation
 	public Mono<WebEndpointResponse<Map<String, @Nullable Object>>> run(@Selector String action, @Nullable String url,
-			@Nullable String replacement, @Nullable Long epoch) {
+			@Nullable String replacement, @Nullable Long epoch, @Nullable String name, @Nullable Long asOf,
+			@Nullable String path, @Nullable Long rate, @Nullable Boolean allowOlderThanGrace) {
 		return switch (action) {
 			case "flush", "compact" -> storageAction(action);
 			case "repair" -> repair(RepairService.Scope.ALL);
@@ -145,8 +167,13 @@ public class QuorumKvEndpoint {
 			case "replace" ->
 				answer(this.membership.replace(required(url, "url"), required(replacement, "replacement"), epoch));
 			case "cleanup" -> answer(this.membership.cleanup());
+			case "snapshot" -> this.snapshots.take(required(name, "name"), asOf);
+			case "clear-snapshot" -> this.snapshots.clear(required(name, "name"));
+			case "verify-snapshot" -> this.snapshots.verify(required(path, "path"));
+			case "restore" ->
+				this.snapshots.restore(required(path, "path"), asOf, rate, Boolean.TRUE.equals(allowOlderThanGrace));
 			default -> throw new InvalidEndpointRequestException("unknown action " + action,
-					"unknown action; one of flush, compact, repair, repair-primary, join, decommission, remove, replace, cleanup");
+					"unknown action; one of flush, compact, repair, repair-primary, join, decommission, remove, replace, cleanup, snapshot, clear-snapshot, verify-snapshot, restore");
 		};
 	}
 

@@ -173,6 +173,16 @@ public class ReplicationService {
 	}
 
 	/**
+	 * Writes {@code entry} as it is, its timestamp and expiry kept, to the key's owners
+	 * as {@link #write(byte[], byte[], Replicas)} does: how a restore puts back the
+	 * versions of a snapshot (an older version than a replica holds changes nothing
+	 * there).
+	 */
+	public Mono<Void> write(Entry entry, Replicas replicas) {
+		return onNewerRing((last) -> write(entry, replicas, last));
+	}
+
+	/**
 	 * Sends one stamped entry to its owners; sent again (the same entry, so the same
 	 * outcome on a replica that already has it) when a first try was lost to a newer
 	 * ring.

@@ -1,8 +1,11 @@
 package io.quorumkv.storage.derby;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -13,6 +16,7 @@ import com.zaxxer.hikari.HikariPoolMXBean;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Expiry;
 import io.quorumkv.storage.PurgePolicy;
+import io.quorumkv.storage.Snapshots;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageException;
@@ -44,7 +48,7 @@ import reactor.core.publisher.Mono;
  * expiry ({@link EntryTable}); reads judge it by the storage's clock and answer an
  * expired row as the tombstone of its timestamp.
  */
-public final class DerbyStorage implements Storage {
+public final class DerbyStorage implements Storage, Snapshots {
 
 	static final String BACKEND = "derby";
 
@@ -203,6 +207,43 @@ public final class DerbyStorage implements Storage {
 			}
 			return null;
 		});
+	}
+
+	/** The format name of a Derby snapshot ({@link #snapshotFormat()}). */
+	public static final String SNAPSHOT_FORMAT = DerbySnapshots.FORMAT;
+
+	/**
+	 * Derby's own online backup, {@code SYSCS_UTIL.SYSCS_BACKUP_DATABASE}, into
+	 * {@code target} ({@link DerbySnapshots}), on the JDBC executor. Read it back with
+	 * {@link #openSnapshot}.
+	 */
+	@Override
+	public Mono<List<String>> snapshot(Path target) {
+		Objects.requireNonNull(target, "target");
+		return this.<List<String>>work((connection) -> {
+			try {
+				return DerbySnapshots.backup(connection, target);
+			}
+			catch (IOException ex) {
+				throw new StorageException("could not list the Derby backup in " + target, ex);
+			}
+		});
+	}
+
+	@Override
+	public String snapshotFormat() {
+		return SNAPSHOT_FORMAT;
+	}
+
+	/**
+	 * Copies the snapshot {@link #snapshot} wrote into {@code snapshot} into
+	 * {@code workDir}, an empty folder, and opens that copy as a store: how a snapshot is
+	 * read back. The snapshot's own files are not changed.
+	 */
+	public static DerbyStorage openSnapshot(Path snapshot, Path workDir, Clock clock) throws IOException {
+		DerbyStorageOptions options = DerbyStorageOptions.defaults(workDir);
+		DerbySnapshots.copy(snapshot, options);
+		return open(options, clock);
 	}
 
 	@Override

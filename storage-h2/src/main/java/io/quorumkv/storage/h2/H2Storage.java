@@ -1,5 +1,7 @@
 package io.quorumkv.storage.h2;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +17,7 @@ import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Expiry;
 import io.quorumkv.storage.Keys;
 import io.quorumkv.storage.PurgePolicy;
+import io.quorumkv.storage.Snapshots;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageClosedException;
 import io.quorumkv.storage.StorageException;
@@ -53,7 +56,7 @@ import org.springframework.r2dbc.core.DatabaseClient;
  * Each row keeps its expiry ({@link H2Schema}); reads judge it by the storage's clock and
  * answer an expired row as the tombstone of its timestamp.
  */
-public final class H2Storage implements Storage {
+public final class H2Storage implements Storage, Snapshots {
 
 	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(60);
 
@@ -75,6 +78,13 @@ public final class H2Storage implements Storage {
 	private final AtomicLong syncedWrites = new AtomicLong();
 
 	private volatile PurgePolicy purgePolicy = PurgePolicy.KEEP_ALL;
+
+	/** The format name of an H2 snapshot ({@link #snapshotFormat()}). */
+	public static final String SNAPSHOT_FORMAT = H2Snapshots.FORMAT;
+
+	private final LongAdder snapshots = new LongAdder();
+
+	private final LongAdder snapshotFailures = new LongAdder();
 
 	/** Held by a running periodic sync and by {@link #close()}. */
 	private final ReentrantLock syncLock = new ReentrantLock();
@@ -322,6 +332,32 @@ public final class H2Storage implements Storage {
 			.collectList()
 			.doOnNext((page) -> this.metrics.scanRows.add(page.size()))
 			.subscribeOn(this.connections.scheduler());
+	}
+
+	/**
+	 * H2's own online backup, {@code BACKUP TO}, into {@code target}
+	 * ({@link H2Snapshots}): a consistent copy of the database file taken while reads and
+	 * writes go on. Read it back with {@link #openSnapshot}.
+	 */
+	@Override
+	public Mono<List<String>> snapshot(Path target) {
+		Objects.requireNonNull(target, "target");
+		return guard("snapshot", this.snapshots, this.snapshotFailures, H2Snapshots.backup(this.client, target));
+	}
+
+	@Override
+	public String snapshotFormat() {
+		return SNAPSHOT_FORMAT;
+	}
+
+	/**
+	 * Unzips the snapshot {@link #snapshot} wrote into {@code snapshot} into
+	 * {@code workDir}, an empty folder, and opens that copy as a store: how a snapshot is
+	 * read back. The snapshot's own file is not changed.
+	 */
+	public static H2Storage openSnapshot(Path snapshot, Path workDir, Clock clock) throws IOException {
+		H2Snapshots.unzip(snapshot, workDir);
+		return open(H2StorageOptions.defaults(workDir), clock);
 	}
 
 	private Mono<Void> checkpointSync() {

@@ -1,6 +1,7 @@
 package io.quorumkv.storage.lsm;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
@@ -9,6 +10,7 @@ import java.util.function.Predicate;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.PurgePolicy;
+import io.quorumkv.storage.Snapshots;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.Throttle;
@@ -17,6 +19,7 @@ import io.quorumkv.storage.lsm.io.FileIo;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The log-structured merge-tree backend: a write-ahead log with group commit, concurrent
@@ -36,7 +39,7 @@ import reactor.core.publisher.Mono;
  * the WAL syncer thread. Lookups and scans read memory-mapped tables on the subscriber's
  * thread.
  */
-public final class LsmStorage implements Storage {
+public final class LsmStorage implements Storage, Snapshots {
 
 	private final LsmEngine engine;
 
@@ -206,6 +209,23 @@ public final class LsmStorage implements Storage {
 				.thenCompose(
 						(flushed) -> this.engine.background.forceFullCompaction((key) -> !keep.test(key), throttle));
 		}, true);
+	}
+
+	/**
+	 * Flushes the memtables, then hard-links the live tables and the manifest into
+	 * {@code target} ({@link LsmSnapshot}); the links are made off the caller's thread.
+	 */
+	@Override
+	public Mono<List<String>> snapshot(Path target) {
+		Objects.requireNonNull(target, "target");
+		return Mono.fromFuture(() -> LsmSnapshot.flushed(this.engine), true)
+			.publishOn(Schedulers.boundedElastic())
+			.then(Mono.fromCallable(() -> LsmSnapshot.link(this.engine, target)));
+	}
+
+	@Override
+	public String snapshotFormat() {
+		return LsmSnapshotReader.FORMAT;
 	}
 
 	/** Test hook: compacts every table into the deepest level. */

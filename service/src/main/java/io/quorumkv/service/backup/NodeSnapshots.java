@@ -1,0 +1,269 @@
+package io.quorumkv.service.backup;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.cluster.RingJson;
+import io.quorumkv.storage.Snapshots;
+import io.quorumkv.storage.Storage;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A node's snapshots, in {@code <storage path>/snapshots/NAME/}: the storage's copy in
+ * {@code data/} (the LSM's hard links) and {@link SnapshotManifest the manifest}
+ * {@code snapshot.json}.
+ *
+ * <p>
+ * A snapshot is made in {@code snapshots/.NAME.partial/}: the storage writes its files,
+ * their checksums go into the manifest, which is forced, and the folder is renamed to
+ * {@code NAME} and its parent forced. A crash at any point leaves the earlier snapshots
+ * as they were and at most a {@code .partial} folder, which the next start removes and
+ * reports ({@link #removedAtStart()}); a failed snapshot removes its own. A name is never
+ * reused: a snapshot of an existing name is refused.
+ */
+public final class NodeSnapshots {
+
+	/** The folder of the snapshots under the storage path. */
+	public static final String FOLDER = "snapshots";
+
+	static final String PARTIAL_SUFFIX = ".partial";
+
+	private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+
+	private static final Log logger = LogFactory.getLog(NodeSnapshots.class);
+
+	private final Path root;
+
+	private final Storage storage;
+
+	private final String backend;
+
+	private final Node self;
+
+	private final java.util.function.Supplier<@Nullable Ring> ring;
+
+	private final List<String> removedAtStart;
+
+	/**
+	 * Removes (and logs) the {@code .partial} folders a crash left in {@code root}.
+	 * @param root the snapshots folder, on the file system of the storage's folder
+	 */
+	public NodeSnapshots(Path root, Storage storage, String backend, Node self,
+			java.util.function.Supplier<@Nullable Ring> ring) {
+		this.root = root;
+		this.storage = storage;
+		this.backend = backend;
+		this.self = self;
+		this.ring = ring;
+		this.removedAtStart = removePartials(root);
+	}
+
+	/** The unfinished snapshots the start removed (their names). */
+	public List<String> removedAtStart() {
+		return this.removedAtStart;
+	}
+
+	/** The folder of the snapshots. */
+	public Path root() {
+		return this.root;
+	}
+
+	/**
+	 * Takes snapshot {@code name} as of {@code asOf} (the time the operator's request was
+	 * stamped with, the same for every node) and completes with its manifest.
+	 * @throws SnapshotException (as the error of the {@code Mono}) when the name is
+	 * invalid or taken, or the backend has no snapshot
+	 */
+	public Mono<SnapshotManifest> take(String name, long asOf) {
+		return Mono.defer(() -> {
+			checkName(name);
+			if (!(this.storage instanceof Snapshots snapshots)) {
+				return Mono.error(new UnsupportedSnapshotException(
+						"the " + this.backend + " backend takes no online snapshot (docs/backup.md)"));
+			}
+			Path done = this.root.resolve(name);
+			Path partial = this.root.resolve("." + name + PARTIAL_SUFFIX);
+			if (Files.exists(done) || Files.exists(partial)) {
+				return Mono.error(new SnapshotConflictException("snapshot " + name + " exists on node " + this.self.id()
+						+ "; clear it first (qkv clear-snapshot " + name + ")"));
+			}
+			Path data = partial.resolve(SnapshotManifest.DATA);
+			long start = System.nanoTime();
+			return Mono.fromCallable(() -> create(name, partial, data))
+				.subscribeOn(Schedulers.boundedElastic())
+				.then(snapshots.snapshot(data)
+					.publishOn(Schedulers.boundedElastic())
+					.map((files) -> finish(name, asOf, partial, done, files, snapshots.snapshotFormat()))
+					.doOnSuccess((manifest) -> logger.info("Snapshot " + name + " as of " + asOf + " taken in "
+							+ (System.nanoTime() - start) / 1_000_000 + " ms: " + manifest.files().size() + " files, "
+							+ manifest.bytes() + " bytes in " + done))
+					.onErrorResume((ex) -> Mono.fromRunnable(() -> deleteTree(partial))
+						.subscribeOn(Schedulers.boundedElastic())
+						.then(Mono.error(ex))));
+		}).subscribeOn(Schedulers.boundedElastic());
+	}
+
+	/** Makes the partial folder, refusing a name another snapshot took meanwhile. */
+	private Path create(String name, Path partial, Path data) throws IOException {
+		Files.createDirectories(this.root);
+		try {
+			Files.createDirectory(partial);
+		}
+		catch (java.nio.file.FileAlreadyExistsException ex) {
+			throw new SnapshotConflictException("snapshot " + name + " is being taken on node " + this.self.id());
+		}
+		return Files.createDirectory(data);
+	}
+
+	private SnapshotManifest finish(String name, long asOf, Path partial, Path done, List<String> files,
+			String format) {
+		try {
+			List<SnapshotManifest.FileEntry> entries = new ArrayList<>();
+			for (String file : files) {
+				String path = SnapshotManifest.DATA + "/" + file;
+				entries.add(SnapshotManifest.FileEntry.of(path, partial.resolve(path)));
+			}
+			Ring ring = this.ring.get();
+			JsonNode ringJson = (ring != null) ? JsonMapper.shared().readTree(RingJson.write(ring)) : null;
+			SnapshotManifest manifest = new SnapshotManifest(name, this.self.id(), this.self.base(), this.backend,
+					format, asOf, System.currentTimeMillis(), ringJson, entries);
+			manifest.write(partial);
+			syncDirectory(partial);
+			Files.move(partial, done, StandardCopyOption.ATOMIC_MOVE);
+			syncDirectory(this.root);
+			return manifest;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("snapshot " + name + " could not be finished", ex);
+		}
+	}
+
+	/** The finished snapshots, by name. */
+	public Mono<List<SnapshotManifest>> list() {
+		return Mono.fromCallable(() -> {
+			List<SnapshotManifest> all = new ArrayList<>();
+			if (!Files.isDirectory(this.root)) {
+				return all;
+			}
+			try (DirectoryStream<Path> folders = Files.newDirectoryStream(this.root)) {
+				for (Path folder : folders) {
+					if (!folder.getFileName().toString().startsWith(".") && Files.isDirectory(folder)) {
+						try {
+							all.add(SnapshotManifest.read(folder));
+						}
+						catch (SnapshotException ex) {
+							logger.warn("Skipping " + folder + ": " + ex.getMessage());
+						}
+					}
+				}
+			}
+			all.sort(Comparator.comparing(SnapshotManifest::name));
+			return all;
+		}).subscribeOn(Schedulers.boundedElastic());
+	}
+
+	/** Removes snapshot {@code name}; completes with whether it existed. */
+	public Mono<Boolean> clear(String name) {
+		return Mono.fromCallable(() -> {
+			checkName(name);
+			Path folder = this.root.resolve(name);
+			if (!Files.isDirectory(folder)) {
+				return false;
+			}
+			// Renamed out of the way first: a crash while deleting leaves a partial
+			// folder.
+			Path doomed = this.root.resolve("." + name + ".cleared" + PARTIAL_SUFFIX);
+			Files.move(folder, doomed, StandardCopyOption.ATOMIC_MOVE);
+			deleteTree(doomed);
+			logger.info("Snapshot " + name + " cleared from " + this.root);
+			return true;
+		}).subscribeOn(Schedulers.boundedElastic());
+	}
+
+	static void checkName(String name) {
+		if (!NAME.matcher(name).matches()) {
+			throw new IllegalArgumentException(
+					"a snapshot name is 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+		}
+	}
+
+	private static List<String> removePartials(Path root) {
+		List<String> removed = new ArrayList<>();
+		if (!Files.isDirectory(root)) {
+			return removed;
+		}
+		try (DirectoryStream<Path> folders = Files.newDirectoryStream(root, "*" + PARTIAL_SUFFIX)) {
+			for (Path folder : folders) {
+				String name = folder.getFileName().toString();
+				logger
+					.warn("Removing " + folder + ": a snapshot that never finished (the node stopped while taking it)");
+				deleteTree(folder);
+				removed.add(name.substring(1, name.length() - PARTIAL_SUFFIX.length()));
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("could not list " + root, ex);
+		}
+		return List.copyOf(removed);
+	}
+
+	static void deleteTree(Path dir) {
+		if (!Files.exists(dir)) {
+			return;
+		}
+		try (Stream<Path> files = Files.walk(dir)) {
+			for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+				Files.deleteIfExists(p);
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("could not delete " + dir, ex);
+		}
+	}
+
+	private static void syncDirectory(Path dir) throws IOException {
+		if (System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("win")) {
+			return;
+		}
+		try (var channel = java.nio.channels.FileChannel.open(dir, java.nio.file.StandardOpenOption.READ)) {
+			channel.force(true);
+		}
+	}
+
+	/** A backend without online snapshots (501). */
+	public static final class UnsupportedSnapshotException extends SnapshotException {
+
+		UnsupportedSnapshotException(String message) {
+			super(message);
+		}
+
+	}
+
+	/** A name already taken (409). */
+	public static final class SnapshotConflictException extends SnapshotException {
+
+		SnapshotConflictException(String message) {
+			super(message);
+		}
+
+	}
+
+}

@@ -1,0 +1,135 @@
+package io.quorumkv.service.backup;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.stream.Stream;
+
+import io.quorumkv.storage.CorruptedStorageException;
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.EntryOrder;
+
+/**
+ * Checks a node's snapshot folder without writing anything: its manifest is there (else
+ * the snapshot never finished), every file it lists has its size and CRC32C, no other
+ * file is in {@code data/}, and every table opens and reads to its end (every block's
+ * checksum verified; an H2 or Derby backup is opened on a copy and scanned). Reports the
+ * keys, the tombstones among their newest versions, and the time range of the versions.
+ */
+public final class SnapshotVerifier {
+
+	private SnapshotVerifier() {
+	}
+
+	/**
+	 * What a snapshot holds.
+	 *
+	 * @param manifest its manifest
+	 * @param keys distinct keys
+	 * @param versions versions stored (a key may have one in several tables)
+	 * @param tombstones keys whose newest version is a tombstone
+	 * @param expiring keys whose newest version is a value with an expiry
+	 * @param minTimestamp the oldest version's timestamp (0 when empty)
+	 * @param maxTimestamp the newest version's timestamp (0 when empty)
+	 */
+	public record Report(SnapshotManifest manifest, long keys, long versions, long tombstones, long expiring,
+			long minTimestamp, long maxTimestamp) {
+	}
+
+	/**
+	 * Verifies the snapshot folder {@code dir}.
+	 * @throws SnapshotException naming the file at fault
+	 */
+	public static Report verify(Path dir) {
+		SnapshotManifest manifest = checkFiles(dir);
+		long keys = 0;
+		long versions = 0;
+		long tombstones = 0;
+		long expiring = 0;
+		long min = Long.MAX_VALUE;
+		long max = Long.MIN_VALUE;
+		try (SnapshotSource reader = open(dir, manifest)) {
+			VersionMerge merge = new VersionMerge(reader.tables());
+			while (merge.hasNext()) {
+				Entry newest = null;
+				for (Entry version : merge.next()) {
+					versions++;
+					min = Math.min(min, version.timestamp());
+					max = Math.max(max, version.timestamp());
+					newest = EntryOrder.max(newest, version);
+				}
+				keys++;
+				if (newest != null && newest.isTombstone()) {
+					tombstones++;
+				}
+				else if (newest != null && newest.expires()) {
+					expiring++;
+				}
+			}
+		}
+		catch (CorruptedStorageException ex) {
+			throw new SnapshotException("snapshot " + dir + " is damaged: " + ex.getMessage(), ex);
+		}
+		return new Report(manifest, keys, versions, tombstones, expiring, (versions > 0) ? min : 0,
+				(versions > 0) ? max : 0);
+	}
+
+	/**
+	 * Checks the manifest and every file's size and checksum.
+	 * @return the manifest
+	 */
+	static SnapshotManifest checkFiles(Path dir) {
+		SnapshotManifest manifest = SnapshotManifest.read(dir);
+		Set<String> listed = new HashSet<>();
+		for (SnapshotManifest.FileEntry file : manifest.files()) {
+			Path path = dir.resolve(file.path()).normalize();
+			if (!path.startsWith(dir.normalize())) {
+				throw new SnapshotException(
+						dir.resolve(SnapshotManifest.FILE_NAME) + " lists a file outside: " + file.path());
+			}
+			listed.add(file.path());
+			try {
+				long size = Files.size(path);
+				if (size != file.size()) {
+					throw new SnapshotException(
+							"file " + path + " has " + size + " bytes; the manifest says " + file.size());
+				}
+				long crc = SnapshotManifest.crc32c(path);
+				if (crc != file.crc32c()) {
+					throw new SnapshotException(
+							"file " + path + " is damaged: its CRC32C is " + String.format("%08x", crc)
+									+ ", the manifest says " + String.format("%08x", file.crc32c()));
+				}
+			}
+			catch (java.nio.file.NoSuchFileException ex) {
+				throw new SnapshotException("file " + path + " is missing");
+			}
+			catch (IOException ex) {
+				throw new SnapshotException("file " + path + " cannot be read: " + ex.getMessage(), ex);
+			}
+		}
+		Path data = dir.resolve(SnapshotManifest.DATA);
+		if (Files.isDirectory(data)) {
+			try (Stream<Path> files = Files.walk(data)) {
+				for (Path file : files.filter(Files::isRegularFile).toList()) {
+					String path = dir.relativize(file).toString().replace(java.io.File.separatorChar, '/');
+					if (!listed.contains(path)) {
+						throw new SnapshotException("file " + file + " is not in the manifest");
+					}
+				}
+			}
+			catch (IOException ex) {
+				throw new SnapshotException("cannot list " + data + ": " + ex.getMessage(), ex);
+			}
+		}
+		return manifest;
+	}
+
+	/** Opens the entries of a snapshot whose files were checked. */
+	static SnapshotSource open(Path dir, SnapshotManifest manifest) {
+		return SnapshotSource.open(dir, manifest);
+	}
+
+}

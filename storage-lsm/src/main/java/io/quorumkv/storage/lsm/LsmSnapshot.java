@@ -1,0 +1,92 @@
+package io.quorumkv.storage.lsm;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import io.quorumkv.storage.StorageException;
+import io.quorumkv.storage.lsm.manifest.Manifest;
+import io.quorumkv.storage.lsm.sstable.SsTable;
+
+/**
+ * An online snapshot of the engine's files: the memtables are frozen and flushed, then,
+ * under the manifest lock (no table is added or dropped meanwhile), every live table and
+ * the manifest naming exactly them are hard-linked into the target folder, which is
+ * forced. Tables are immutable and the manifest is replaced by rename, never rewritten,
+ * so a link is a copy that costs no I/O and never changes; a compaction that drops a
+ * table later deletes only its name in the data folder.
+ *
+ * <p>
+ * The snapshot holds every write that completed before it was asked: the memtable active
+ * then is frozen and flushed before the links are made. The folder it makes is itself a
+ * data folder of the LSM (its manifest names its tables, no WAL segment is needed), so a
+ * node can be restored in place by putting it back as its {@code data} folder.
+ */
+final class LsmSnapshot {
+
+	/** Rotations tried before giving up on freezing the memtable a snapshot starts at. */
+	private static final int MAX_ROTATIONS = 1_000;
+
+	private LsmSnapshot() {
+	}
+
+	/**
+	 * Freezes the active memtable (again while a concurrent rotation keeps this one from
+	 * freezing it) and completes once it and every older one are in tables.
+	 */
+	static CompletableFuture<Void> flushed(LsmEngine engine) {
+		engine.checkWritable();
+		MemTableSlot start = engine.state.get().active();
+		for (int i = 0; i < MAX_ROTATIONS && engine.state.get().active() == start; i++) {
+			if (start.memtable().isEmpty() || engine.rotate(true)) {
+				break;
+			}
+			// Another thread is rotating (the memtable filled up): its swap freezes ours.
+			Thread.onSpinWait();
+		}
+		if (engine.state.get().active() == start && !start.memtable().isEmpty()) {
+			return CompletableFuture.failedFuture(
+					new StorageException("could not freeze the memtable of " + engine.dir + " for a snapshot"));
+		}
+		return engine.background.forceFlush();
+	}
+
+	/**
+	 * Hard-links the live tables and the manifest into {@code target} and forces it.
+	 * @return the names of the files linked
+	 */
+	static List<String> link(LsmEngine engine, Path target) throws IOException {
+		engine.checkOpen();
+		List<String> names = new ArrayList<>();
+		engine.manifestLock.lock();
+		try {
+			Manifest manifest = Manifest.read(engine.io, engine.dir);
+			if (manifest == null) {
+				throw new StorageException("no manifest in " + engine.dir);
+			}
+			LsmState state = engine.state.get();
+			List<Long> live = state.levels().all().stream().map(SsTable::number).sorted().toList();
+			List<Long> named = manifest.tables().stream().map(Manifest.TableRef::number).sorted().toList();
+			if (!live.equals(named)) {
+				throw new StorageException(
+						"the manifest of " + engine.dir + " names tables " + named + " but the engine serves " + live);
+			}
+			for (SsTable table : state.levels().all()) {
+				String name = table.path().getFileName().toString();
+				Files.createLink(target.resolve(name), table.path());
+				names.add(name);
+			}
+			Files.createLink(target.resolve(Manifest.FILE_NAME), engine.dir.resolve(Manifest.FILE_NAME));
+			names.add(Manifest.FILE_NAME);
+		}
+		finally {
+			engine.manifestLock.unlock();
+		}
+		engine.io.syncDirectory(target);
+		return names;
+	}
+
+}

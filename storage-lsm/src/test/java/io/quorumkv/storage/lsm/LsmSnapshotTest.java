@@ -1,0 +1,82 @@
+package io.quorumkv.storage.lsm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
+import java.util.TreeMap;
+
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Keys;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A snapshot holds every write completed before it, in hard links that later writes,
+ * flushes and compactions of the store do not change, and its folder reads back (and
+ * opens as a store) with exactly those entries.
+ */
+class LsmSnapshotTest {
+
+	@Test
+	void aSnapshotKeepsTheWritesBeforeItWhateverTheStoreDoesAfter(@TempDir Path dir) throws Exception {
+		Path data = dir.resolve("data");
+		Path snapshot = Files.createDirectories(dir.resolve("snap"));
+		TreeMap<String, Entry> expected = new TreeMap<>();
+		// Recent timestamps: compactions keep tombstones within the grace period.
+		long base = System.currentTimeMillis() * 1_000;
+		try (LsmStorage storage = LsmStorage.open(LsmOptions.defaults(data).withMemtableSize(32 << 10))) {
+			for (int i = 0; i < 1_000; i++) {
+				Entry entry = (i % 10 == 0) ? Entry.tombstone(key(i), base + i)
+						: Entry.value(key(i), ("v" + i).getBytes(StandardCharsets.UTF_8), base + i);
+				storage.upsert(entry).block();
+				expected.put(new String(entry.key(), StandardCharsets.UTF_8), entry);
+			}
+			// Part of them are in tables, the rest in the memtable: the snapshot flushes.
+			List<String> files = storage.snapshot(snapshot).block(Duration.ofSeconds(30));
+			assertThat(files).contains("MANIFEST").anyMatch((name) -> name.endsWith(".sst"));
+			assertThat(files).allMatch((name) -> Files.exists(snapshot.resolve(name)));
+			for (int i = 0; i < 1_000; i++) {
+				storage.upsert(Entry.value(key(i), "later".getBytes(StandardCharsets.UTF_8), base + 5_000 + i)).block();
+			}
+			storage.compact().block(Duration.ofSeconds(30));
+		}
+		assertThat(read(snapshot)).isEqualTo(expected);
+		// Opened as a store (a restore in place), keeping its tombstones.
+		try (LsmStorage restored = LsmStorage.open(LsmOptions.defaults(snapshot), java.time.Clock.systemUTC(),
+				io.quorumkv.storage.PurgePolicy.KEEP_ALL)) {
+			TreeMap<String, Entry> scanned = new TreeMap<>();
+			restored.scan(new byte[0], null)
+				.toIterable()
+				.forEach((e) -> scanned.put(new String(e.key(), StandardCharsets.UTF_8), e));
+			assertThat(scanned).isEqualTo(expected);
+		}
+	}
+
+	/** Every table's entries, the greatest per key. */
+	private static TreeMap<String, Entry> read(Path snapshot) throws Exception {
+		TreeMap<String, Entry> all = new TreeMap<>();
+		try (LsmSnapshotReader reader = LsmSnapshotReader.open(snapshot)) {
+			for (Iterator<Entry> table : reader.tables()) {
+				byte[] previous = null;
+				while (table.hasNext()) {
+					Entry entry = table.next();
+					assertThat(previous == null || Keys.ORDER.compare(previous, entry.key()) < 0).isTrue();
+					previous = entry.key();
+					all.merge(new String(entry.key(), StandardCharsets.UTF_8), entry,
+							(a, b) -> (io.quorumkv.storage.EntryOrder.INSTANCE.compare(a, b) >= 0) ? a : b);
+				}
+			}
+		}
+		return all;
+	}
+
+	private static byte[] key(int i) {
+		return String.format("key%06d", i).getBytes(StandardCharsets.US_ASCII);
+	}
+
+}
