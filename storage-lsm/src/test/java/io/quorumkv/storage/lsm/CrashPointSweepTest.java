@@ -50,7 +50,8 @@ class CrashPointSweepTest {
 	/**
 	 * The sweep catches an engine whose manifest names a table before the table's data is
 	 * forced: a power loss at the right operation of a flush loses what the flush retired
-	 * from the WAL. Found at a fixed crash point, not by luck.
+	 * from the WAL. Found within the first forced flush, by trying every operation of it
+	 * rather than by luck.
 	 */
 	@ParameterizedTest
 	@EnumSource(FsyncPolicy.class)
