@@ -38,9 +38,13 @@ public final class Fault {
 
 	}
 
-	final FaultFileIo.Op op;
+	/** The operation matched; null for any. */
+	final FaultFileIo.@Nullable Op op;
 
 	private final Pattern fileName;
+
+	/** Operations made on threads whose name starts with this are not matched. */
+	private @Nullable String skipThreads;
 
 	private final long nth;
 
@@ -56,7 +60,7 @@ public final class Fault {
 
 	@Nullable Path image;
 
-	private Fault(FaultFileIo.Op op, String fileName, long nth, boolean onward, double probability) {
+	private Fault(FaultFileIo.@Nullable Op op, String fileName, long nth, boolean onward, double probability) {
 		this.op = op;
 		this.fileName = Pattern.compile(fileName);
 		this.nth = nth;
@@ -67,6 +71,23 @@ public final class Fault {
 	/** Fires at the {@code nth} (1-based) operation {@code op} on a matching file. */
 	public static Fault at(FaultFileIo.Op op, String fileNameRegex, long nth) {
 		return new Fault(op, fileNameRegex, nth, false, 0);
+	}
+
+	/**
+	 * Fires at the {@code nth} (1-based) file operation of any kind on any file: a crash
+	 * point of a sweep that tries every one in turn.
+	 */
+	public static Fault atOperation(long nth) {
+		return new Fault(null, ".*", nth, false, 0);
+	}
+
+	/**
+	 * Neither matches nor counts the operations made on threads whose name starts with
+	 * {@code prefix} (a timer's, whose place in the order varies from run to run).
+	 */
+	public Fault skippingThreads(String prefix) {
+		this.skipThreads = prefix;
+		return this;
 	}
 
 	/**
@@ -102,7 +123,10 @@ public final class Fault {
 
 	/** Whether the fault fires now; called under the file layer's lock. */
 	boolean fires(FaultFileIo.Op op, String name, SplittableRandom random) {
-		if (op != this.op || !this.fileName.matcher(name).matches()) {
+		if ((this.op != null && op != this.op) || !this.fileName.matcher(name).matches()) {
+			return false;
+		}
+		if (this.skipThreads != null && Thread.currentThread().getName().startsWith(this.skipThreads)) {
 			return false;
 		}
 		long n = this.matches.incrementAndGet();
@@ -114,8 +138,9 @@ public final class Fault {
 
 	@Override
 	public String toString() {
-		return this.action + " on " + this.op + " of " + this.fileName + ((this.nth > 0)
-				? " at match " + this.nth + (this.onward ? " onward" : "") : " p=" + this.probability);
+		return this.action + " on " + ((this.op != null) ? this.op : "any operation") + " of " + this.fileName
+				+ ((this.nth > 0) ? " at match " + this.nth + (this.onward ? " onward" : "")
+						: " p=" + this.probability);
 	}
 
 }

@@ -368,7 +368,7 @@ public final class FaultFileIo implements FileIo {
 				this.calls.get(op).incrementAndGet();
 				Fault fault = firing(op, path);
 				if (fault != null && op != Op.WRITE) {
-					act(fault, path);
+					act(fault, op, path);
 				}
 			}
 			return this.disk.tracked(path);
@@ -398,12 +398,12 @@ public final class FaultFileIo implements FileIo {
 	 * Carries out a fault that fired (not a write's: see {@link FaultFile#write}); a
 	 * failed {@code fsync} drops the file's unsynced bytes.
 	 */
-	private void act(Fault fault, Path path) throws IOException {
+	private void act(Fault fault, Op op, Path path) throws IOException {
 		if (fault.action == Fault.Action.POWER_LOSS) {
 			cut(fault.tear, fault.image);
-			throw new IOException("power lost (injected) at " + fault.op + " of " + path);
+			throw new IOException("power lost (injected) at " + op + " of " + path);
 		}
-		if (fault.op == Op.SYNC) {
+		if (op == Op.SYNC) {
 			String name = this.disk.tracked(path);
 			FaultDisk.Node node = (name != null) ? this.disk.node(name) : null;
 			if (node != null) {
@@ -411,7 +411,7 @@ public final class FaultFileIo implements FileIo {
 			}
 			throw new IOException("injected SYNC failure on " + path + ": its unsynced bytes are lost");
 		}
-		throw new IOException("injected " + fault.op + " failure on " + path);
+		throw new IOException("injected " + op + " failure on " + path);
 	}
 
 	private void checkAlive() throws IOException {
