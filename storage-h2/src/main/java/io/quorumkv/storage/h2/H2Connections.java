@@ -55,6 +55,12 @@ final class H2Connections {
 	}
 
 	/**
+	 * A test hook: the prefix of an H2 file system under the database's path (a fault
+	 * injecting one in tests); empty, H2's own.
+	 */
+	static volatile String fileSystem = "";
+
+	/**
 	 * The file URL with its settings. {@code DB_CLOSE_ON_EXIT=FALSE}: the service closes
 	 * the storage after its own graceful shutdown, H2's shutdown hook must not close the
 	 * database under it. {@code DB_CLOSE_DELAY=-1}: the database stays open until
@@ -63,7 +69,7 @@ final class H2Connections {
 	private static H2ConnectionConfiguration configuration(H2StorageOptions options) {
 		int writeDelayMillis = options.durability().writeDelayMillis(options.syncInterval().toMillis());
 		return H2ConnectionConfiguration.builder()
-			.file(options.databasePath().toString())
+			.file(fileSystem + options.databasePath())
 			.username("sa")
 			.password("")
 			.property("WRITE_DELAY", Integer.toString(writeDelayMillis))

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -85,6 +86,9 @@ public final class H2Storage implements Storage, Snapshots {
 	private final LongAdder snapshots = new LongAdder();
 
 	private final LongAdder snapshotFailures = new LongAdder();
+
+	/** The first failed sync: writes and flushes are refused from then on. */
+	private final AtomicReference<@Nullable StorageException> syncFailed = new AtomicReference<>();
 
 	/** Held by a running periodic sync and by {@link #close()}. */
 	private final ReentrantLock syncLock = new ReentrantLock();
@@ -362,11 +366,48 @@ public final class H2Storage implements Storage, Snapshots {
 
 	private Mono<Void> checkpointSync() {
 		return Mono.defer(() -> {
+			StorageException failed = this.syncFailed.get();
+			if (failed != null) {
+				return Mono.error(refusal(failed));
+			}
 			long writes = this.completedWrites.get();
 			return this.client.sql(H2Schema.CHECKPOINT_SYNC).then().doOnSuccess((ignored) -> {
 				this.syncedWrites.accumulateAndGet(writes, Math::max);
 				this.metrics.syncs.increment();
-			});
+			}).doOnError(this::syncFailed);
+		});
+	}
+
+	/**
+	 * Keeps the first failure of a {@code CHECKPOINT SYNC} (a busy pool aside): H2 goes
+	 * on after a failed fsync and its next one succeeds, but the pages the failed one
+	 * could not write may be gone from the page cache, so no later sync proves them
+	 * durable (docs/storage-h2.md, "A failed write or fsync"). From then on this storage
+	 * refuses writes and flushes until the node restarts; reads go on.
+	 */
+	private void syncFailed(Throwable error) {
+		if (this.closed.get()) {
+			return;
+		}
+		StorageException failure = H2Errors.translate("sync", error, false);
+		if (failure instanceof StorageOverloadedException) {
+			return;
+		}
+		if (this.syncFailed.compareAndSet(null, failure)) {
+			this.metrics.backgroundFailure.compareAndSet(null, failure.getMessage());
+		}
+	}
+
+	private static StorageException refusal(StorageException failed) {
+		return new StorageException(H2Errors.BACKEND + " refuses writes since a sync failed (" + failed.getMessage()
+				+ "): a later sync cannot prove the earlier writes durable; restart the node", failed);
+	}
+
+	/** The refusal of every write after a failed sync, or {@code work}. */
+	private <T> Mono<T> unlessSyncFailed(Mono<T> work) {
+		return Mono.defer(() -> {
+			StorageException failed = this.syncFailed.get();
+			return (failed != null) ? Mono.error(refusal(failed)) : work;
 		});
 	}
 
@@ -410,7 +451,7 @@ public final class H2Storage implements Storage, Snapshots {
 	 */
 	private Mono<Void> upserts(int entries, Mono<Void> merge) {
 		return guard("upsert", this.metrics.upserts, entries, this.metrics.upsertFailures,
-				durable(retried(merge), entries));
+				unlessSyncFailed(durable(retried(merge), entries)));
 	}
 
 	private <T> Mono<T> guard(String operation, LongAdder calls, int count, LongAdder failures, Mono<T> work) {
