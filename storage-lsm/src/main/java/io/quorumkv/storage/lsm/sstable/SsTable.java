@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.zip.CRC32C;
 
@@ -58,13 +59,19 @@ public final class SsTable {
 
 	private final int version;
 
+	private final BlockCache cache;
+
+	/** Whether a block of this table was ever put in the cache (to drop on release). */
+	private volatile boolean cached;
+
 	private final AtomicInteger refs = new AtomicInteger(1);
 
 	private volatile boolean obsolete;
 
 	private SsTable(FileIo io, Path path, long number, long fileSize, Arena arena, MemorySegment segment,
-			TableProperties properties, BloomFilter bloom, BlockIndex index, int version) {
+			TableProperties properties, BloomFilter bloom, BlockIndex index, int version, BlockCache cache) {
 		this.io = io;
+		this.cache = cache;
 		this.version = version;
 		this.path = path;
 		this.number = number;
@@ -76,8 +83,19 @@ public final class SsTable {
 		this.index = index;
 	}
 
-	/** Maps and validates a table file; the caller owns the one initial reference. */
+	/**
+	 * Maps and validates a table file, without a block cache; the caller owns the one
+	 * initial reference.
+	 */
 	public static SsTable open(FileIo io, Path path, long number) throws IOException {
+		return open(io, path, number, BlockCache.DISABLED);
+	}
+
+	/**
+	 * Maps and validates a table file whose decompressed blocks go through {@code cache};
+	 * the caller owns the one initial reference.
+	 */
+	public static SsTable open(FileIo io, Path path, long number, BlockCache cache) throws IOException {
 		Arena arena = Arena.ofShared();
 		try {
 			MemorySegment segment = io.map(path, arena);
@@ -112,7 +130,7 @@ public final class SsTable {
 			catch (IllegalArgumentException ex) {
 				throw new CorruptedStorageException(path, footer.index().offset(), "SSTable index", ex.getMessage());
 			}
-			return new SsTable(io, path, number, size, arena, segment, properties, bloom, index, version);
+			return new SsTable(io, path, number, size, arena, segment, properties, bloom, index, version, cache);
 		}
 		catch (IOException | RuntimeException ex) {
 			arena.close();
@@ -244,7 +262,7 @@ public final class SsTable {
 	/** The entry of {@code key}, reading one data block; the caller pinned the table. */
 	public @Nullable Entry find(byte[] key) {
 		int i = blockIndexFor(key);
-		return (i < this.index.count()) ? readBlock(i).find(key) : null;
+		return (i < this.index.count()) ? withBlock(i, true, (block) -> block.find(key)) : null;
 	}
 
 	/** The first block whose last key is {@code >= key}; the block count when none. */
@@ -262,26 +280,53 @@ public final class SsTable {
 	}
 
 	/**
-	 * Data block {@code i}: read in place in the mapping when it is stored raw (the
-	 * caller keeps the table pinned while it uses the block), decompressed into an array
-	 * otherwise.
+	 * Applies {@code use} to data block {@code i}, which it must not keep: a block stored
+	 * raw is read in place in the mapping (the caller keeps the table pinned); a
+	 * compressed one is served from the block cache, pinned there while {@code use} runs,
+	 * or else verified, decompressed and, when {@code fill}, put in the cache.
 	 */
-	Block readBlock(int i) {
+	<T> T withBlock(int i, boolean fill, Function<Block, T> use) {
 		BlockHandle handle = this.index.handle(i);
+		// The codec byte, unverified, only picks the way: the cache holds only blocks
+		// that were verified, and a block not found there is verified below.
+		boolean compressed = this.version != TableFormat.VERSION_1
+				&& this.segment.get(ValueLayout.JAVA_BYTE, handle.offset() + handle.size()) != BlockCodec.NONE.id();
+		if (compressed && this.cache.enabled()) {
+			BlockCache.Cached hit = this.cache.acquire(this.number, handle.offset());
+			if (hit != null) {
+				try {
+					return use.apply(Block.decode(hit.data(), this.version));
+				}
+				finally {
+					hit.release();
+				}
+			}
+		}
 		Stored stored = readChecked(this.path, this.segment, handle, "SSTable data block", this.version);
 		BlockCodec codec = BlockCodec.byId(stored.codec());
 		if (codec == null) {
 			throw new CorruptedStorageException(this.path, handle.offset(), "SSTable data block",
 					"unknown codec " + stored.codec());
 		}
+		Block block;
+		byte[] raw = null;
 		try {
-			MemorySegment raw = (codec == BlockCodec.NONE) ? stored.bytes()
-					: MemorySegment.ofArray(codec.decompress(stored.bytes().toArray(ValueLayout.JAVA_BYTE)));
-			return Block.decode(raw, this.version);
+			if (codec == BlockCodec.NONE) {
+				block = Block.decode(stored.bytes(), this.version);
+			}
+			else {
+				raw = codec.decompress(stored.bytes().toArray(ValueLayout.JAVA_BYTE));
+				block = Block.decode(MemorySegment.ofArray(raw), this.version);
+			}
 		}
 		catch (Block.BlockFormatException ex) {
 			throw new CorruptedStorageException(this.path, handle.offset(), "SSTable data block", ex.getMessage());
 		}
+		if (raw != null && fill && this.cache.enabled()) {
+			this.cached = true;
+			this.cache.put(this.number, handle.offset(), raw);
+		}
+		return use.apply(block);
 	}
 
 	/** Entries with a key {@code >= from}; the caller pinned the table. */
@@ -318,6 +363,13 @@ public final class SsTable {
 			throw new IllegalStateException("table " + this.path + " released too often");
 		}
 		if (n == 0) {
+			if (this.cached) {
+				long[] offsets = new long[this.index.count()];
+				for (int i = 0; i < offsets.length; i++) {
+					offsets[i] = this.index.handle(i).offset();
+				}
+				this.cache.invalidate(this.number, offsets);
+			}
 			this.arena.close();
 			if (this.obsolete) {
 				try {
