@@ -38,8 +38,9 @@ import java.util.Objects;
  * @param maxStall how long a stalled upsert waits before failing with
  * {@link io.quorumkv.storage.StorageOverloadedException} (default 10 s)
  * @param compression how the data blocks of new tables are compressed (default
- * {@link Compression#NONE}; see docs/storage-lsm.md); tables keep the codec they were
- * written with, so changing it needs no rewrite
+ * {@link Compression#LZ4}; the block cache keeps decompressed blocks, see
+ * docs/storage-lsm.md); tables keep the codec they were written with, so changing it
+ * needs no rewrite
  * @param blockCacheSize bytes of decompressed data blocks kept in native memory, off the
  * Java heap (default {@link #defaultBlockCacheSize()}: a quarter of the maximum heap, at
  * most 512 MiB); 0 turns the cache off
@@ -74,7 +75,7 @@ public record LsmOptions(Path directory, long memtableSize, int blockSize, int b
 	/** The defaults on {@code directory}. */
 	public static LsmOptions defaults(Path directory) {
 		return new LsmOptions(directory, 64L << 20, 4096, 10, FsyncPolicy.INTERVAL, Duration.ofMillis(100), 4,
-				256L << 20, 10, 64L << 20, 7, Duration.ofDays(10), 2, Duration.ofSeconds(10), Compression.NONE,
+				256L << 20, 10, 64L << 20, 7, Duration.ofDays(10), 2, Duration.ofSeconds(10), Compression.LZ4,
 				defaultBlockCacheSize());
 	}
 
