@@ -100,15 +100,21 @@ public final class BlockCache implements AutoCloseable {
 		return null;
 	}
 
-	/** Caches a copy of a decompressed, verified block. */
-	void put(long table, long offset, byte[] raw) {
+	/**
+	 * Caches a copy of a decompressed, verified block and answers it pinned, as
+	 * {@link #acquire} does (the caller releases it); {@code null} when it is not cached
+	 * (larger than the whole cache).
+	 */
+	@Nullable Cached put(long table, long offset, byte[] raw) {
 		if (this.cache == null || raw.length > this.capacity) {
-			return;
+			return null;
 		}
 		MemorySegment data = NativeMemory.allocate(raw.length);
 		MemorySegment.copy(raw, 0, data, ValueLayout.JAVA_BYTE, 0, raw.length);
 		long held = this.allocated.addAndGet(raw.length);
-		this.cache.put(new Key(table, offset), new Cached(data));
+		Cached block = new Cached(data);
+		block.tryRetain();
+		this.cache.put(new Key(table, offset), block);
 		if (held > this.slackLimit) {
 			// Caffeine evicts in its maintenance, which a busy cache may defer by up to
 			// its
@@ -116,6 +122,7 @@ public final class BlockCache implements AutoCloseable {
 			// writer waits for it, so the memory stays bounded.
 			this.cache.cleanUp();
 		}
+		return block;
 	}
 
 	/** Drops the cached blocks of {@code table} at {@code offsets}. */

@@ -324,7 +324,18 @@ public final class SsTable {
 		}
 		if (raw != null && fill && this.cache.enabled()) {
 			this.cached = true;
-			this.cache.put(this.number, handle.offset(), raw);
+			BlockCache.Cached put = this.cache.put(this.number, handle.offset(), raw);
+			if (put != null) {
+				// Decoded from the native copy, as a hit is: the block decoder then meets
+				// two kinds of segment (native and mapped), not three, and its memory
+				// accesses stay inlined.
+				try {
+					return use.apply(Block.decode(put.data(), this.version));
+				}
+				finally {
+					put.release();
+				}
+			}
 		}
 		return use.apply(block);
 	}
