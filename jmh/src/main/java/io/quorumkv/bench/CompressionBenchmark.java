@@ -43,8 +43,8 @@ import org.openjdk.jmh.infra.Blackhole;
  * <ul>
  * <li>{@link #put}: an overwrite of a random existing key with another value of the mix
  * (its flushes and compactions compress in the background);</li>
- * <li>{@link #getPresent}: a get of a random key, read from a table (a block copied,
- * checked, decompressed, decoded);</li>
+ * <li>{@link #getPresent}: a get of a random key, read from a table (a compressed block
+ * from the block cache, or else copied, checked, decompressed and decoded);</li>
  * <li>{@link #scan1000}: 1000 entries from a random key.</li>
  * </ul>
  *
@@ -76,6 +76,14 @@ public class CompressionBenchmark {
 	@Param("100000")
 	public int keys = 100_000;
 
+	/**
+	 * The block cache in MiB, or {@code default}
+	 * ({@link LsmOptions#defaultBlockCacheSize()}); {@code 0} reads every compressed
+	 * block from its table, decompressing it each time.
+	 */
+	@Param("default")
+	public String blockCache = "default";
+
 	private @Nullable LsmStorage storage;
 
 	private @Nullable Path copy;
@@ -106,14 +114,19 @@ public class CompressionBenchmark {
 		Files.createDirectories(root);
 		this.copy = Files.createTempDirectory(root, "run-compression-" + ProcessHandle.current().pid() + "-");
 		Dataset.copyTree(golden.resolve("data"), this.copy.resolve("data"));
-		this.storage = LsmStorage.open(options(this.copy.resolve("data"), codec()));
+		LsmOptions options = options(this.copy.resolve("data"), codec());
+		if (!this.blockCache.equals("default")) {
+			options = options.withBlockCacheSize(Long.parseLong(this.blockCache) << 20);
+		}
+		this.storage = LsmStorage.open(options);
 		Map<String, Long> gauges = this.storage.stats().gauges();
 		long raw = gauges.get("tables.data.raw.bytes");
 		long stored = gauges.get("tables.data.stored.bytes");
 		System.out.printf(Locale.ROOT,
-				"# space %s: %,d keys, data %,d bytes raw, %,d stored (%.1f%% saved), table files %,d bytes%n",
+				"# space %s: %,d keys, data %,d bytes raw, %,d stored (%.1f%% saved), table files %,d bytes,"
+						+ " block cache %,d bytes%n",
 				this.compression, this.keys, raw, stored, 100.0 * (raw - stored) / raw,
-				tableBytes(this.copy.resolve("data")));
+				tableBytes(this.copy.resolve("data")), options.blockCacheSize());
 		this.clock.set(TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis()));
 	}
 
@@ -155,6 +168,10 @@ public class CompressionBenchmark {
 		LsmStorage open = this.storage;
 		this.storage = null;
 		if (open != null) {
+			Map<String, Long> counters = open.stats().counters();
+			System.out.printf(Locale.ROOT, "# block cache: %,d hits, %,d misses, %,d evictions%n",
+					counters.get("block.cache.hits"), counters.get("block.cache.misses"),
+					counters.get("block.cache.evictions"));
 			open.close();
 		}
 		Path folder = this.copy;

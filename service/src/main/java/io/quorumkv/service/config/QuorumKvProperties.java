@@ -147,11 +147,13 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * period and a repair) is quorumkv.storage.tombstone-grace-period
 	 * @param maxImmutableMemtables memtables waiting for their flush before writers stall
 	 * @param maxStall longest stall of a write before it fails with a 503
-	 * @param compression how the data blocks of new tables are compressed: {@code none}
-	 * (the default: with no cache of decoded blocks yet, LZ4 measured about 40% of the
-	 * uncompressed get rate), {@code lz4} or {@code zstd} (less disk, slower reads); each
-	 * table records its own, so a change needs no rewrite (compactions rewrite tables
-	 * under the new setting)
+	 * @param compression how the data blocks of new tables are compressed: {@code lz4}
+	 * (the default; the block cache keeps blocks decompressed), {@code none} or
+	 * {@code zstd} (less disk, slower reads); each table records its own, so a change
+	 * needs no rewrite (compactions rewrite tables under the new setting)
+	 * @param blockCache bytes of decompressed data blocks kept in native memory, off the
+	 * Java heap (default: a quarter of the maximum heap, at most 512 MB); {@code 0} turns
+	 * the cache off
 	 */
 	public record LsmProperties(@DefaultValue("64MB") DataSize memtableSize, @DefaultValue("4KB") DataSize blockSize,
 			@DefaultValue("10") int bloomBitsPerKey, @DefaultValue("interval") FsyncPolicy fsync,
@@ -159,7 +161,8 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("256MB") DataSize levelBaseSize, @DefaultValue("10") int levelSizeMultiplier,
 			@DefaultValue("64MB") DataSize targetTableSize, @DefaultValue("7") int maxLevels,
 			@DefaultValue("0s") Duration tombstoneGracePeriod, @DefaultValue("2") int maxImmutableMemtables,
-			@DefaultValue("10s") Duration maxStall, @DefaultValue("none") Compression compression) {
+			@DefaultValue("10s") Duration maxStall, @DefaultValue("lz4") Compression compression,
+			@Nullable DataSize blockCache) {
 
 		/** The backend's options for a folder. */
 		public LsmOptions toOptions(Path directory) {
@@ -167,7 +170,8 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 					this.bloomBitsPerKey, this.fsync, this.fsyncInterval, this.level0CompactionTrigger,
 					this.levelBaseSize.toBytes(), this.levelSizeMultiplier, this.targetTableSize.toBytes(),
 					this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall,
-					this.compression);
+					this.compression,
+					(this.blockCache != null) ? this.blockCache.toBytes() : LsmOptions.defaultBlockCacheSize());
 		}
 
 	}

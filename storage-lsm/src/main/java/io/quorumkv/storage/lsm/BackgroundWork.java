@@ -62,9 +62,9 @@ final class BackgroundWork {
 		LsmOptions o = engine.options;
 		this.planner = new LeveledPlanner(o.maxLevels(), o.level0CompactionTrigger(), o::levelTargetSize);
 		this.manifest = new ManifestEditor(engine);
-		this.compactions = new CompactionRunner(
-				engine, this.manifest, new Compactor(engine.io, o.blockSize(), o.bloomBitsPerKey(),
-						o.compression().codec(), o.targetTableSize(), (n) -> DataFiles.table(engine.dir, n)),
+		this.compactions = new CompactionRunner(engine, this.manifest,
+				new Compactor(engine.io, o.blockSize(), o.bloomBitsPerKey(), o.compression().codec(),
+						o.targetTableSize(), (n) -> DataFiles.table(engine.dir, n), engine.blockCache),
 				() -> this.stopping);
 	}
 
@@ -234,7 +234,7 @@ final class BackgroundWork {
 			for (Iterator<Entry> it = memtable.iterator(); it.hasNext();) {
 				builder.add(it.next());
 			}
-			return builder.finishAndOpen();
+			return builder.finishAndOpen(this.engine.blockCache);
 		}
 	}
 

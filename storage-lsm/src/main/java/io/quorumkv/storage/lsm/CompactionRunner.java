@@ -158,12 +158,28 @@ final class CompactionRunner {
 				}
 			}
 			for (SsTable t : outside) {
-				if (t.properties().minTimestamp() <= ts && t.properties().mayContainKey(key) && t.mayContain(key)) {
+				if (t.properties().minTimestamp() <= ts && t.properties().mayContainKey(key) && mayContain(t, key)) {
 					return true;
 				}
 			}
 			return false;
 		};
+	}
+
+	/**
+	 * The table's bloom filter, read pinned (it lives in the table's arena); a table
+	 * released meanwhile answers yes, the safe answer.
+	 */
+	private static boolean mayContain(SsTable table, byte[] key) {
+		if (!table.tryRetain()) {
+			return true;
+		}
+		try {
+			return table.mayContain(key);
+		}
+		finally {
+			table.release();
+		}
 	}
 
 	/** The probe again, on the state of now (late writes are held out meanwhile). */

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.LongAdder;
 import io.quorumkv.storage.StorageStats;
 import io.quorumkv.storage.lsm.compaction.LeveledPlanner;
 import io.quorumkv.storage.lsm.compaction.Levels;
+import io.quorumkv.storage.lsm.sstable.BlockCache;
 import io.quorumkv.storage.lsm.sstable.BlockCodec;
 import io.quorumkv.storage.lsm.sstable.SsTable;
 import io.quorumkv.storage.lsm.sstable.TableFormat;
@@ -45,7 +46,7 @@ final class EngineStats {
 
 	final LongAdder stallNanos = new LongAdder();
 
-	StorageStats snapshot(LsmState state, LeveledPlanner planner, @Nullable Throwable failure) {
+	StorageStats snapshot(LsmState state, LeveledPlanner planner, BlockCache cache, @Nullable Throwable failure) {
 		Map<String, Long> counters = new LinkedHashMap<>();
 		counters.put("upserts", this.upserts.sum());
 		counters.put("gets", this.gets.sum());
@@ -62,6 +63,9 @@ final class EngineStats {
 		counters.put("bloom.false.positives", this.bloomFalsePositives.sum());
 		counters.put("get.tables.consulted", this.tablesConsulted.sum());
 		counters.put("stall.nanos", this.stallNanos.sum());
+		counters.put("block.cache.hits", cache.hits());
+		counters.put("block.cache.misses", cache.misses());
+		counters.put("block.cache.evictions", cache.evictions());
 		Map<String, Long> gauges = new LinkedHashMap<>();
 		long memtableBytes = 0;
 		long walBytesOnDisk = 0;
@@ -100,6 +104,9 @@ final class EngineStats {
 		gauges.put("tables", tables);
 		gauges.put("disk.bytes", tableBytes + walBytesOnDisk);
 		gauges.put("compaction.pending.bytes", planner.pendingBytes(levels));
+		gauges.put("block.cache.bytes", cache.size());
+		gauges.put("block.cache.capacity", cache.capacity());
+		gauges.put("block.cache.allocated.bytes", cache.allocatedBytes());
 		return new StorageStats(LsmEngine.BACKEND, counters, gauges, (failure != null) ? failure.toString() : null);
 	}
 

@@ -26,6 +26,7 @@ import io.quorumkv.storage.StorageOverloadedException;
 import io.quorumkv.storage.StorageStats;
 import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.memtable.MemTable;
+import io.quorumkv.storage.lsm.sstable.BlockCache;
 import io.quorumkv.storage.lsm.wal.Syncer;
 import io.quorumkv.storage.lsm.wal.WalRecord;
 import io.quorumkv.storage.lsm.wal.WalWriter;
@@ -69,6 +70,9 @@ final class LsmEngine {
 	private final long clockFloor;
 
 	final EngineStats stats = new EngineStats();
+
+	/** Decompressed data blocks of this engine's tables, off the heap; closed last. */
+	final BlockCache blockCache;
 
 	/**
 	 * What a compaction must also ask before it purges a tombstone ({@code Storage}'s
@@ -118,8 +122,9 @@ final class LsmEngine {
 	private final Syncer syncer;
 
 	LsmEngine(LsmOptions options, FileIo io, Clock clock, long clockFloor, LsmState initial, long nextFileNumber,
-			FileChannel lockChannel, FileLock lock) {
+			FileChannel lockChannel, FileLock lock, BlockCache blockCache) {
 		this.options = options;
+		this.blockCache = blockCache;
 		this.io = io;
 		this.clock = clock;
 		this.clockFloor = clockFloor;
@@ -394,7 +399,7 @@ final class LsmEngine {
 	}
 
 	StorageStats stats() {
-		return this.stats.snapshot(this.state.get(), this.background.planner(), this.failure.get());
+		return this.stats.snapshot(this.state.get(), this.background.planner(), this.blockCache, this.failure.get());
 	}
 
 	/**
@@ -433,6 +438,7 @@ final class LsmEngine {
 		}
 		this.syncer.close();
 		last.levels().all().forEach((t) -> t.release());
+		this.blockCache.close();
 		this.flushed.complete(null);
 		try {
 			this.lock.release();

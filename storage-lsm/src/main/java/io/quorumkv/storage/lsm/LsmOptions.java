@@ -38,14 +38,17 @@ import java.util.Objects;
  * @param maxStall how long a stalled upsert waits before failing with
  * {@link io.quorumkv.storage.StorageOverloadedException} (default 10 s)
  * @param compression how the data blocks of new tables are compressed (default
- * {@link Compression#NONE}: without a cache of decoded blocks, a compressed table's get
- * decodes a whole block; see docs/storage-lsm.md); tables keep the codec they were
- * written with, so changing it needs no rewrite
+ * {@link Compression#LZ4}; the block cache keeps decompressed blocks, see
+ * docs/storage-lsm.md); tables keep the codec they were written with, so changing it
+ * needs no rewrite
+ * @param blockCacheSize bytes of decompressed data blocks kept in native memory, off the
+ * Java heap (default {@link #defaultBlockCacheSize()}: a quarter of the maximum heap, at
+ * most 512 MiB); 0 turns the cache off
  */
 public record LsmOptions(Path directory, long memtableSize, int blockSize, int bloomBitsPerKey, FsyncPolicy fsync,
 		Duration fsyncInterval, int level0CompactionTrigger, long levelBaseSize, int levelSizeMultiplier,
 		long targetTableSize, int maxLevels, Duration tombstoneGracePeriod, int maxImmutableMemtables,
-		Duration maxStall, Compression compression) {
+		Duration maxStall, Compression compression, long blockCacheSize) {
 
 	public LsmOptions {
 		Objects.requireNonNull(directory, "directory");
@@ -66,12 +69,22 @@ public record LsmOptions(Path directory, long memtableSize, int blockSize, int b
 		require(!tombstoneGracePeriod.isNegative(), "tombstoneGracePeriod must not be negative");
 		require(maxImmutableMemtables >= 1, "maxImmutableMemtables must be at least 1");
 		require(!maxStall.isNegative(), "maxStall must not be negative");
+		require(blockCacheSize >= 0, "blockCacheSize must not be negative");
 	}
 
 	/** The defaults on {@code directory}. */
 	public static LsmOptions defaults(Path directory) {
 		return new LsmOptions(directory, 64L << 20, 4096, 10, FsyncPolicy.INTERVAL, Duration.ofMillis(100), 4,
-				256L << 20, 10, 64L << 20, 7, Duration.ofDays(10), 2, Duration.ofSeconds(10), Compression.NONE);
+				256L << 20, 10, 64L << 20, 7, Duration.ofDays(10), 2, Duration.ofSeconds(10), Compression.LZ4,
+				defaultBlockCacheSize());
+	}
+
+	/**
+	 * The default block cache: a quarter of the maximum heap, at most 512 MiB (the
+	 * default of Cassandra's off-heap chunk cache); 256 MiB beside a 1 GiB heap.
+	 */
+	public static long defaultBlockCacheSize() {
+		return Math.min(512L << 20, Runtime.getRuntime().maxMemory() / 4);
 	}
 
 	private static void require(boolean condition, String message) {
@@ -84,34 +97,35 @@ public record LsmOptions(Path directory, long memtableSize, int blockSize, int b
 		return new LsmOptions(this.directory, bytes, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression);
+				this.maxStall, this.compression, this.blockCacheSize);
 	}
 
 	public LsmOptions withBlockSize(int bytes) {
 		return new LsmOptions(this.directory, this.memtableSize, bytes, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression);
+				this.maxStall, this.compression, this.blockCacheSize);
 	}
 
 	public LsmOptions withBloomBitsPerKey(int bits) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, bits, this.fsync, this.fsyncInterval,
 				this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier, this.targetTableSize,
-				this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall, this.compression);
+				this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall, this.compression,
+				this.blockCacheSize);
 	}
 
 	public LsmOptions withFsync(FsyncPolicy policy) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, policy,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression);
+				this.maxStall, this.compression, this.blockCacheSize);
 	}
 
 	public LsmOptions withFsyncInterval(Duration interval) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				interval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression);
+				this.maxStall, this.compression, this.blockCacheSize);
 	}
 
 	/**
@@ -121,42 +135,50 @@ public record LsmOptions(Path directory, long memtableSize, int blockSize, int b
 	public LsmOptions withCompaction(int level0Trigger, long levelBase, int multiplier, long tableSize) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, level0Trigger, levelBase, multiplier, tableSize, this.maxLevels,
-				this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall, this.compression);
+				this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall, this.compression,
+				this.blockCacheSize);
 	}
 
 	public LsmOptions withMaxLevels(int levels) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, levels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall,
-				this.compression);
+				this.compression, this.blockCacheSize);
 	}
 
 	public LsmOptions withTombstoneGracePeriod(Duration grace) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, grace, this.maxImmutableMemtables, this.maxStall,
-				this.compression);
+				this.compression, this.blockCacheSize);
 	}
 
 	public LsmOptions withMaxImmutableMemtables(int count) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
-				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, count, this.maxStall,
-				this.compression);
+				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, count, this.maxStall, this.compression,
+				this.blockCacheSize);
 	}
 
 	public LsmOptions withMaxStall(Duration stall) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, stall,
-				this.compression);
+				this.compression, this.blockCacheSize);
 	}
 
 	public LsmOptions withCompression(Compression codec) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, codec);
+				this.maxStall, codec, this.blockCacheSize);
+	}
+
+	public LsmOptions withBlockCacheSize(long bytes) {
+		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
+				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
+				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
+				this.maxStall, this.compression, bytes);
 	}
 
 	/** Target bytes of {@code level} (1-based; level 0 is bounded by table count). */

@@ -81,15 +81,17 @@ final class ReadPath {
 					if (!table.properties().mayContainKey(key)) {
 						continue;
 					}
-					if (!table.mayContain(key)) {
-						this.stats.bloomUseful.increment();
-						continue;
-					}
+					// Pinned before its filter is read: the filter lives in the table's
+					// arena.
 					if (!table.tryRetain()) {
 						restart = true;
 						break;
 					}
 					try {
+						if (!table.mayContain(key)) {
+							this.stats.bloomUseful.increment();
+							continue;
+						}
 						Entry found = table.find(key);
 						this.stats.tablesConsulted.increment();
 						if (found == null) {

@@ -22,6 +22,7 @@ import io.quorumkv.storage.lsm.compaction.Levels;
 import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.manifest.Manifest;
 import io.quorumkv.storage.lsm.memtable.MemTable;
+import io.quorumkv.storage.lsm.sstable.BlockCache;
 import io.quorumkv.storage.lsm.sstable.SsTable;
 import io.quorumkv.storage.lsm.wal.WalReader;
 import io.quorumkv.storage.lsm.wal.WalWriter;
@@ -75,6 +76,7 @@ final class Recovery {
 			throw new StorageException("LSM storage in " + dir + " is already open");
 		}
 		List<SsTable> opened = new ArrayList<>();
+		BlockCache cache = BlockCache.create(options.blockCacheSize());
 		long start = System.nanoTime();
 		try {
 			Manifest manifest = Manifest.read(io, dir);
@@ -89,7 +91,7 @@ final class Recovery {
 					throw new StorageException("table " + ref.number() + " is at level " + ref.level()
 							+ " but maxLevels is " + options.maxLevels());
 				}
-				SsTable table = SsTable.open(io, DataFiles.table(dir, ref.number()), ref.number());
+				SsTable table = SsTable.open(io, DataFiles.table(dir, ref.number()), ref.number(), cache);
 				opened.add(table);
 				levels = levels.withTable(ref.level(), table);
 				live.add(ref.number());
@@ -157,7 +159,7 @@ final class Recovery {
 					frozen.isEmpty() ? "" : " (a frozen memtable until its flush in the background)",
 					millis(walsReplayed, done));
 			LsmState state = new LsmState(new MemTableSlot(new MemTable(), active), frozen, levels);
-			LsmEngine engine = new LsmEngine(options, io, clock, watermark, state, next, lockChannel, lock);
+			LsmEngine engine = new LsmEngine(options, io, clock, watermark, state, next, lockChannel, lock, cache);
 			engine.purgePolicy = purgePolicy;
 			if (!frozen.isEmpty()) {
 				engine.background.scheduleFlush();
@@ -168,6 +170,7 @@ final class Recovery {
 		}
 		catch (IOException | RuntimeException ex) {
 			opened.forEach(SsTable::release);
+			cache.close();
 			lock.release();
 			lockChannel.close();
 			throw ex;

@@ -248,9 +248,11 @@ class LsmEngineTest {
 			assertThat(stats.backend()).isEqualTo("lsm");
 			assertThat(stats.counters()).containsKeys("upserts", "gets", "scans", "flush.count", "flush.bytes",
 					"compaction.count", "compaction.bytes.read", "compaction.bytes.written", "wal.bytes",
-					"bloom.useful", "bloom.false.positives", "stall.nanos");
+					"bloom.useful", "bloom.false.positives", "stall.nanos", "block.cache.hits", "block.cache.misses",
+					"block.cache.evictions");
 			assertThat(stats.gauges()).containsKeys("memtable.bytes", "memtables.immutable", "tables", "tables.level.0",
-					"tables.level.6", "disk.bytes", "compaction.pending.bytes");
+					"tables.level.6", "disk.bytes", "compaction.pending.bytes", "block.cache.bytes",
+					"block.cache.capacity", "block.cache.allocated.bytes");
 			assertThat(stats.counters()).containsEntry("upserts", 1L)
 				.containsEntry("gets", 1L)
 				.containsEntry("scans", 1L)

@@ -24,6 +24,9 @@ class LsmOptionsTest {
 		assertThat(this.defaults.levelTargetSize(3)).isEqualTo(100 * (256L << 20));
 		assertThat(this.defaults.tombstoneGracePeriod()).isEqualTo(Duration.ofDays(10));
 		assertThat(this.defaults.maxImmutableMemtables()).isEqualTo(2);
+		assertThat(this.defaults.compression()).isEqualTo(Compression.LZ4);
+		assertThat(this.defaults.blockCacheSize()).isEqualTo(Math.min(512L << 20, Runtime.getRuntime().maxMemory() / 4))
+			.isPositive();
 	}
 
 	@Test
@@ -46,6 +49,7 @@ class LsmOptionsTest {
 			.hasMessageContaining("tombstoneGracePeriod");
 		assertThatThrownBy(() -> this.defaults.withMaxImmutableMemtables(0))
 			.hasMessageContaining("maxImmutableMemtables");
+		assertThatThrownBy(() -> this.defaults.withBlockCacheSize(-1)).hasMessageContaining("blockCacheSize");
 	}
 
 }

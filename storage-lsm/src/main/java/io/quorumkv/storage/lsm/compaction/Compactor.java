@@ -14,6 +14,7 @@ import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.iterator.ConcatIterator;
 import io.quorumkv.storage.lsm.iterator.EntryIterator;
 import io.quorumkv.storage.lsm.iterator.MergingIterator;
+import io.quorumkv.storage.lsm.sstable.BlockCache;
 import io.quorumkv.storage.lsm.sstable.BlockCodec;
 import io.quorumkv.storage.lsm.sstable.SsTable;
 import io.quorumkv.storage.lsm.sstable.SsTableBuilder;
@@ -41,13 +42,17 @@ public final class Compactor {
 
 	private final LongFunction<Path> tablePath;
 
+	private final BlockCache cache;
+
 	/**
 	 * @param codec how the outputs' data blocks are compressed
 	 * @param tablePath the path of a new table file from a fresh file number
+	 * @param cache the engine's block cache, for the new tables
 	 */
 	public Compactor(FileIo io, int blockSize, int bloomBitsPerKey, BlockCodec codec, long targetTableSize,
-			LongFunction<Path> tablePath) {
+			LongFunction<Path> tablePath, BlockCache cache) {
 		this.io = io;
+		this.cache = cache;
 		this.blockSize = blockSize;
 		this.bloomBitsPerKey = bloomBitsPerKey;
 		this.codec = codec;
@@ -176,7 +181,7 @@ public final class Compactor {
 	}
 
 	private long finish(SsTableBuilder builder, List<SsTable> outputs) throws IOException {
-		SsTable table = builder.finishAndOpen();
+		SsTable table = builder.finishAndOpen(this.cache);
 		outputs.add(table);
 		return table.fileSize();
 	}

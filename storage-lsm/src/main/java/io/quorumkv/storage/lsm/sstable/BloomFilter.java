@@ -1,6 +1,8 @@
 package io.quorumkv.storage.lsm.sstable;
 
-import java.nio.ByteBuffer;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 import org.jspecify.annotations.Nullable;
 
@@ -10,29 +12,44 @@ import org.jspecify.annotations.Nullable;
  * {@code h1 + i * h2} from one 64-bit hash of the key.
  *
  * <pre>
- * filter = u8 k | u32 wordCount | u64 word * wordCount     (then u32 crc32c in the file)
+ * filter = u8 k | u32 wordCount | u64 word * wordCount     (then the block trailer)
  * </pre>
+ *
+ * <p>
+ * The filter is its encoded bytes in a {@link MemorySegment}: a table's filter is a slice
+ * of a copy in the table's arena (off the Java heap, see {@link SsTable}); a filter being
+ * built is a heap segment. Probes read the big-endian words where they lie.
  */
 public final class BloomFilter {
 
-	private final long[] words;
+	private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+	private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+	static final int HEADER = 5;
+
+	/** The encoded filter: header, then the words. */
+	private final MemorySegment bytes;
 
 	private final int probes;
 
 	private final long bitCount;
 
-	private BloomFilter(long[] words, int probes) {
-		this.words = words;
+	private BloomFilter(MemorySegment bytes, int probes, long wordCount) {
+		this.bytes = bytes;
 		this.probes = probes;
-		this.bitCount = (long) words.length * 64;
+		this.bitCount = wordCount * 64;
 	}
 
-	/** An empty filter sized for {@code keys} keys. */
+	/** An empty filter sized for {@code keys} keys, on the heap (a builder's). */
 	public static BloomFilter create(long keys, int bitsPerKey) {
 		long bits = Math.max(64, keys * bitsPerKey);
-		int wordCount = (int) Math.min(Integer.MAX_VALUE - 8, (bits + 63) / 64);
+		int wordCount = (int) Math.min((Integer.MAX_VALUE - 8 - HEADER) / 8, (bits + 63) / 64);
 		int probes = (int) Math.max(1, Math.min(30, Math.round(bitsPerKey * Math.log(2))));
-		return new BloomFilter(new long[wordCount], probes);
+		MemorySegment bytes = MemorySegment.ofArray(new byte[HEADER + 8 * wordCount]);
+		bytes.set(ValueLayout.JAVA_BYTE, 0, (byte) probes);
+		bytes.set(INT, 1, wordCount);
+		return new BloomFilter(bytes, probes, wordCount);
 	}
 
 	public void add(byte[] key) {
@@ -44,7 +61,8 @@ public final class BloomFilter {
 		long h2 = (hash >>> 32) | (hash << 32) | 1;
 		for (int i = 0; i < this.probes; i++) {
 			long bit = Math.floorMod(h1 + i * h2, this.bitCount);
-			this.words[(int) (bit >>> 6)] |= 1L << bit;
+			long at = HEADER + 8 * (bit >>> 6);
+			this.bytes.set(WORD, at, this.bytes.get(WORD, at) | (1L << bit));
 		}
 	}
 
@@ -54,7 +72,7 @@ public final class BloomFilter {
 		long h2 = (hash >>> 32) | (hash << 32) | 1;
 		for (int i = 0; i < this.probes; i++) {
 			long bit = Math.floorMod(h1 + i * h2, this.bitCount);
-			if ((this.words[(int) (bit >>> 6)] & (1L << bit)) == 0) {
+			if ((this.bytes.get(WORD, HEADER + 8 * (bit >>> 6)) & (1L << bit)) == 0) {
 				return false;
 			}
 		}
@@ -78,33 +96,38 @@ public final class BloomFilter {
 		return h;
 	}
 
+	/** The encoded filter, as written in a table (without its trailer). */
+	MemorySegment encoded() {
+		return this.bytes;
+	}
+
 	byte[] encode() {
-		ByteBuffer out = ByteBuffer.allocate(5 + 8 * this.words.length);
-		out.put((byte) this.probes).putInt(this.words.length);
-		for (long w : this.words) {
-			out.putLong(w);
-		}
-		return out.array();
+		return this.bytes.toArray(ValueLayout.JAVA_BYTE);
 	}
 
 	/** Decodes a checksum-verified filter; {@code null} when its lengths disagree. */
 	static @Nullable BloomFilter decode(byte[] bytes) {
-		if (bytes.length < 5) {
+		return decode(MemorySegment.ofArray(bytes));
+	}
+
+	/**
+	 * A checksum-verified filter read where it lies in {@code bytes} (which must stay
+	 * readable while the filter is used); {@code null} when its lengths disagree.
+	 */
+	static @Nullable BloomFilter decode(MemorySegment bytes) {
+		if (bytes.byteSize() < HEADER) {
 			return null;
 		}
-		ByteBuffer in = ByteBuffer.wrap(bytes);
-		int probes = in.get();
-		int wordCount = in.getInt();
-		if (probes < 1 || probes > 30 || wordCount < 1 || (long) wordCount * 8 != bytes.length - 5) {
+		int probes = bytes.get(ValueLayout.JAVA_BYTE, 0);
+		long wordCount = Integer.toUnsignedLong(bytes.get(INT, 1));
+		if (probes < 1 || probes > 30 || wordCount < 1 || wordCount * 8 != bytes.byteSize() - HEADER) {
 			return null;
 		}
-		long[] words = new long[wordCount];
-		in.asLongBuffer().get(words);
-		return new BloomFilter(words, probes);
+		return new BloomFilter(bytes, probes, wordCount);
 	}
 
 	long sizeInBytes() {
-		return 8L * this.words.length;
+		return this.bytes.byteSize() - HEADER;
 	}
 
 }

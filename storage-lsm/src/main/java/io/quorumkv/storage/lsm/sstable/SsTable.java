@@ -4,15 +4,14 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.zip.CRC32C;
 
 import io.quorumkv.storage.CorruptedStorageException;
 import io.quorumkv.storage.Entry;
-import io.quorumkv.storage.Keys;
 import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.iterator.EntryIterator;
 import org.jspecify.annotations.Nullable;
@@ -20,11 +19,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * An open, immutable table file (layout in {@code docs/formats/sstable.md}),
  * memory-mapped through one shared {@link Arena}; offsets are longs, so files over 2 GiB
- * work. Reads tables of every {@link TableFormat} version. The index, bloom filter and
- * properties are decoded once on open; a data block's CRC32C is verified on every read
- * (over the stored bytes: before a compressed block is decompressed), then a block stored
- * raw is read in place in the mapping and a compressed one is copied out and decompressed
- * ({@link BlockCodec}).
+ * work. Reads tables of every {@link TableFormat} version. The properties are decoded
+ * once on open; the bloom filter and the index are copied into the table's arena, off the
+ * Java heap, and their checksums verified over the copies, so the heap holds a handle per
+ * table whatever its size (no array grows with its keys or blocks); a data block's CRC32C
+ * is verified on every read (over the stored bytes: before a compressed block is
+ * decompressed), then a block stored raw is read in place in the mapping and a compressed
+ * one is copied out and decompressed ({@link BlockCodec}).
  *
  * <p>
  * Reference counted: the engine's state holds one reference, every reader pins the table
@@ -34,6 +35,9 @@ import org.jspecify.annotations.Nullable;
  * can never be retained again.
  */
 public final class SsTable {
+
+	private static final ValueLayout.OfInt BIG_ENDIAN_INT = ValueLayout.JAVA_INT_UNALIGNED
+		.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
 	private final FileIo io;
 
@@ -51,19 +55,23 @@ public final class SsTable {
 
 	private final BloomFilter bloom;
 
-	private final byte[][] lastKeys;
-
-	private final BlockHandle[] blocks;
+	private final BlockIndex index;
 
 	private final int version;
+
+	private final BlockCache cache;
+
+	/** Whether a block of this table was ever put in the cache (to drop on release). */
+	private volatile boolean cached;
 
 	private final AtomicInteger refs = new AtomicInteger(1);
 
 	private volatile boolean obsolete;
 
 	private SsTable(FileIo io, Path path, long number, long fileSize, Arena arena, MemorySegment segment,
-			TableProperties properties, BloomFilter bloom, byte[][] lastKeys, BlockHandle[] blocks, int version) {
+			TableProperties properties, BloomFilter bloom, BlockIndex index, int version, BlockCache cache) {
 		this.io = io;
+		this.cache = cache;
 		this.version = version;
 		this.path = path;
 		this.number = number;
@@ -72,12 +80,22 @@ public final class SsTable {
 		this.segment = segment;
 		this.properties = properties;
 		this.bloom = bloom;
-		this.lastKeys = lastKeys;
-		this.blocks = blocks;
+		this.index = index;
 	}
 
-	/** Maps and validates a table file; the caller owns the one initial reference. */
+	/**
+	 * Maps and validates a table file, without a block cache; the caller owns the one
+	 * initial reference.
+	 */
 	public static SsTable open(FileIo io, Path path, long number) throws IOException {
+		return open(io, path, number, BlockCache.DISABLED);
+	}
+
+	/**
+	 * Maps and validates a table file whose decompressed blocks go through {@code cache};
+	 * the caller owns the one initial reference.
+	 */
+	public static SsTable open(FileIo io, Path path, long number, BlockCache cache) throws IOException {
 		Arena arena = Arena.ofShared();
 		try {
 			MemorySegment segment = io.map(path, arena);
@@ -98,38 +116,21 @@ public final class SsTable {
 					readMeta(path, segment, footer.properties(), "SSTable properties", version), version,
 					footer.bloom().offset());
 			BloomFilter bloom = BloomFilter
-				.decode(readMeta(path, segment, footer.bloom(), "SSTable bloom filter", version));
+				.decode(copyMeta(path, segment, footer.bloom(), "SSTable bloom filter", version, arena));
 			if (properties == null || bloom == null || properties.entryCount() != footer.entryCount()
 					|| properties.maxTimestamp() != footer.maxTimestamp()) {
 				throw new CorruptedStorageException(path, footer.properties().offset(), "SSTable meta blocks",
 						"inconsistent properties or bloom filter");
 			}
-			ByteBuffer index = ByteBuffer.wrap(readMeta(path, segment, footer.index(), "SSTable index", version));
-			int count = index.getInt();
-			if (count < 1 || count > index.remaining() / (4 + BlockHandle.ENCODED_SIZE)) {
-				throw new CorruptedStorageException(path, footer.index().offset(), "SSTable index",
-						"bad block count " + count);
+			BlockIndex index;
+			try {
+				index = BlockIndex.decode(copyMeta(path, segment, footer.index(), "SSTable index", version, arena),
+						arena, version, footer.bloom().offset());
 			}
-			byte[][] lastKeys = new byte[count][];
-			BlockHandle[] blocks = new BlockHandle[count];
-			for (int i = 0; i < count; i++) {
-				int keyLength = index.remaining() >= 4 ? index.getInt() : -1;
-				if (keyLength <= 0 || keyLength > index.remaining() - BlockHandle.ENCODED_SIZE) {
-					throw new CorruptedStorageException(path, footer.index().offset(), "SSTable index",
-							"bad key length in entry " + i);
-				}
-				lastKeys[i] = new byte[keyLength];
-				index.get(lastKeys[i]);
-				long[] raw = BlockHandle.read(index);
-				if (raw[0] < 0 || raw[1] < 0
-						|| raw[0] + raw[1] + TableFormat.trailerSize(version) > footer.bloom().offset()
-						|| (i > 0 && Keys.compare(lastKeys[i - 1], lastKeys[i]) >= 0)) {
-					throw new CorruptedStorageException(path, footer.index().offset(), "SSTable index",
-							"entry " + i + " out of bounds or out of order");
-				}
-				blocks[i] = new BlockHandle(raw[0], (int) raw[1]);
+			catch (IllegalArgumentException ex) {
+				throw new CorruptedStorageException(path, footer.index().offset(), "SSTable index", ex.getMessage());
 			}
-			return new SsTable(io, path, number, size, arena, segment, properties, bloom, lastKeys, blocks, version);
+			return new SsTable(io, path, number, size, arena, segment, properties, bloom, index, version, cache);
 		}
 		catch (IOException | RuntimeException ex) {
 			arena.close();
@@ -152,6 +153,36 @@ public final class SsTable {
 					"meta block stored with codec " + stored.codec());
 		}
 		return stored.bytes().toArray(ValueLayout.JAVA_BYTE);
+	}
+
+	/**
+	 * A meta block (never compressed) copied into {@code arena}, off the Java heap; the
+	 * checksum is verified over the copy, so the bytes used are the bytes verified.
+	 */
+	private static MemorySegment copyMeta(Path path, MemorySegment segment, BlockHandle handle, String structure,
+			int version, Arena arena) {
+		if (handle.end(version) > segment.byteSize()) {
+			throw new CorruptedStorageException(path, handle.offset(), structure, "block out of bounds");
+		}
+		MemorySegment copy = arena.allocate(Math.max(1, handle.size()), Long.BYTES)
+			.asSlice(0, handle.size())
+			.copyFrom(segment.asSlice(handle.offset(), handle.size()));
+		long trailer = handle.offset() + handle.size();
+		CRC32C crc = new CRC32C();
+		crc.update(copy.asByteBuffer());
+		if (version != TableFormat.VERSION_1) {
+			int codec = Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, trailer));
+			if (codec != BlockCodec.NONE.id()) {
+				throw new CorruptedStorageException(path, handle.offset(), structure,
+						"meta block stored with codec " + codec);
+			}
+			crc.update(codec);
+			trailer++;
+		}
+		if ((int) crc.getValue() != segment.get(BIG_ENDIAN_INT, trailer)) {
+			throw new CorruptedStorageException(path, handle.offset(), structure, "checksum mismatch");
+		}
+		return copy;
 	}
 
 	/**
@@ -180,7 +211,7 @@ public final class SsTable {
 			crc.update(codec);
 			trailer++;
 		}
-		int stored = segment.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), trailer);
+		int stored = segment.get(BIG_ENDIAN_INT, trailer);
 		if ((int) crc.getValue() != stored) {
 			throw new CorruptedStorageException(path, handle.offset(), structure, "checksum mismatch");
 		}
@@ -220,6 +251,10 @@ public final class SsTable {
 		return this.properties.maxTimestamp();
 	}
 
+	/**
+	 * Whether the bloom filter lets {@code key} through; the caller pinned the table (the
+	 * filter lives in the table's arena).
+	 */
 	public boolean mayContain(byte[] key) {
 		return this.bloom.mayContain(key);
 	}
@@ -227,55 +262,82 @@ public final class SsTable {
 	/** The entry of {@code key}, reading one data block; the caller pinned the table. */
 	public @Nullable Entry find(byte[] key) {
 		int i = blockIndexFor(key);
-		return (i < this.blocks.length) ? readBlock(i).find(key) : null;
+		return (i < this.index.count()) ? withBlock(i, true, (block) -> block.find(key)) : null;
 	}
 
 	/** The first block whose last key is {@code >= key}; the block count when none. */
 	int blockIndexFor(byte[] key) {
-		int lo = 0;
-		int hi = this.lastKeys.length;
-		while (lo < hi) {
-			int mid = (lo + hi) >>> 1;
-			if (Keys.compare(this.lastKeys[mid], key) < 0) {
-				lo = mid + 1;
-			}
-			else {
-				hi = mid;
-			}
-		}
-		return lo;
+		return this.index.find(key);
 	}
 
 	int blockCount() {
-		return this.blocks.length;
+		return this.index.count();
 	}
 
 	/** Where data block {@code i} is stored; for tests that damage it. */
 	BlockHandle blockHandle(int i) {
-		return this.blocks[i];
+		return this.index.handle(i);
 	}
 
 	/**
-	 * Data block {@code i}: read in place in the mapping when it is stored raw (the
-	 * caller keeps the table pinned while it uses the block), decompressed into an array
-	 * otherwise.
+	 * Applies {@code use} to data block {@code i}, which it must not keep: a block stored
+	 * raw is read in place in the mapping (the caller keeps the table pinned); a
+	 * compressed one is served from the block cache, pinned there while {@code use} runs,
+	 * or else verified, decompressed and, when {@code fill}, put in the cache.
 	 */
-	Block readBlock(int i) {
-		BlockHandle handle = this.blocks[i];
+	<T> T withBlock(int i, boolean fill, Function<Block, T> use) {
+		BlockHandle handle = this.index.handle(i);
+		// The codec byte, unverified, only picks the way: the cache holds only blocks
+		// that were verified, and a block not found there is verified below.
+		boolean compressed = this.version != TableFormat.VERSION_1
+				&& this.segment.get(ValueLayout.JAVA_BYTE, handle.offset() + handle.size()) != BlockCodec.NONE.id();
+		if (compressed && this.cache.enabled()) {
+			BlockCache.Cached hit = this.cache.acquire(this.number, handle.offset());
+			if (hit != null) {
+				try {
+					return use.apply(Block.decode(hit.data(), this.version));
+				}
+				finally {
+					hit.release();
+				}
+			}
+		}
 		Stored stored = readChecked(this.path, this.segment, handle, "SSTable data block", this.version);
 		BlockCodec codec = BlockCodec.byId(stored.codec());
 		if (codec == null) {
 			throw new CorruptedStorageException(this.path, handle.offset(), "SSTable data block",
 					"unknown codec " + stored.codec());
 		}
+		Block block;
+		byte[] raw = null;
 		try {
-			MemorySegment raw = (codec == BlockCodec.NONE) ? stored.bytes()
-					: MemorySegment.ofArray(codec.decompress(stored.bytes().toArray(ValueLayout.JAVA_BYTE)));
-			return Block.decode(raw, this.version);
+			if (codec == BlockCodec.NONE) {
+				block = Block.decode(stored.bytes(), this.version);
+			}
+			else {
+				raw = codec.decompress(stored.bytes().toArray(ValueLayout.JAVA_BYTE));
+				block = Block.decode(MemorySegment.ofArray(raw), this.version);
+			}
 		}
 		catch (Block.BlockFormatException ex) {
 			throw new CorruptedStorageException(this.path, handle.offset(), "SSTable data block", ex.getMessage());
 		}
+		if (raw != null && fill && this.cache.enabled()) {
+			this.cached = true;
+			BlockCache.Cached put = this.cache.put(this.number, handle.offset(), raw);
+			if (put != null) {
+				// Decoded from the native copy, as a hit is: the block decoder then meets
+				// two kinds of segment (native and mapped), not three, and its memory
+				// accesses stay inlined.
+				try {
+					return use.apply(Block.decode(put.data(), this.version));
+				}
+				finally {
+					put.release();
+				}
+			}
+		}
+		return use.apply(block);
 	}
 
 	/** Entries with a key {@code >= from}; the caller pinned the table. */
@@ -312,6 +374,13 @@ public final class SsTable {
 			throw new IllegalStateException("table " + this.path + " released too often");
 		}
 		if (n == 0) {
+			if (this.cached) {
+				long[] offsets = new long[this.index.count()];
+				for (int i = 0; i < offsets.length; i++) {
+					offsets[i] = this.index.handle(i).offset();
+				}
+				this.cache.invalidate(this.number, offsets);
+			}
 			this.arena.close();
 			if (this.obsolete) {
 				try {

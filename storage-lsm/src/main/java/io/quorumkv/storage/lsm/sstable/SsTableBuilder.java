@@ -95,8 +95,16 @@ public final class SsTableBuilder implements AutoCloseable {
 
 	/** Finishes the file and opens it (the caller owns the table's one reference). */
 	public SsTable finishAndOpen() throws IOException {
+		return finishAndOpen(BlockCache.DISABLED);
+	}
+
+	/**
+	 * Finishes the file and opens it with {@code cache} (the caller owns the table's one
+	 * reference).
+	 */
+	public SsTable finishAndOpen(BlockCache cache) throws IOException {
 		finish();
-		return SsTable.open(this.io, this.target, this.number);
+		return SsTable.open(this.io, this.target, this.number, cache);
 	}
 
 	/** Adds the next entry; keys must be strictly ascending. */

@@ -27,15 +27,15 @@ final class SsTableIterator implements EntryIterator {
 		this.table = table;
 		this.keys = keys;
 		this.blockIndex = table.blockIndexFor(from);
-		this.entries = (this.blockIndex < table.blockCount()) ? table.readBlock(this.blockIndex).entriesFrom(from, keys)
-				: List.of();
+		this.entries = (this.blockIndex < table.blockCount())
+				? table.withBlock(this.blockIndex, false, (block) -> block.entriesFrom(from, keys)) : List.of();
 		skipEmpty();
 	}
 
 	private void skipEmpty() {
 		while (this.position >= this.entries.size() && this.blockIndex + 1 < this.table.blockCount()) {
 			this.blockIndex++;
-			this.entries = this.table.readBlock(this.blockIndex).entries(this.keys);
+			this.entries = this.table.withBlock(this.blockIndex, false, (block) -> block.entries(this.keys));
 			this.position = 0;
 		}
 	}
