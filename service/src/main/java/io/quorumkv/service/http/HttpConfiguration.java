@@ -102,6 +102,7 @@ class HttpConfiguration {
 			.POST(InternalApi.RING_COMMIT_PATH, agreement::commit)
 			.POST(InternalApi.RING_ABORT_PATH, agreement::abort)
 			.GET(InternalApi.RING_OUTCOME_PATH, agreement::outcome)
+			.POST(InternalApi.RAFT_PATH + "/{kind}", agreement::raft)
 			.filter(clock)
 			.filter(auth)
 			.build();

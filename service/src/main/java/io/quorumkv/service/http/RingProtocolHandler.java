@@ -1,6 +1,7 @@
 package io.quorumkv.service.http;
 
 import io.quorumkv.service.membership.Participant;
+import io.quorumkv.service.metadata.RaftEndpoint;
 import io.quorumkv.service.membership.Vote;
 import reactor.core.publisher.Mono;
 import tools.jackson.core.JacksonException;
@@ -22,13 +23,39 @@ class RingProtocolHandler {
 	/** A ring message is small: a ring of a few hundred nodes. */
 	private static final int MAX_MESSAGE = 1 << 20;
 
+	/**
+	 * A Raft call: a batch of entries or a snapshot chunk (the group keeps both small).
+	 */
+	private static final int MAX_RAFT_MESSAGE = 4 << 20;
+
 	private final Participant participant;
 
 	private final BodyBudget bodies;
 
-	RingProtocolHandler(Participant participant, BodyBudget bodies) {
+	private final RaftEndpoint raft;
+
+	RingProtocolHandler(Participant participant, BodyBudget bodies, RaftEndpoint raft) {
 		this.participant = participant;
 		this.bodies = bodies;
+		this.raft = raft;
+	}
+
+	/**
+	 * {@code POST /internal/v0/raft/{kind}}: one Raft call, answered with the serialized
+	 * reply; 404 for an unknown kind, 400 for a body that is not its message, 503 (with
+	 * the reason) when this node's Raft server cannot answer it.
+	 */
+	Mono<ServerResponse> raft(ServerRequest request) {
+		String kind = request.pathVariable("kind");
+		return this.bodies
+			.read(request, MAX_RAFT_MESSAGE,
+					(bytes) -> this.raft.handle(kind, bytes).map((answer) -> (ServerResponse) Reply.binary(answer)))
+			.onErrorResume(RaftEndpoint.BadCall.class,
+					(bad) -> Mono.just(Reply.text(bad.unknownKind() ? HttpStatus.NOT_FOUND : HttpStatus.BAD_REQUEST,
+							bad.getMessage())))
+			.onErrorResume(ApiException.class, ErrorResponses::toResponse)
+			.onErrorResume((error) -> !(error instanceof ApiException), (error) -> Mono
+				.just(Reply.text(HttpStatus.SERVICE_UNAVAILABLE, String.valueOf(error.getMessage()))));
 	}
 
 	Mono<ServerResponse> prepare(ServerRequest request) {

@@ -75,6 +75,13 @@ public final class InternalApi {
 	 */
 	public static final String CLEANUP_PATH = "/internal/v0/cleanup";
 
+	/**
+	 * {@code POST /internal/v0/raft/<kind>}: one call of the metadata layer's Raft RPC,
+	 * the body a serialized Ratis message of that kind, the answer its serialized reply
+	 * ({@code io.quorumkv.service.metadata}).
+	 */
+	public static final String RAFT_PATH = "/internal/v0/raft";
+
 	/** {@code GET}: 200 {@code {"id":…,"url":…,"clusterId":…|null,"epoch":n}}. */
 	public static final String RING_IDENTITY_PATH = "/internal/v0/ring/identity";
 
