@@ -38,6 +38,16 @@ class MetadataConfiguration {
 		return Schedulers.newBoundedElastic(THREADS, QUEUE, "quorumkv-raft", 60, true);
 	}
 
+	/**
+	 * Where the transport's asynchronous calls complete (Ratis goes on in their
+	 * callbacks): apart from {@link #raftScheduler}, so that a blocking Raft call waiting
+	 * there for its answer never waits for a thread of its own pool.
+	 */
+	@Bean(destroyMethod = "dispose")
+	Scheduler raftCallbacks() {
+		return Schedulers.newBoundedElastic(THREADS, QUEUE, "quorumkv-raft-callback", 60, true);
+	}
+
 	@Bean
 	RaftEndpoint raftEndpoint(Scheduler raftScheduler) {
 		return new RaftEndpoint(raftScheduler);
@@ -45,9 +55,9 @@ class MetadataConfiguration {
 
 	@Bean(destroyMethod = "close")
 	MetadataGroup metadataGroup(ClusterState state, PeerClient peers, RaftEndpoint endpoint, Scheduler raftScheduler,
-			QuorumKvProperties properties) {
+			Scheduler raftCallbacks, QuorumKvProperties properties) {
 		MetadataGroup.Settings settings = MetadataGroup.Settings.DEFAULTS;
-		RaftTransport transport = new RaftTransport(peers, settings.requestTimeout(), MAX_MESSAGE, raftScheduler);
+		RaftTransport transport = new RaftTransport(peers, settings.requestTimeout(), MAX_MESSAGE, raftCallbacks);
 		return new MetadataGroup(state, transport, endpoint, raftScheduler, properties.storage().path(), settings);
 	}
 

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
 
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.NodeState;
@@ -67,6 +68,9 @@ public final class MetadataGroup implements AutoCloseable {
 	 */
 	private static final int RETRIES = 60;
 
+	/** The file of the two-phase commit of ring changes that the log replaced. */
+	static final String AGREEMENT_FILE = "ring-agreement";
+
 	/** Voters of a ring of five normal nodes or more. */
 	static final int MAX_VOTERS = 5;
 
@@ -95,6 +99,8 @@ public final class MetadataGroup implements AutoCloseable {
 	private volatile @Nullable Disposable formatting;
 
 	private volatile @Nullable RaftGroupId groupId;
+
+	private volatile Function<Ring, Mono<Void>> beforeFirstRing = (ring) -> Mono.empty();
 
 	/**
 	 * The timing of the metadata layer.
@@ -140,6 +146,7 @@ public final class MetadataGroup implements AutoCloseable {
 		List<RingNode> normal = ring.nodes()
 			.stream()
 			.filter((node) -> node.state() == NodeState.NORMAL)
+			.filter((node) -> ring.change() == null || !ring.change().declaresDead(node.id()))
 			.sorted(Comparator.comparing(RingNode::id))
 			.toList();
 		int count = (normal.size() >= MAX_VOTERS) ? MAX_VOTERS : (normal.size() >= 3) ? 3 : normal.size();
@@ -154,7 +161,8 @@ public final class MetadataGroup implements AutoCloseable {
 			peers.add(peer(voter, RaftPeerRole.FOLLOWER));
 		}
 		for (RingNode node : ring.nodes()) {
-			if (node.state() != NodeState.REMOVED && !voters.contains(node)) {
+			boolean dead = ring.change() != null && ring.change().declaresDead(node.id());
+			if (node.state() != NodeState.REMOVED && !dead && !voters.contains(node)) {
 				peers.add(peer(node, RaftPeerRole.LISTENER));
 			}
 		}
@@ -170,6 +178,7 @@ public final class MetadataGroup implements AutoCloseable {
 		if (this.server != null) {
 			return;
 		}
+		forgetAgreementFile();
 		Ring ring = this.state.ring().orElse(null);
 		RaftServer.Builder builder = RaftServer.newBuilder()
 			.setServerId(RaftPeerId.valueOf(this.state.self().id()))
@@ -190,6 +199,19 @@ public final class MetadataGroup implements AutoCloseable {
 				: " without a group (waiting to be joined)"));
 		if (ring != null) {
 			this.formatting = formatWhenBehind();
+		}
+	}
+
+	/**
+	 * The two-phase commit that kept ring changes before the metadata log left its state
+	 * in {@code <data folder>/ring-agreement}: a proposal prepared here is moot now (the
+	 * log decides), so the file goes.
+	 */
+	private void forgetAgreementFile() throws IOException {
+		Path old = this.folder.resolveSibling(AGREEMENT_FILE);
+		if (java.nio.file.Files.deleteIfExists(old)) {
+			logger.info("Deleted " + old + ", the state of the two-phase commit that ring changes used before the "
+					+ "metadata log");
 		}
 	}
 
@@ -378,10 +400,92 @@ public final class MetadataGroup implements AutoCloseable {
 		if (mine != null && ring.epoch() <= mine.epoch()) {
 			return CompletableFuture.completedFuture(null);
 		}
-		return this.state.install(ring).onErrorResume((error) -> {
+		if (this.groupId == null) {
+			this.groupId = groupId(ring.clusterId());
+		}
+		Mono<Void> before = (mine == null) ? this.beforeFirstRing.apply(ring).onErrorResume((error) -> {
+			logger.warn("Before adopting the first ring: " + error.getMessage());
+			return Mono.empty();
+		}) : Mono.empty();
+		return before.then(this.state.install(ring)).onErrorResume((error) -> {
 			logger.warn("Could not adopt " + ring.describe() + " from the metadata log: " + error.getMessage());
 			return Mono.just(false);
 		}).toFuture();
+	}
+
+	/**
+	 * Runs before a node without a ring adopts its first one from the log (a newcomer
+	 * notes whether its storage is empty).
+	 */
+	public void beforeFirstRing(Function<Ring, Mono<Void>> hook) {
+		this.beforeFirstRing = hook;
+	}
+
+	/**
+	 * On the leader: makes the group's voters and listeners those the log's ring calls
+	 * for ({@link #peers}): a node new to the group is given it first (Ratis' group
+	 * management), then the configuration changes through Ratis' own joint consensus.
+	 * Does nothing on another node, or while a configuration change is under way.
+	 */
+	public Mono<Void> reconcilePeers() {
+		return Mono.fromRunnable(this::reconcileNow).subscribeOn(this.scheduler).then();
+	}
+
+	private void reconcileNow() {
+		RaftServer raft = this.server;
+		RaftGroupId group = this.groupId;
+		Ring ring = this.machine.ring();
+		if (raft == null || group == null || ring == null || !leads()) {
+			return;
+		}
+		try {
+			org.apache.ratis.server.RaftConfiguration conf = raft.getDivision(group).getRaftConf();
+			if (!conf.getPreviousPeers().isEmpty()) {
+				return;
+			}
+			List<RaftPeer> wanted = peers(ring);
+			java.util.Set<String> voters = ids(conf.getCurrentPeers(RaftPeerRole.FOLLOWER));
+			java.util.Set<String> listeners = ids(conf.getCurrentPeers(RaftPeerRole.LISTENER));
+			List<RaftPeer> wantedVoters = wanted.stream()
+				.filter((peer) -> peer.getStartupRole() == RaftPeerRole.FOLLOWER)
+				.toList();
+			List<RaftPeer> wantedListeners = wanted.stream()
+				.filter((peer) -> peer.getStartupRole() == RaftPeerRole.LISTENER)
+				.toList();
+			if (voters.equals(ids(wantedVoters)) && listeners.equals(ids(wantedListeners))) {
+				return;
+			}
+			RaftClient raftClient = client();
+			for (RaftPeer peer : wanted) {
+				String id = peer.getId().toString();
+				if (!voters.contains(id) && !listeners.contains(id)) {
+					try {
+						raftClient.getGroupManagementApi(peer.getId()).add(RaftGroup.valueOf(group, wanted));
+						logger.info("Metadata group given to " + id);
+					}
+					catch (IOException ex) {
+						// Already a member there (it restarted), or down: the
+						// configuration
+						// change below waits for it to catch up, or fails and is tried
+						// again.
+						logger.debug("Giving the metadata group to " + id + ": " + ex.getMessage());
+					}
+				}
+			}
+			logger.info("Metadata group: voters " + voters + " -> " + ids(wantedVoters) + ", listeners " + listeners
+					+ " -> " + ids(wantedListeners));
+			RaftClientReply reply = raftClient.admin().setConfiguration(wantedVoters, wantedListeners);
+			if (!reply.isSuccess()) {
+				logger.warn("Metadata group configuration not changed: " + reply.getException());
+			}
+		}
+		catch (IOException | RuntimeException ex) {
+			logger.warn("Metadata group configuration not changed yet: " + ex.getMessage());
+		}
+	}
+
+	private static java.util.Set<String> ids(java.util.Collection<RaftPeer> peers) {
+		return peers.stream().map((peer) -> peer.getId().toString()).collect(java.util.stream.Collectors.toSet());
 	}
 
 	@Override
