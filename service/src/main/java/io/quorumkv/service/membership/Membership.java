@@ -218,6 +218,7 @@ public final class Membership {
 			Map<String, @Nullable Object> status = new LinkedHashMap<>();
 			RingLayout layout = this.state.layout();
 			status.put("node", this.state.self().base());
+			status.put("metadata", this.metadata.view());
 			status.put("cleanup", this.cleanup.status());
 			if (layout == null) {
 				status.put("ring", null);

@@ -100,6 +100,10 @@ public final class MetadataGroup implements AutoCloseable {
 
 	private volatile @Nullable RaftGroupId groupId;
 
+	private volatile boolean watchingId;
+
+	private volatile boolean closed;
+
 	private volatile Function<Ring, Mono<Void>> beforeFirstRing = (ring) -> Mono.empty();
 
 	/**
@@ -200,6 +204,39 @@ public final class MetadataGroup implements AutoCloseable {
 		if (ring != null) {
 			this.formatting = formatWhenBehind();
 		}
+		if (!this.watchingId) {
+			this.watchingId = true;
+			this.state.onChange((adopted) -> {
+				RaftServer running = this.server;
+				if (running != null && !running.getId().toString().equals(this.state.self().id())) {
+					restartUnderNewId();
+				}
+			});
+		}
+	}
+
+	/**
+	 * A new node that replaces a dead one takes the dead node's id with its first ring
+	 * (ClusterState), and the group knows it by that id: its Raft server, started under
+	 * the id it had, starts again under the new one (it held no group yet).
+	 */
+	private void restartUnderNewId() {
+		Mono.fromRunnable(() -> {
+			synchronized (this) {
+				if (this.closed) {
+					return;
+				}
+				logger.info("This node took the id " + this.state.self().id()
+						+ " of the node it replaces: its Raft server starts again under it");
+				stop();
+				try {
+					start();
+				}
+				catch (IOException ex) {
+					logger.warn("The metadata group did not start again: " + ex.getMessage());
+				}
+			}
+		}).subscribeOn(this.scheduler).subscribe();
 	}
 
 	/**
@@ -364,6 +401,34 @@ public final class MetadataGroup implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * What this node knows of the group, for {@code qkv status}: its leader (by node id,
+	 * null while none is known), whether this node leads, the voters and listeners.
+	 */
+	public java.util.Map<String, @Nullable Object> view() {
+		java.util.Map<String, @Nullable Object> view = new java.util.LinkedHashMap<>();
+		RaftServer raft = this.server;
+		RaftGroupId group = this.groupId;
+		view.put("group", (group != null) ? group.getUuid().toString() : null);
+		view.put("leads", leads());
+		if (raft != null && group != null) {
+			try {
+				RaftServer.Division division = raft.getDivision(group);
+				RaftPeerId leader = division.getInfo().getLeaderId();
+				view.put("leader", (leader != null) ? leader.toString() : null);
+				view.put("voters",
+						ids(division.getRaftConf().getCurrentPeers(RaftPeerRole.FOLLOWER)).stream().sorted().toList());
+				view.put("listeners",
+						ids(division.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER)).stream().sorted().toList());
+				view.put("applied", division.getInfo().getLastAppliedIndex());
+			}
+			catch (IOException ex) {
+				view.put("leader", null);
+			}
+		}
+		return view;
+	}
+
 	/** The log's ring as this node has applied it. */
 	public Optional<Ring> logged() {
 		return Optional.ofNullable(this.machine.ring());
@@ -490,6 +555,11 @@ public final class MetadataGroup implements AutoCloseable {
 
 	@Override
 	public synchronized void close() {
+		this.closed = true;
+		stop();
+	}
+
+	private synchronized void stop() {
 		Disposable format = this.formatting;
 		if (format != null) {
 			format.dispose();

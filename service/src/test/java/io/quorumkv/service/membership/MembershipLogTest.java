@@ -48,8 +48,7 @@ class MembershipLogTest {
 	static void start() {
 		cluster = new TestCluster(root, 5,
 				Map.of("quorumkv.cluster.replication-factor", "2", "management.endpoints.web.exposure.include",
-						"health,quorumkv", "quorumkv.cluster.membership.lease", "1s",
-						"quorumkv.cluster.membership.poll-interval", "200ms"));
+						"health,quorumkv", "quorumkv.cluster.membership.poll-interval", "200ms"));
 		String seeds = cluster.url(0) + "," + cluster.url(1) + "," + cluster.url(2);
 		for (int node = 0; node < 5; node++) {
 			cluster.start(node, Map.of("quorumkv.cluster.nodes", seeds));
