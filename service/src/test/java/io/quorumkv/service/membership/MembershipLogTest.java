@@ -12,6 +12,7 @@ import java.util.concurrent.CountDownLatch;
 
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.service.metadata.MetadataGroup;
 import io.quorumkv.service.support.TestCluster;
 import org.junit.jupiter.api.AfterAll;
@@ -33,7 +34,7 @@ import org.springframework.http.MediaType;
  * operators asking at once end with one change applied and the other refused with the
  * epoch it lost to; a node of another cluster is refused and says why; the metadata
  * group's leader, whichever node it is, carries the change to its end and gives the
- * newcomer the group.
+ * newcomer the group; with five normal nodes, all five vote.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @ExtendWith(OutputCaptureExtension.class)
@@ -137,6 +138,18 @@ class MembershipLogTest {
 		// The newcomer learned every ring from the log: it is a member of the group.
 		eventually(Duration.ofSeconds(30), () -> assertThat(cluster.bean(newcomer, MetadataGroup.class).logged())
 			.hasValueSatisfying((logged) -> assertThat(logged.epoch()).isEqualTo(ring.epoch() + 3)));
+		// Five normal nodes now: all five vote (they were three voters and listeners), as
+		// every node's view of the group says.
+		List<String> five = ring(0).nodes().stream().map(RingNode::id).sorted().toList();
+		assertThat(five).hasSize(5);
+		eventually(Duration.ofSeconds(60), () -> {
+			for (int node = 0; node < 5; node++) {
+				assertThat(cluster.bean(node, MetadataGroup.class).view().get("voters")).as("node %d", node)
+					.isEqualTo(five);
+				assertThat(cluster.bean(node, MetadataGroup.class).view().get("listeners")).as("node %d", node)
+					.isEqualTo(List.of());
+			}
+		});
 	}
 
 	private static Ring ring(int node) {
