@@ -429,14 +429,11 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	}
 
 	/**
-	 * Membership changes (docs/membership.md): how nodes agree on a new ring and how keys
-	 * stream to their new owners.
+	 * Membership changes (docs/membership.md): how keys stream to their new owners (the
+	 * changes themselves are entries of the metadata log).
 	 *
-	 * @param callTimeout how long a node waits for a peer's answer to a message of the
-	 * agreement
-	 * @param lease how long a prepared ring change may wait for its coordinator's
-	 * decision before its participants ask the coordinator how it ended (they keep
-	 * refusing other changes until they know)
+	 * @param callTimeout how long a node waits for a peer's answer to a membership call
+	 * (a newcomer's identity, a target's transfers)
 	 * @param streamRate bytes per second a node receiving keys takes from all its sources
 	 * together
 	 * @param streamBatch entries of a transfer written to storage together, at most this
@@ -447,8 +444,9 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * a time, the other replicas of a key answer while it does
 	 * @param checkpointInterval how often a node receiving keys makes them durable and
 	 * records how far each transfer has come (where it resumes after a restart)
-	 * @param pollInterval how often the coordinator of a change checks its transfers, and
-	 * a member waiting for its turn to clean up asks the member before it
+	 * @param pollInterval how often the leader of the metadata group checks the transfers
+	 * of the change under way (and the group's voters), and a member waiting for its turn
+	 * to clean up asks the member before it
 	 * @param autoCleanup whether a node removes the keys it no longer owns once a change
 	 * has finished (otherwise {@code scripts/qkv cleanup} does)
 	 * @param cleanupDelay how long after a change has finished a node waits before its
@@ -459,7 +457,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param cleanupRate entries a clean-up looks at per second (kept or removed): at
 	 * full speed it reads and rewrites the node's whole store as fast as a core allows
 	 */
-	public record MembershipProperties(@DefaultValue("5s") Duration callTimeout, @DefaultValue("10s") Duration lease,
+	public record MembershipProperties(@DefaultValue("5s") Duration callTimeout,
 			@DefaultValue("64MB") DataSize streamRate, @DefaultValue("1MB") DataSize streamBatch,
 			@DefaultValue("1") int streamSources, @DefaultValue("1s") Duration checkpointInterval,
 			@DefaultValue("500ms") Duration pollInterval, @DefaultValue("true") boolean autoCleanup,
@@ -467,7 +465,6 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 
 		public MembershipProperties {
 			positive(callTimeout, "membership.call-timeout");
-			positive(lease, "membership.lease");
 			positive(checkpointInterval, "membership.checkpoint-interval");
 			positive(pollInterval, "membership.poll-interval");
 			positive(cleanupDelay, "membership.cleanup-delay");

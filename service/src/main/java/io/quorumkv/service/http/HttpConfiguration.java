@@ -89,22 +89,19 @@ class HttpConfiguration {
 	}
 
 	/**
-	 * The ring protocol: how peers catch up and agree on ring changes. Checked for the
-	 * secret like the data routes, not for the caller's epoch: it is how a node behind
-	 * learns the newer ring.
+	 * The ring protocol: how peers catch up, and the metadata log's Raft calls. Checked
+	 * for the secret like the data routes, not for the caller's epoch: it is how a node
+	 * behind learns the newer ring.
 	 */
 	@Bean
-	RouterFunction<ServerResponse> ringProtocol(RingHandler ring, RingProtocolHandler agreement,
+	RouterFunction<ServerResponse> ringProtocol(RingHandler ring, RingProtocolHandler protocol,
 			TransferHandler transfers, InternalAuth auth, HeardFrom heard, ClockHeader clock) {
 		return RouterFunctions.route()
 			.GET(InternalApi.RING_PATH, ring::internalRing)
 			.GET(InternalApi.TRANSFERS_PATH, transfers::transfers)
 			.GET(InternalApi.CLEANUP_PATH, transfers::cleanup)
-			.GET(InternalApi.RING_IDENTITY_PATH, agreement::identity)
-			.POST(InternalApi.RING_PREPARE_PATH, agreement::prepare)
-			.POST(InternalApi.RING_COMMIT_PATH, agreement::commit)
-			.POST(InternalApi.RING_ABORT_PATH, agreement::abort)
-			.GET(InternalApi.RING_OUTCOME_PATH, agreement::outcome)
+			.GET(InternalApi.RING_IDENTITY_PATH, protocol::identity)
+			.POST(InternalApi.RAFT_PATH + "/{kind}", protocol::raft)
 			.filter(clock)
 			.filter(auth)
 			.filter(heard)

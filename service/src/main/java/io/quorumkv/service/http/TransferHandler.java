@@ -57,7 +57,8 @@ class TransferHandler {
 			String rateText = query.text("rate");
 			Long rate = (rateText != null) ? QueryParameters.positive(rateText, MAX_RATE,
 					"rate must be a whole number of bytes per second from 1 to " + MAX_RATE) : null;
-			return this.source.frames(change, caller.nodeId(), (start != null) ? start : new byte[0], rate)
+			String onBehalfOf = query.text("for");
+			return this.source.frames(change, caller.nodeId(), (start != null) ? start : new byte[0], rate, onBehalfOf)
 				.switchOnFirst(
 						(first, all) -> first.isOnError() ? Mono.error(first.getThrowable())
 								: ServerResponse.ok()

@@ -8,6 +8,7 @@ import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.cluster.RingLayout;
+import io.quorumkv.service.metadata.MetadataGroup;
 import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.service.replication.PeerClient;
 import org.apache.commons.logging.Log;
@@ -22,12 +23,14 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.http.HttpMethod;
 
 /**
- * Carries a change through its phases on the node that coordinates it (the ring names it,
- * so this resumes by itself after that node restarts): once every target reports its
- * transfers complete and durable, it proposes the handover; once the handover is agreed
- * (every participant has then finished the requests of the streaming ring), it proposes
- * the change's end. Each step is an agreed ring change ({@link Proposer}); a refused step
- * is tried again at the next poll.
+ * Carries a change through its phases on whichever node leads the metadata group, so a
+ * change goes on when the node the operator asked, or the leader, dies (the next leader
+ * takes over at its next poll): once every target reports its transfers complete and
+ * durable, it proposes the handover; once the handover is applied, it proposes the
+ * change's end. Each step is an entry of the metadata log, a compare-and-set on the epoch
+ * ({@link MetadataGroup#propose}); a refused step is tried again at the next poll. On the
+ * leader it also keeps the group's voters and listeners those of the ring
+ * ({@link MetadataGroup#reconcilePeers}).
  */
 final class ChangeDriver implements AutoCloseable {
 
@@ -35,7 +38,7 @@ final class ChangeDriver implements AutoCloseable {
 
 	private final ClusterState state;
 
-	private final Proposer proposer;
+	private final MetadataGroup metadata;
 
 	private final Transfers transfers;
 
@@ -49,28 +52,32 @@ final class ChangeDriver implements AutoCloseable {
 
 	private volatile String lastProblem = "";
 
-	ChangeDriver(ClusterState state, Proposer proposer, Transfers transfers, PeerClient peers, Duration pollInterval,
-			Duration callTimeout) {
+	ChangeDriver(ClusterState state, MetadataGroup metadata, Transfers transfers, PeerClient peers,
+			Duration pollInterval, Duration callTimeout) {
 		this.state = state;
-		this.proposer = proposer;
+		this.metadata = metadata;
 		this.transfers = transfers;
 		this.peers = peers;
 		this.callTimeout = callTimeout;
-		this.ticker = Flux.interval(pollInterval, Schedulers.parallel()).subscribe((tick) -> tick());
+		this.ticker = Flux.interval(pollInterval, Schedulers.parallel())
+			.onBackpressureDrop()
+			.subscribe((tick) -> tick());
 	}
 
 	private void tick() {
-		Ring ring = this.state.ring().orElse(null);
-		RingChange change = (ring != null) ? ring.change() : null;
-		if (this.stepping || change == null || !change.coordinator().equals(this.state.self().id())) {
+		if (this.stepping || !this.metadata.leads()) {
 			return;
 		}
+		Ring ring = this.state.ring().orElse(null);
+		RingChange change = (ring != null) ? ring.change() : null;
 		this.stepping = true;
-		step(ring, change).doFinally((signal) -> this.stepping = false).subscribe(null, (error) -> {
-			String problem = error.getMessage();
+		Mono<Void> work = this.metadata.reconcilePeers()
+			.then((change != null) ? step(ring, change) : Mono.<Void>empty());
+		work.doFinally((signal) -> this.stepping = false).subscribe(null, (error) -> {
+			String problem = String.valueOf(error.getMessage());
 			if (!problem.equals(this.lastProblem)) {
 				this.lastProblem = problem;
-				logger.warn("Change " + change.id() + " waits: " + problem);
+				logger.warn("Change " + ((change != null) ? change.id() : "-") + " waits: " + problem);
 			}
 		});
 	}
@@ -82,14 +89,14 @@ final class ChangeDriver implements AutoCloseable {
 				return Mono.empty();
 			}
 			Ring next = ring.advance();
-			return this.proposer.propose(ring, next).flatMap((result) -> switch (result) {
-				case Proposer.Result.Committed committed -> {
-					logger.info("Change " + change.id() + ": " + ((next.change() != null)
-							? "handed over (reads go to the new owners)" : "finished at epoch " + next.epoch()));
-					yield Mono.<Void>empty();
+			return this.metadata.propose(ring.epoch(), next).flatMap((proposal) -> {
+				if (!proposal.applied()) {
+					return Mono.<Void>error(new IllegalStateException(
+							"the next step was refused: " + proposal.reason() + " (epoch " + proposal.epoch() + ")"));
 				}
-				case Proposer.Result.Refused refused ->
-					Mono.<Void>error(new IllegalStateException("the next step was refused: " + refused.reason()));
+				logger.info("Change " + change.id() + ": " + ((next.change() != null)
+						? "handed over (reads go to the new owners)" : "finished at epoch " + next.epoch()));
+				return Mono.<Void>empty();
 			});
 		});
 	}

@@ -54,10 +54,10 @@ import org.springframework.http.HttpMethod;
  * <p>
  * A newcomer skips the automatic clean-up after its own join (or replacement) when its
  * storage was empty as it agreed to the change ({@link #noteIfNewcomer}, recorded in the
- * data folder before it voted): it then holds only what the change sent it as an owner
- * (streams, and writes, repairs and hints for keys whose new owners include it), all of
- * it its own once the change ends. Rewriting its whole store to remove nothing cost as
- * long as a member's clean-up (docs/performance.md).
+ * data folder before it adopted the ring): it then holds only what the change sent it as
+ * an owner (streams, and writes, repairs and hints for keys whose new owners include it),
+ * all of it its own once the change ends. Rewriting its whole store to remove nothing
+ * cost as long as a member's clean-up (docs/performance.md).
  */
 final class Cleanup {
 
@@ -89,8 +89,6 @@ final class Cleanup {
 
 	private final Counter removed;
 
-	private volatile @Nullable Participant participant;
-
 	private volatile @Nullable Map<String, @Nullable Object> last;
 
 	/**
@@ -118,10 +116,6 @@ final class Cleanup {
 		Gauge.builder("quorumkv.membership.cleanup.waiting", this.waiting, (count) -> (count.get() > 0) ? 1 : 0)
 			.description("1 while this node's automatic clean-up waits for the member before it")
 			.register(meters);
-	}
-
-	void participant(Participant participant) {
-		this.participant = participant;
 	}
 
 	boolean running() {
@@ -259,15 +253,15 @@ final class Cleanup {
 	}
 
 	/**
-	 * Before this node votes for {@code proposal}: when the proposal adds this node (a
-	 * join, or a replacement at its URL) and its storage holds nothing, records so with
-	 * the change's id in the data folder, durably, for {@link #runInTurn} to skip the
-	 * clean-up after that change. Nobody writes to this node under the proposal's ring
-	 * before it has voted, so what it holds when the change ends came with the change.
+	 * Before this node, which has no ring, adopts its first one {@code next}: when that
+	 * ring's change adds this node (a join, or a replacement at its URL) and its storage
+	 * holds nothing, records so with the change's id in the data folder, durably, for
+	 * {@link #runInTurn} to skip the clean-up after that change. A node without a ring
+	 * takes no writes, so what it holds when the change ends came with the change.
 	 */
-	Mono<Void> noteIfNewcomer(Proposal proposal) {
-		RingChange change = proposal.next().change();
-		if (change == null || !isNewcomer(proposal.next(), this.state.self())) {
+	Mono<Void> noteIfNewcomer(Ring next) {
+		RingChange change = next.change();
+		if (change == null || !isNewcomer(next, this.state.self())) {
 			return Mono.empty();
 		}
 		return this.storage.scan(new byte[0], null).hasElements().flatMap((held) -> {
@@ -277,7 +271,7 @@ final class Cleanup {
 			return Mono.fromRunnable(
 					() -> DataFiles.write(this.folder.resolve(STARTED_EMPTY_FILE), STARTED_EMPTY_MAGIC, 1, change.id()))
 				.subscribeOn(Schedulers.boundedElastic())
-				.then(Mono.fromRunnable(() -> logger.info("Storage empty as this node agrees to " + proposal.describe()
+				.then(Mono.fromRunnable(() -> logger.info("Storage empty as this node is added by change " + change.id()
 						+ ": it will skip the clean-up after that change")));
 		});
 	}
@@ -339,12 +333,6 @@ final class Cleanup {
 		Ring ring = layout.ring();
 		if (ring.change() != null) {
 			throw new IllegalStateException("a change is under way: clean up once it has finished");
-		}
-		Participant agreement = this.participant;
-		// A proposal this node has moved past (the one that just finished) does not
-		// count.
-		if (agreement != null && agreement.pending().filter((p) -> p.baseEpoch() >= ring.epoch()).isPresent()) {
-			throw new IllegalStateException("a change is being agreed: clean up once it has finished");
 		}
 		if (!this.running.compareAndSet(false, true)) {
 			throw new IllegalStateException("a cleanup is running already");

@@ -16,6 +16,7 @@ import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.cluster.RingJson;
 import io.quorumkv.service.cluster.RingLayout;
 import io.quorumkv.service.cluster.RingNode;
+import io.quorumkv.service.metadata.MetadataGroup;
 import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.service.replication.PeerClient;
 import org.apache.commons.logging.Log;
@@ -31,9 +32,10 @@ import org.springframework.http.HttpMethod;
 /**
  * The operator's membership changes ({@code scripts/qkv join|decommission|remove|replace|
  * status|cleanup}, through the {@code quorumkv} Actuator endpoint): each checks what it
- * can, computes the next ring from this node's ring, and has it agreed
- * ({@link Proposer}); this node then coordinates the change to its end
- * ({@link ChangeDriver}). A change proposed against an epoch the ring has left, or while
+ * can, computes the next ring from the metadata log's ring and proposes it to the log
+ * ({@link MetadataGroup#propose}), where it is applied only if the ring is still at the
+ * epoch it was computed from; the group's leader then carries the change to its end
+ * ({@link ChangeDriver}). A change asked against an epoch the ring has left, or while
  * another is under way, is refused.
  */
 public final class Membership {
@@ -42,7 +44,7 @@ public final class Membership {
 
 	private final ClusterState state;
 
-	private final Proposer proposer;
+	private final MetadataGroup metadata;
 
 	private final PeerClient peers;
 
@@ -50,15 +52,12 @@ public final class Membership {
 
 	private final Cleanup cleanup;
 
-	private final RingSync sync;
-
 	private final Duration callTimeout;
 
-	Membership(ClusterState state, Proposer proposer, PeerClient peers, Transfers transfers, Cleanup cleanup,
-			RingSync sync, Duration callTimeout) {
+	Membership(ClusterState state, MetadataGroup metadata, PeerClient peers, Transfers transfers, Cleanup cleanup,
+			Duration callTimeout) {
 		this.state = state;
-		this.sync = sync;
-		this.proposer = proposer;
+		this.metadata = metadata;
 		this.peers = peers;
 		this.transfers = transfers;
 		this.cleanup = cleanup;
@@ -133,68 +132,49 @@ public final class Membership {
 	}
 
 	private Mono<Answer> change(String what, @Nullable Long epoch, Function<Ring, Mono<Ring>> next) {
-		return newestRing().then(Mono.defer(() -> {
-			Ring ring = this.state.ring().orElse(null);
+		if (this.state.ring().isEmpty()) {
+			return Mono.just(Answer.refused(409, "this node has no ring: ask a member of the cluster"));
+		}
+		// The change is computed from the log's ring, read through its leader: the
+		// newest,
+		// even when this node has not applied the last entry yet.
+		return this.metadata.read().flatMap((logged) -> {
+			Ring ring = logged.orElse(null);
 			if (ring == null) {
-				return Mono.just(Answer.refused(409, "this node has no ring: ask a member of the cluster"));
+				return Mono.just(Answer.refused(503, "the metadata log holds no ring yet: try again in a moment"));
 			}
 			if (epoch != null && epoch != ring.epoch()) {
 				return Mono.just(Answer.refused(409, "stale: the change was asked against epoch " + epoch
 						+ ", the ring is at epoch " + ring.epoch() + " (see scripts/qkv ring)"));
 			}
 			if (ring.node(this.state.self().id()).map(RingNode::state).orElse(null) != NodeState.NORMAL) {
-				return Mono.just(Answer.refused(409, "ask a normal member of the cluster to coordinate changes"));
+				return Mono.just(Answer.refused(409, "ask a normal member of the cluster to start changes"));
 			}
 			return next.apply(ring)
-				.flatMap((proposed) -> this.proposer.propose(ring, proposed))
-				.map((result) -> switch (result) {
-					case Proposer.Result.Committed committed -> {
-						RingChange change = committed.ring().change();
-						Map<String, @Nullable Object> body = new LinkedHashMap<>();
-						body.put("change", (change != null) ? change.id() : null);
-						body.put("kind", (change != null) ? change.kind().label() : null);
-						body.put("node", (change != null) ? change.nodeId() : null);
-						body.put("epoch", committed.ring().epoch());
-						body.put("coordinator", this.state.self().base());
-						body.put("unconfirmed", committed.unreached());
-						logger.info("Operator's " + what + " agreed at epoch " + committed.ring().epoch());
-						yield new Answer(200, body);
+				.flatMap((proposed) -> this.metadata.propose(ring.epoch(), proposed).map((proposal) -> {
+					if (!proposal.applied()) {
+						return Answer.refused(409, "refused by the metadata log: " + proposal.reason()
+								+ " (the ring is at epoch " + proposal.epoch() + ")");
 					}
-					case Proposer.Result.Refused refused -> Answer.refused(409, refused.reason().strip());
-				})
+					RingChange change = proposed.change();
+					Map<String, @Nullable Object> body = new LinkedHashMap<>();
+					body.put("change", (change != null) ? change.id() : null);
+					body.put("kind", (change != null) ? change.kind().label() : null);
+					body.put("node", (change != null) ? change.nodeId() : null);
+					body.put("epoch", proposal.epoch());
+					body.put("coordinator", this.state.self().base());
+					logger.info("Operator's " + what + " applied at epoch " + proposal.epoch());
+					return new Answer(200, body);
+				}))
 				.onErrorResume(ChangeRefused.class,
 						(refused) -> Mono.just(Answer.refused(refused.status, refused.getMessage())))
 				.onErrorResume(IllegalArgumentException.class,
 						(bad) -> Mono.just(Answer.refused(400, bad.getMessage())))
-				.onErrorResume(IllegalStateException.class, (bad) -> Mono.just(Answer.refused(409, bad.getMessage())));
-		}));
-	}
-
-	/**
-	 * Catches up with the newest ring among the members before a change is computed, so
-	 * that an operator who asks a node a step behind (the end of the last change not yet
-	 * delivered to it) is not refused for that.
-	 */
-	private Mono<Void> newestRing() {
-		Ring ring = this.state.ring().orElse(null);
-		if (ring == null) {
-			return Mono.empty();
-		}
-		long mine = ring.epoch();
-		return Flux.fromIterable(ring.participants())
-			.filter((node) -> !node.id().equals(this.state.self().id()))
-			.flatMap((node) -> this.peers
-				.ringCall(node, HttpMethod.GET, InternalApi.RING_IDENTITY_PATH, null, this.callTimeout)
-				.filter(PeerClient.RingReply::ok)
-				.map((reply) -> new Peer(node, JsonMapper.shared().readTree(reply.body()).path("epoch").asLong(0)))
-				.onErrorResume((error) -> Mono.empty()))
-			.filter((peer) -> peer.epoch() > mine)
-			.reduce((a, b) -> (a.epoch() >= b.epoch()) ? a : b)
-			.flatMap((newest) -> this.sync.catchUp(newest.node(), newest.epoch()))
-			.onErrorResume((error) -> Mono.empty());
-	}
-
-	private record Peer(Node node, long epoch) {
+				.onErrorResume(IllegalStateException.class, (bad) -> Mono
+					.just(Answer.refused(409, bad.getMessage() + " (the ring is at epoch " + ring.epoch() + ")")));
+		})
+			.onErrorResume((error) -> !(error instanceof ChangeRefused), (error) -> Mono.just(Answer.refused(503,
+					"the metadata log did not answer (is a majority of its voters up?): " + error.getMessage())));
 	}
 
 	private static RingNode member(Ring ring, String url) {
@@ -238,6 +218,7 @@ public final class Membership {
 			Map<String, @Nullable Object> status = new LinkedHashMap<>();
 			RingLayout layout = this.state.layout();
 			status.put("node", this.state.self().base());
+			status.put("metadata", this.metadata.view());
 			status.put("cleanup", this.cleanup.status());
 			if (layout == null) {
 				status.put("ring", null);

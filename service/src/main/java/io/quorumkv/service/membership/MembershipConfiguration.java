@@ -9,6 +9,7 @@ import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.MembershipProperties;
+import io.quorumkv.service.metadata.MetadataGroup;
 import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.service.replication.PeerClient;
 import io.quorumkv.storage.Storage;
@@ -23,8 +24,9 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.ContextClosedEvent;
 
 /**
- * Ring exchange, agreement on ring changes, and carrying changes out: transfers, the
- * change's driver, clean-up, and the operator's operations ({@link Membership}).
+ * Ring exchange and carrying changes out: transfers, the change's driver (on the metadata
+ * group's leader), clean-up, and the operator's operations ({@link Membership}); the
+ * changes themselves are entries of the metadata log ({@link MetadataGroup}).
  */
 @Configuration(proxyBeanMethods = false)
 class MembershipConfiguration {
@@ -53,27 +55,6 @@ class MembershipConfiguration {
 	}
 
 	@Bean
-	Participant participant(ClusterState state, RingSync sync, Cleanup cleanup, QuorumKvProperties properties) {
-		Participant participant = new Participant(state, sync, properties.storage().path(), cleanup::running,
-				cleanup::noteIfNewcomer);
-		cleanup.participant(participant);
-		return participant;
-	}
-
-	@Bean
-	Proposer proposer(ClusterState state, Participant participant, PeerClient peers, QuorumKvProperties properties) {
-		MembershipProperties membership = properties.cluster().membership();
-		return new Proposer(state, participant, peers, membership.callTimeout(), membership.lease());
-	}
-
-	@Bean(destroyMethod = "close")
-	AgreementRecovery agreementRecovery(ClusterState state, Participant participant, RingSync sync, PeerClient peers,
-			QuorumKvProperties properties) {
-		MembershipProperties membership = properties.cluster().membership();
-		return new AgreementRecovery(state, participant, sync, peers, membership.lease(), membership.callTimeout());
-	}
-
-	@Bean
 	TransferSource transferSource(ClusterState state, Storage storage) {
 		return new TransferSource(state, storage);
 	}
@@ -88,16 +69,20 @@ class MembershipConfiguration {
 	}
 
 	@Bean(destroyMethod = "close")
-	ChangeDriver changeDriver(ClusterState state, Proposer proposer, Transfers transfers, PeerClient peers,
+	ChangeDriver changeDriver(ClusterState state, MetadataGroup metadata, Transfers transfers, PeerClient peers,
 			QuorumKvProperties properties) {
 		MembershipProperties membership = properties.cluster().membership();
-		return new ChangeDriver(state, proposer, transfers, peers, membership.pollInterval(), membership.callTimeout());
+		return new ChangeDriver(state, metadata, transfers, peers, membership.pollInterval(), membership.callTimeout());
 	}
 
 	@Bean
-	Membership membership(ClusterState state, Proposer proposer, PeerClient peers, Transfers transfers, Cleanup cleanup,
-			RingSync sync, QuorumKvProperties properties) {
-		return new Membership(state, proposer, peers, transfers, cleanup, sync,
+	Membership membership(ClusterState state, MetadataGroup metadata, PeerClient peers, Transfers transfers,
+			Cleanup cleanup, RingSync sync, QuorumKvProperties properties) {
+		// A newcomer notes whether its storage is empty before it adopts the ring that
+		// adds it, whichever way that ring comes (the log, or a peer's newer stamp).
+		metadata.beforeFirstRing(cleanup::noteIfNewcomer);
+		sync.beforeFirstRing(cleanup::noteIfNewcomer);
+		return new Membership(state, metadata, peers, transfers, cleanup,
 				properties.cluster().membership().callTimeout());
 	}
 
@@ -126,11 +111,9 @@ class MembershipConfiguration {
 
 	/** Stops the background work of membership when the context starts closing. */
 	@Bean
-	ApplicationListener<ContextClosedEvent> membershipStopper(Transfers transfers, ChangeDriver driver,
-			AgreementRecovery recovery) {
+	ApplicationListener<ContextClosedEvent> membershipStopper(Transfers transfers, ChangeDriver driver) {
 		return (event) -> {
 			driver.close();
-			recovery.close();
 			transfers.close();
 		};
 	}

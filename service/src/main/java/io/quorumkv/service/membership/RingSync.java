@@ -38,6 +38,8 @@ public final class RingSync {
 
 	private final Map<Long, Mono<Void>> fetches = new ConcurrentHashMap<>();
 
+	private volatile java.util.function.Function<Ring, Mono<Void>> beforeFirstRing = (ring) -> Mono.empty();
+
 	RingSync(ClusterState state, PeerClient peers, Duration timeout) {
 		this.state = state;
 		this.peers = peers;
@@ -62,6 +64,11 @@ public final class RingSync {
 			logger.warn("Could not catch up to epoch " + epoch + " from " + from + ": " + error.getMessage());
 			return Mono.error(error);
 		});
+	}
+
+	/** Runs before a node without a ring adopts its first one. */
+	void beforeFirstRing(java.util.function.Function<Ring, Mono<Void>> hook) {
+		this.beforeFirstRing = hook;
 	}
 
 	/** Called by the peer transport when a peer answers from a newer epoch. */
@@ -91,11 +98,13 @@ public final class RingSync {
 					+ " without this node: not adopted"));
 		}
 		if (mine != null && ring.epoch() <= mine.epoch()) {
-			// The ring came by another way (a commit) while it was fetched.
+			// The ring came by another way (the metadata log) while it was fetched.
 			return Mono.empty();
 		}
 		logger.info("Catching up from " + from + ": epoch " + this.state.epoch() + " -> " + ring.epoch());
-		return this.state.install(ring).then();
+		Mono<Void> before = (mine == null) ? this.beforeFirstRing.apply(ring).onErrorResume((error) -> Mono.empty())
+				: Mono.empty();
+		return before.then(this.state.install(ring)).then();
 	}
 
 }

@@ -75,6 +75,17 @@ public final class TransferSource {
 	 * {@code changeId} in its streaming phase
 	 */
 	public Flux<byte[]> frames(String changeId, String target, byte[] start, @Nullable Long bytesPerSecond) {
+		return frames(changeId, target, start, bytesPerSecond, null);
+	}
+
+	/**
+	 * The frames owed to {@code target}, as above; with {@code onBehalfOf}, the keys that
+	 * node (a source that died) owes it and of which this node holds a copy as an old
+	 * owner: what a target asks of every other source once one of its sources stays
+	 * unreachable, as Cassandra's bootstrap streams from another replica.
+	 */
+	public Flux<byte[]> frames(String changeId, String target, byte[] start, @Nullable Long bytesPerSecond,
+			@Nullable String onBehalfOf) {
 		return Flux.defer(() -> {
 			RingLayout layout = this.state.layout();
 			RingChange change = (layout != null) ? layout.ring().change() : null;
@@ -86,14 +97,16 @@ public final class TransferSource {
 			}
 			TransferPlan plan = new TransferPlan(layout);
 			String self = this.state.self().id();
+			java.util.function.Predicate<byte[]> sends = (onBehalfOf == null) ? (key) -> plan.sends(key, self, target)
+					: (key) -> plan.sends(key, onBehalfOf, target) && layout.isOldOwner(key, self);
 			ScanTally tally = new ScanTally();
 			Flux<byte[]> estimate = Flux.just(TransferCodec.estimate(estimatedBytes()));
 			Flux<Entry> wanted = this.storage.scan(start, null, (key) -> {
 				tally.looked(key);
-				return plan.sends(key, self, target) || marksProgress(key);
+				return sends.test(key) || marksProgress(key);
 			});
 			Flux<byte[]> frames = estimate.concatWith(wanted.concatMap((entry) -> {
-				if (plan.sends(entry.key(), self, target)) {
+				if (sends.test(entry.key())) {
 					tally.sent(entry);
 					return Mono.just(EntryFrame.encode(entry));
 				}

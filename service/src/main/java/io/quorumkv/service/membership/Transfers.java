@@ -51,6 +51,12 @@ public final class Transfers implements AutoCloseable {
 	private static final int MAX_BATCH_ENTRIES = 1024;
 
 	/**
+	 * Failed attempts in a row after which a source is given up on (about 9 s of backoff
+	 * for a source that refuses connections): its share comes from the other sources.
+	 */
+	private static final int FAILOVER_AFTER = 6;
+
+	/**
 	 * Received chunks queued for the writer per stream (Reactor Netty's, of up to 64
 	 * KiB).
 	 */
@@ -83,6 +89,9 @@ public final class Transfers implements AutoCloseable {
 	private final Scheduler writer = Schedulers.newBoundedElastic(1, 1024, "quorumkv-transfer-writer", 60, true);
 
 	private final Map<String, Disposable> running = new ConcurrentHashMap<>();
+
+	/** Sources given up on in the change under way: their share comes from the others. */
+	private final java.util.Set<String> failedOver = ConcurrentHashMap.newKeySet();
 
 	private final Map<String, Long> estimates = new ConcurrentHashMap<>();
 
@@ -147,54 +156,121 @@ public final class Transfers implements AutoCloseable {
 			this.startedNanos = System.nanoTime();
 			this.bytesAtStart = current.sources().values().stream().mapToLong(Source::bytes).sum();
 		}
-		for (Node source : plan.sources(self)) {
+		List<Node> sources = plan.sources(self);
+		for (Node source : sources) {
 			Source done = current.sources().getOrDefault(source.id(), Source.FRESH);
+			if (done.done()) {
+				continue;
+			}
+			if (this.failedOver.contains(source.id())) {
+				substitute(change.id(), current, source, sources);
+				continue;
+			}
 			if (this.running.size() >= this.settings.streamSources()) {
 				break;
 			}
-			if (!done.done() && !this.running.containsKey(source.id())) {
+			if (!this.running.containsKey(source.id())) {
 				logger.info("Pulling the keys of change " + change.id() + " from " + source
 						+ ((done.cursor() != null) ? " (resuming after " + done.keys() + " keys)" : ""));
-				this.running.put(source.id(), pull(change.id(), source));
+				this.running.put(source.id(), pull(change.id(), source, null, source.id()));
 			}
 		}
+	}
+
+	/**
+	 * Pulls what the unreachable {@code dead} owes this node from every other source,
+	 * each sending the keys of which it holds a copy; once all those streams are
+	 * complete, the dead source's share is.
+	 */
+	private void substitute(String changeId, TransferProgress current, Node dead, List<Node> sources) {
+		boolean all = true;
+		for (Node other : sources) {
+			if (other.id().equals(dead.id()) || this.failedOver.contains(other.id())) {
+				continue;
+			}
+			String id = dead.id() + "@" + other.id();
+			if (current.sources().getOrDefault(id, Source.FRESH).done()) {
+				continue;
+			}
+			all = false;
+			if (!this.running.containsKey(id) && this.running.size() < this.settings.streamSources()) {
+				logger
+					.info("Pulling the keys of change " + changeId + " that " + dead + " owes this node from " + other);
+				this.running.put(id, pull(changeId, other, dead.id(), id));
+			}
+		}
+		if (all && !this.running.containsKey(dead.id())) {
+			// In the map before it starts: the record may complete before subscribe
+			// returns.
+			Disposable.Swap slot = reactor.core.Disposables.swap();
+			this.running.put(dead.id(), slot);
+			slot.update(finish(changeId, dead.id()).subscribe(null, (error) -> {
+				this.running.remove(dead.id(), slot);
+				logger.warn("Recording the share of " + dead + " complete failed: " + error.getMessage());
+			}, () -> {
+				this.running.remove(dead.id(), slot);
+				reconcile();
+			}));
+		}
+	}
+
+	/** Gives up on a source that stays unreachable: its share comes from the others. */
+	private synchronized void failOver(String changeId, Node source) {
+		TransferProgress current = this.progress;
+		if (current == null || !current.change().equals(changeId) || !this.failedOver.add(source.id())) {
+			return;
+		}
+		logger.warn("Source " + source + " of change " + changeId + " stays unreachable: pulling its share from the "
+				+ "other sources");
+		Disposable pull = this.running.remove(source.id());
+		if (pull != null) {
+			pull.dispose();
+		}
+		reconcile();
 	}
 
 	private void stopAll() {
 		this.running.values().forEach(Disposable::dispose);
 		this.running.clear();
+		this.failedOver.clear();
 	}
 
-	private Disposable pull(String changeId, Node source) {
-		return Flux.defer(() -> stream(changeId, source))
+	private Disposable pull(String changeId, Node source, @Nullable String onBehalfOf, String id) {
+		return Flux.defer(() -> stream(changeId, source, onBehalfOf, id))
 			.retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(200))
 				.maxBackoff(Duration.ofSeconds(3))
-				.doBeforeRetry((signal) -> logger.info("Transfer from " + source + " interrupted ("
-						+ signal.failure().getMessage() + "); resuming from its cursor")))
-			.then(finish(changeId, source.id()))
+				.doBeforeRetry((signal) -> {
+					logger.info("Transfer from " + source + " interrupted (" + signal.failure().getMessage()
+							+ "); resuming from its cursor");
+					if (onBehalfOf == null && signal.totalRetries() + 1 >= FAILOVER_AFTER) {
+						Schedulers.boundedElastic().schedule(() -> failOver(changeId, source));
+					}
+				}))
+			.then(finish(changeId, id))
 			.subscribe(null, (error) -> logger.warn("Transfer from " + source + " stopped: " + error.getMessage()),
 					() -> {
-						this.running.remove(source.id());
+						this.running.remove(id);
 						reconcile();
 					});
 	}
 
-	private Flux<Void> stream(String changeId, Node source) {
+	private Flux<Void> stream(String changeId, Node source, @Nullable String onBehalfOf, String id) {
 		TransferProgress current = this.progress;
-		Source from = (current != null) ? current.sources().getOrDefault(source.id(), Source.FRESH) : Source.FRESH;
+		Source from = (current != null) ? current.sources().getOrDefault(id, Source.FRESH) : Source.FRESH;
 		byte[] start = (from.cursor() != null) ? successor(from.cursor()) : new byte[0];
 		TransferCodec.Decoder decoder = new TransferCodec.Decoder(this.maxFrameSize);
 		// The source sends no faster than this node takes: otherwise it scans and sends
 		// as fast as it can until the sockets' buffers (megabytes) are full, a burst of
 		// CPU the requests it serves wait behind.
 		String path = InternalApi.TRANSFER_PATH + "?change=" + InternalApi.encodeKey(changeId.getBytes()) + "&start="
-				+ InternalApi.encodeKey(start) + "&rate=" + this.settings.streamRate().toBytes();
+				+ InternalApi.encodeKey(start) + "&rate=" + this.settings.streamRate().toBytes()
+				+ ((onBehalfOf != null) ? "&for=" + InternalApi.encodeKey(onBehalfOf.getBytes()) : "");
 		Duration idle = this.settings.callTimeout().multipliedBy(6);
 		return this.peers.stream(source, path, idle)
 			.publishOn(this.writer, WRITER_PREFETCH)
 			.concatMapIterable(decoder::decode)
 			.bufferUntil(new Cutter(this.settings.streamBatch().toBytes()))
-			.concatMap((frames) -> apply(changeId, source.id(), frames), 1)
+			.concatMap((frames) -> apply(changeId, id, frames), 1)
 			.concatWith(Mono.defer(() -> decoder.isComplete() ? Mono.empty()
 					: Mono.error(new IllegalStateException("stream ended inside a frame"))));
 	}

@@ -37,7 +37,7 @@ final class MembershipView {
 				.append(change.get("node"))
 				.append(", ")
 				.append(change.get("phase"))
-				.append(", coordinated by ")
+				.append(", asked of ")
 				.append(change.get("coordinator"));
 		}
 		Map<String, Object> cleanup = (Map<String, Object>) status.get("cleanup");
@@ -52,6 +52,19 @@ final class MembershipView {
 						: Boolean.TRUE.equals(cleanup.get("waiting")) ? "waiting for its turn (" + done + ")" : done);
 		}
 		text.append('\n');
+		Map<String, Object> metadata = (Map<String, Object>) status.get("metadata");
+		if (metadata != null) {
+			text.append("metadata log: leader ")
+				.append((metadata.get("leader") != null) ? metadata.get("leader") : "none known")
+				.append(Boolean.TRUE.equals(metadata.get("leads")) ? " (this node)" : "")
+				.append(", voters ")
+				.append(metadata.get("voters"))
+				.append(", listeners ")
+				.append(metadata.get("listeners"))
+				.append(", applied index ")
+				.append(metadata.get("applied"))
+				.append('\n');
+		}
 		List<Map<String, Object>> transfers = (List<Map<String, Object>>) status.get("transfers");
 		if (transfers != null && !transfers.isEmpty()) {
 			TextTable table = new TextTable("TARGET", "STREAMS", "KEYS", "BYTES", "MB/S", "KEYS/S", "ETA-S", "STATE");

@@ -308,7 +308,7 @@ public class QuorumKvEndpoint {
 				+ ring.replicationFactor() + ", placement " + strategy()
 				+ ((change != null)
 						? "; change " + change.id() + ": " + change.kind().label() + " of " + change.nodeId() + ", "
-								+ change.phase().label() + ", coordinated by " + change.coordinator()
+								+ change.phase().label() + ", asked of " + change.coordinator()
 						: "; no change under way")
 				+ "\nshare of " + ClusterView.SAMPLE_KEYS
 				+ " sample keys whose replica set (new owners) includes the node\n" + table;

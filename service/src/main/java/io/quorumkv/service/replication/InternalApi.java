@@ -48,18 +48,6 @@ public final class InternalApi {
 	/** {@code GET}: the ring this node serves under, as JSON ({@code RingJson}). */
 	public static final String RING_PATH = "/internal/v0/ring";
 
-	/** {@code POST}, body = a proposal: 200 prepared, 409 refused with the reason. */
-	public static final String RING_PREPARE_PATH = "/internal/v0/ring/prepare";
-
-	/** {@code POST}, body = {@code {"id":…,"ring":…}}: 200 once adopted. */
-	public static final String RING_COMMIT_PATH = "/internal/v0/ring/commit";
-
-	/** {@code POST}, body = {@code {"id":…}}: 200. */
-	public static final String RING_ABORT_PATH = "/internal/v0/ring/abort";
-
-	/** {@code GET ?id=}: 200 {@code {"outcome":"committed|aborted|pending|unknown"}}. */
-	public static final String RING_OUTCOME_PATH = "/internal/v0/ring/outcome";
-
 	/**
 	 * {@code GET ?change=ID&start=K}: the entries this node owes the caller in the change
 	 * under way, as a stream of frames ({@code TransferCodec}).
@@ -75,6 +63,13 @@ public final class InternalApi {
 	 * one running, what the last one did).
 	 */
 	public static final String CLEANUP_PATH = "/internal/v0/cleanup";
+
+	/**
+	 * {@code POST /internal/v0/raft/<kind>}: one call of the metadata layer's Raft RPC,
+	 * the body a serialized Ratis message of that kind, the answer its serialized reply
+	 * ({@code io.quorumkv.service.metadata}).
+	 */
+	public static final String RAFT_PATH = "/internal/v0/raft";
 
 	/** {@code GET}: 200 {@code {"id":…,"url":…,"clusterId":…|null,"epoch":n}}. */
 	public static final String RING_IDENTITY_PATH = "/internal/v0/ring/identity";

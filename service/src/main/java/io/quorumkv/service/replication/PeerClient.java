@@ -505,6 +505,38 @@ public final class PeerClient implements AutoCloseable {
 	}
 
 	/**
+	 * A call of the metadata layer's Raft RPC ({@code POST /internal/v0/raft/...}): a
+	 * serialized request, and the answer's status and bytes whatever the status (a
+	 * refusal's bytes are its reason as text); at most {@code maxAnswer} bytes. A
+	 * transport failure or silence for {@code timeout} fails it. Not guarded by the
+	 * breaker: Raft has its own retries and must reach a peer the data path gave up on.
+	 */
+	public Mono<BinaryReply> raftCall(Node peer, String path, byte[] body, Duration timeout, int maxAnswer) {
+		return Mono.defer(() -> stamped(
+				this.client.post().uri(URI.create(peer.base() + path)).contentType(MediaType.APPLICATION_OCTET_STREAM))
+			.body(bytes(body))
+			.exchangeToMono((response) -> {
+				observe(peer, response);
+				int status = response.statusCode().value();
+				return joined(response, maxAnswer).map((bytes) -> new BinaryReply(status, bytes));
+			})).timeout(timeout, this.deadlines);
+	}
+
+	/**
+	 * A binary answer.
+	 *
+	 * @param status the HTTP status
+	 * @param body the answer's bytes
+	 */
+	public record BinaryReply(int status, byte[] body) {
+
+		public boolean ok() {
+			return this.status / 100 == 2;
+		}
+
+	}
+
+	/**
 	 * An answer of the ring protocol.
 	 *
 	 * @param status the HTTP status

@@ -74,7 +74,7 @@ class ElasticClusterIT {
 		nodes = new NodeProcesses(root, 7, false,
 				Map.of("quorumkv.cluster.replication-factor", Integer.toString(RF),
 						"management.endpoints.web.exposure.include", "health,quorumkv",
-						"quorumkv.cluster.membership.poll-interval", "200ms", "quorumkv.cluster.membership.lease", "3s",
+						"quorumkv.cluster.membership.poll-interval", "200ms",
 						"quorumkv.cluster.membership.checkpoint-interval", "300ms"),
 				List.of("-Xmx256m"))
 			.seeds(3)

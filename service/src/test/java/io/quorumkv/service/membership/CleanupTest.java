@@ -81,8 +81,7 @@ class CleanupTest {
 
 	@Test
 	void aNewcomerWithAnEmptyStorageRecordsTheChangeItMaySkipTheCleanupOf() throws Exception {
-		Proposal join = new Proposal("p1", 1, FOUR_NODES.join(NEWCOMER, "c1", "http://127.0.0.1:18081"), FOUR.get(0),
-				0);
+		Ring join = FOUR_NODES.join(NEWCOMER, "c1", "http://127.0.0.1:18081");
 		try (ClusterState state = ClusterStates.of(NEWCOMER, FOUR_NODES, this.dir.resolve("ring"));
 				LsmStorage storage = LsmStorage.open(LsmOptions.defaults(this.dir.resolve("data")))) {
 			Cleanup cleanup = cleanup(state, storage);
@@ -96,7 +95,7 @@ class CleanupTest {
 			// and removes nothing: it runs no compaction, so the tombstone written
 			// meanwhile stays. It is reported, and the record goes with it.
 			storage.upsert(Entry.tombstone("k".getBytes(), 1)).block(Duration.ofSeconds(10));
-			Ring ended = join.next().advance().advance();
+			Ring ended = join.advance().advance();
 			try (ClusterState after = ClusterStates.of(NEWCOMER, ended, this.dir.resolve("ring-after"))) {
 				Cleanup ending = cleanup(after, storage);
 				assertThat(ending.runInTurn(ended, "c1", Duration.ZERO).block(Duration.ofSeconds(10))).isZero();
@@ -110,8 +109,7 @@ class CleanupTest {
 
 	@Test
 	void aNewcomerThatHoldsAnEntryOrAMemberRecordsNothing() throws Exception {
-		Proposal join = new Proposal("p1", 1, FOUR_NODES.join(NEWCOMER, "c1", "http://127.0.0.1:18081"), FOUR.get(0),
-				0);
+		Ring join = FOUR_NODES.join(NEWCOMER, "c1", "http://127.0.0.1:18081");
 		try (ClusterState newcomer = ClusterStates.of(NEWCOMER, FOUR_NODES, this.dir.resolve("ring"));
 				ClusterState member = ClusterStates.of(FOUR.get(0), FOUR_NODES, this.dir.resolve("ring-member"));
 				LsmStorage storage = LsmStorage.open(LsmOptions.defaults(this.dir.resolve("data")))) {

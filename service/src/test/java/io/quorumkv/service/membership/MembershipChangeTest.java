@@ -60,8 +60,7 @@ class MembershipChangeTest {
 	static void start() {
 		cluster = new TestCluster(root, 4,
 				Map.of("quorumkv.cluster.replication-factor", "2", "management.endpoints.web.exposure.include",
-						"health,quorumkv", "quorumkv.cluster.membership.lease", "2s",
-						"quorumkv.cluster.membership.poll-interval", "200ms",
+						"health,quorumkv", "quorumkv.cluster.membership.poll-interval", "200ms",
 						"quorumkv.cluster.membership.cleanup-rate", "1000"));
 		seeds = cluster.url(0) + "," + cluster.url(1) + "," + cluster.url(2);
 		for (int node = 0; node < 3; node++) {

@@ -46,8 +46,7 @@ class MembershipTtlTest {
 	void start() {
 		this.cluster = new TestCluster(this.root, 4,
 				Map.of("quorumkv.cluster.replication-factor", "2", "management.endpoints.web.exposure.include",
-						"health,quorumkv", "quorumkv.cluster.membership.lease", "2s",
-						"quorumkv.cluster.membership.poll-interval", "200ms"))
+						"health,quorumkv", "quorumkv.cluster.membership.poll-interval", "200ms"))
 			.withClock(this.clock);
 		String seeds = this.cluster.url(0) + "," + this.cluster.url(1) + "," + this.cluster.url(2);
 		for (int node = 0; node < 4; node++) {

@@ -99,6 +99,13 @@ public final class KvClient {
 			.POST(HttpRequest.BodyPublishers.ofString(json)));
 	}
 
+	/** A GET of an admin path on a node, with the test admin key. */
+	public Answer getAdmin(String baseUrl, String path) {
+		return send(HttpRequest.newBuilder(URI.create(baseUrl + path))
+			.header("Authorization", TestKeys.bearer(TestKeys.ADMIN))
+			.GET());
+	}
+
 	/** A GET of an internal path on a node, with the cluster secret. */
 	public Answer getInternal(String baseUrl, String path) {
 		return send(HttpRequest.newBuilder(URI.create(baseUrl + path))

@@ -1,0 +1,76 @@
+package io.quorumkv.service.metadata;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+import io.quorumkv.service.cluster.ClusterState;
+import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.replication.PeerClient;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The metadata layer: the Raft endpoint the internal routes hand calls to, the transport
+ * of the calls this node makes, and the node's member of the metadata group, started once
+ * the node's routes answer.
+ */
+@Configuration(proxyBeanMethods = false)
+class MetadataConfiguration {
+
+	/**
+	 * Threads that run the Raft server's calls (each short: a vote, a batch of entries).
+	 */
+	private static final int THREADS = 4;
+
+	/** Calls waiting for a thread; past it a peer's call is refused (Raft retries). */
+	private static final int QUEUE = 256;
+
+	/** The largest Raft message sent or accepted. */
+	private static final int MAX_MESSAGE = 4 << 20;
+
+	@Bean(destroyMethod = "dispose")
+	Scheduler raftScheduler() {
+		return Schedulers.newBoundedElastic(THREADS, QUEUE, "quorumkv-raft", 60, true);
+	}
+
+	/**
+	 * Where the transport's asynchronous calls complete (Ratis goes on in their
+	 * callbacks): apart from {@link #raftScheduler}, so that a blocking Raft call waiting
+	 * there for its answer never waits for a thread of its own pool.
+	 */
+	@Bean(destroyMethod = "dispose")
+	Scheduler raftCallbacks() {
+		return Schedulers.newBoundedElastic(THREADS, QUEUE, "quorumkv-raft-callback", 60, true);
+	}
+
+	@Bean
+	RaftEndpoint raftEndpoint(Scheduler raftScheduler) {
+		return new RaftEndpoint(raftScheduler);
+	}
+
+	@Bean(destroyMethod = "close")
+	MetadataGroup metadataGroup(ClusterState state, PeerClient peers, RaftEndpoint endpoint, Scheduler raftScheduler,
+			Scheduler raftCallbacks, QuorumKvProperties properties) {
+		MetadataGroup.Settings settings = MetadataGroup.Settings.DEFAULTS;
+		RaftTransport transport = new RaftTransport(peers, settings.requestTimeout(), MAX_MESSAGE, raftCallbacks);
+		return new MetadataGroup(state, transport, endpoint, raftScheduler, properties.storage().path(), settings);
+	}
+
+	@Bean
+	ApplicationListener<ApplicationReadyEvent> metadataStarter(MetadataGroup group) {
+		return (event) -> {
+			try {
+				group.start();
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException("the metadata group did not start", ex);
+			}
+		};
+	}
+
+}

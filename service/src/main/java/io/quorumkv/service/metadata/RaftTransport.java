@@ -1,0 +1,89 @@
+package io.quorumkv.service.metadata;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.replication.PeerClient;
+import reactor.core.Exceptions;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * Sends one Raft call to a peer through the node's one peer transport
+ * ({@link PeerClient#raftCall}): the peer's address is its base URL, the body a
+ * serialized Ratis message, the answer the serialized reply. An answer other than 200
+ * fails the call with an {@link IOException} whose message is the peer's reason, which
+ * Ratis treats like any lost call (it retries or elects).
+ */
+final class RaftTransport {
+
+	private final PeerClient peers;
+
+	private final Duration timeout;
+
+	private final int maxMessage;
+
+	private final Scheduler completions;
+
+	/**
+	 * @param completions where the asynchronous calls complete: Ratis goes on in their
+	 * callbacks (taking locks, writing its log), which must not run on an event loop
+	 */
+	RaftTransport(PeerClient peers, Duration timeout, int maxMessage, Scheduler completions) {
+		this.peers = peers;
+		this.timeout = timeout;
+		this.maxMessage = maxMessage;
+		this.completions = completions;
+	}
+
+	int maxMessage() {
+		return this.maxMessage;
+	}
+
+	/** The call, lazily. */
+	Mono<byte[]> call(String address, RaftKind kind, byte[] body) {
+		return Mono.defer(() -> this.peers
+			.raftCall(Node.of(address), InternalApi.RAFT_PATH + "/" + kind.path(), body, this.timeout, this.maxMessage)
+			.flatMap((reply) -> reply.ok() ? Mono.just(reply.body())
+					: Mono.error(new IOException(address + " answered " + reply.status() + " to " + kind.path() + ": "
+							+ new String(reply.body(), StandardCharsets.UTF_8).strip())))
+			.onErrorMap((error) -> !(error instanceof IOException),
+					(error) -> new IOException(kind.path() + " to " + address + " failed: " + error, error)));
+	}
+
+	/** The call as Ratis' asynchronous protocols want it. */
+	CompletableFuture<byte[]> async(String address, RaftKind kind, byte[] body) {
+		return call(address, kind, body).publishOn(this.completions).toFuture();
+	}
+
+	/**
+	 * The call, waited for: only on Ratis' own threads (an election, a log appender),
+	 * never on an event loop.
+	 */
+	byte[] blocking(String address, RaftKind kind, byte[] body) throws IOException {
+		try {
+			byte[] answer = call(address, kind, body).block(this.timeout.plusSeconds(1));
+			if (answer == null) {
+				throw new IOException(kind.path() + " to " + address + ": no answer");
+			}
+			return answer;
+		}
+		catch (RuntimeException ex) {
+			Throwable cause = Exceptions.unwrap(ex);
+			if (cause instanceof IOException io) {
+				throw io;
+			}
+			if (cause instanceof InterruptedException) {
+				Thread.currentThread().interrupt();
+				throw new InterruptedIOException(kind.path() + " to " + address + " interrupted");
+			}
+			throw new IOException(kind.path() + " to " + address + " failed: " + cause, cause);
+		}
+	}
+
+}

@@ -1,0 +1,219 @@
+package io.quorumkv.service.fault;
+
+import static io.quorumkv.service.support.Eventually.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.quorumkv.service.support.FaultFolders;
+import io.quorumkv.service.support.KvClient;
+import io.quorumkv.service.support.Ledger;
+import io.quorumkv.service.support.LedgerCheck;
+import io.quorumkv.service.support.NodeProcesses;
+import io.quorumkv.service.support.RingWatch;
+import io.quorumkv.service.support.Workload;
+import io.quorumkv.storage.contract.Seeds;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The case that blocked the two-phase commit for good (#51): three node processes, RF 3,
+ * constant {@code 2/3} load through every live node; a fourth joins at a low stream rate,
+ * asked of node 0, and node 0 (the node the operator asked, a voter of the metadata group
+ * and one of the newcomer's sources) is killed with SIGKILL in the middle of the
+ * streaming. With no operator step, the change completes: the metadata group elects a
+ * leader among the two voters left, which proposes the steps; the newcomer pulls node 0's
+ * share from the other sources. Nothing acknowledged is lost, and node 0, started again,
+ * catches up to the ring from the log. Then a fifth node joins, asked of a node that does
+ * not lead the metadata group, and the group's leader is killed mid-stream: the next
+ * leader carries the change to its end.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith({ FaultFolders.KeepOnFailure.class, Seeds.class })
+class AskedNodeDiesIT {
+
+	static final Duration AWAIT = Duration.ofSeconds(60);
+
+	static Path root;
+
+	static NodeProcesses nodes;
+
+	static final List<String> live = new CopyOnWriteArrayList<>();
+
+	final KvClient client = new KvClient(Duration.ofSeconds(5));
+
+	final RingWatch rings = new RingWatch(this.client);
+
+	@BeforeAll
+	static void start() {
+		root = FaultFolders.create("asked-node-dies");
+		nodes = new NodeProcesses(root, 5, false,
+				Map.of("quorumkv.cluster.replication-factor", "3", "management.endpoints.web.exposure.include",
+						"health,quorumkv", "quorumkv.cluster.membership.poll-interval", "200ms",
+						"quorumkv.cluster.membership.checkpoint-interval", "300ms"),
+				List.of("-Xmx256m"))
+			.seeds(3)
+			.startFirst(3);
+		for (int i = 0; i < 3; i++) {
+			live.add(nodes.url(i));
+		}
+	}
+
+	@AfterAll
+	static void stop() {
+		if (nodes != null) {
+			nodes.close();
+		}
+		FaultFolders.deleteUnlessFailed(root);
+	}
+
+	@Test
+	@Order(1)
+	void aJoinCompletesWhenTheNodeTheOperatorAskedIsKilledMidStream(Seeds.Seed given) {
+		Ledger preload = new Ledger();
+		preload(preload, "bulk", 3_000, 1_024);
+		long seed = given.value();
+		System.out.println("AskedNodeDiesIT: " + Seeds.rerun(seed));
+		Ledger ledger = new Ledger();
+		Workload load = Workload.rotating(ledger, "asked", 4, 100, "2/3", () -> live, seed, Duration.ofSeconds(5));
+		long epoch;
+		try {
+			ledger.awaitMoreAcked("writes before the join", 50, AWAIT);
+			nodes.start(3, Map.of("quorumkv.cluster.membership.stream-rate", "64KB",
+					"quorumkv.cluster.membership.stream-batch", "16KB"));
+			epoch = this.rings.epoch(nodes.url(0));
+			KvClient.Answer joined = this.rings.change(nodes.url(0), "join", "{\"url\":\"" + nodes.url(3) + "\"}");
+			assertThat(joined.status()).as(joined.body()).isEqualTo(200);
+			long keys = awaitStreaming(3, 100);
+			nodes.kill(0);
+			live.remove(nodes.url(0));
+			System.out.println("AskedNodeDiesIT: node 0 (asked) killed after the newcomer had " + keys + " keys");
+			live.add(nodes.url(3));
+			Duration took = this.rings.awaitSettled(List.of(nodes.url(1), nodes.url(2), nodes.url(3)), epoch + 3,
+					Duration.ofSeconds(240));
+			System.out.println("AskedNodeDiesIT: the join finished " + took.toMillis() + " ms after the kill");
+			assertThat(nodes.logText(3)).contains("stays unreachable: pulling its share from the other sources");
+			ledger.awaitMoreAcked("writes after the change", 100, AWAIT);
+		}
+		finally {
+			load.close();
+		}
+		LedgerCheck bulk = LedgerCheck.publicRead(preload, this.client, nodes.url(1), "2/3");
+		assertThat(bulk.clean()).as("preloaded keys after the join: %s", bulk).isTrue();
+		LedgerCheck written = LedgerCheck.publicRead(ledger, this.client, nodes.url(2), "2/3");
+		System.out.println("AskedNodeDiesIT: 2/3 read back " + written);
+		assertThat(written.clean()).as("writes under load: %s", written).isTrue();
+		// Node 0, started again, learns the three rings it missed from the log.
+		nodes.start(0);
+		live.add(nodes.url(0));
+		eventually(AWAIT, () -> assertThat(this.rings.epoch(nodes.url(0))).isEqualTo(epoch + 3));
+	}
+
+	@Test
+	@Order(2)
+	void aJoinCompletesWhenTheLeaderOfTheMetadataGroupIsKilledMidStream(Seeds.Seed given) {
+		long seed = given.value();
+		System.out.println("AskedNodeDiesIT leader: " + Seeds.rerun(seed));
+		Ledger ledger = new Ledger();
+		Workload load = Workload.rotating(ledger, "leader", 4, 100, "2/3", () -> live, seed, Duration.ofSeconds(5));
+		long epoch;
+		int leader;
+		try {
+			ledger.awaitMoreAcked("writes before the join", 50, AWAIT);
+			leader = leader();
+			int asked = (leader == 0) ? 1 : 0;
+			nodes.start(4, Map.of("quorumkv.cluster.membership.stream-rate", "64KB",
+					"quorumkv.cluster.membership.stream-batch", "16KB"));
+			epoch = this.rings.epoch(nodes.url(asked));
+			KvClient.Answer joined = this.rings.change(nodes.url(asked), "join", "{\"url\":\"" + nodes.url(4) + "\"}");
+			assertThat(joined.status()).as(joined.body()).isEqualTo(200);
+			long keys = awaitStreaming(4, 100);
+			nodes.kill(leader);
+			live.remove(nodes.url(leader));
+			System.out.println("AskedNodeDiesIT leader: node " + leader + " (the leader) killed after the newcomer had "
+					+ keys + " keys; node " + asked + " was asked");
+			live.add(nodes.url(4));
+			Duration took = this.rings.awaitSettled(List.copyOf(live), epoch + 3, Duration.ofSeconds(240));
+			System.out.println("AskedNodeDiesIT leader: the join finished " + took.toMillis() + " ms after the kill");
+			ledger.awaitMoreAcked("writes after the change", 100, AWAIT);
+		}
+		finally {
+			load.close();
+		}
+		LedgerCheck written = LedgerCheck.publicRead(ledger, this.client, live.getFirst(), "2/3");
+		System.out.println("AskedNodeDiesIT leader: 2/3 read back " + written);
+		assertThat(written.clean()).as("writes under load: %s", written).isTrue();
+		nodes.start(leader);
+		eventually(AWAIT, () -> assertThat(this.rings.epoch(nodes.url(leader))).isEqualTo(epoch + 3));
+	}
+
+	/** The node that leads the metadata group, as node 1's status names it. */
+	private int leader() {
+		Pattern line = Pattern.compile("metadata log: leader (\\S+),");
+		int[] found = { -1 };
+		eventually(AWAIT, () -> {
+			KvClient.Answer status = this.client.getAdmin(nodes.url(1), "/actuator/quorumkv/membership");
+			Matcher matcher = line.matcher(status.body());
+			assertThat(matcher.find()).as(status.body()).isTrue();
+			String id = matcher.group(1);
+			found[0] = -1;
+			for (int node = 0; node < nodes.size(); node++) {
+				if (nodes.running(node) && nodes.id(node).equals(id)) {
+					found[0] = node;
+				}
+			}
+			assertThat(found[0]).as("the leader %s among the running nodes", id).isNotNegative();
+		});
+		return found[0];
+	}
+
+	private long awaitStreaming(int node, long keys) {
+		Pattern received = Pattern.compile("\"done\":false,\"streams\":\\d+,\"streamsDone\":\\d+,\"keys\":(\\d+)");
+		long[] seen = new long[1];
+		eventually(AWAIT, () -> {
+			Matcher matcher = received.matcher(this.rings.transfers(nodes.url(node)));
+			assertThat(matcher.find()).as("node %d streaming", node).isTrue();
+			seen[0] = Long.parseLong(matcher.group(1));
+			assertThat(seen[0]).isGreaterThanOrEqualTo(keys);
+		});
+		return seen[0];
+	}
+
+	private void preload(Ledger preload, String prefix, int keys, int valueSize) {
+		ExecutorService writers = Executors.newFixedThreadPool(4);
+		KvClient shared = new KvClient(Duration.ofSeconds(10));
+		String padding = "x".repeat(valueSize);
+		for (int i = 0; i < keys; i++) {
+			String key = prefix + "-" + i;
+			String node = live.get(i % live.size());
+			writers.execute(() -> {
+				String value = key + padding;
+				preload.record(key, value, shared.put(node, key, value, "2/3") == 201);
+			});
+		}
+		writers.shutdown();
+		try {
+			assertThat(writers.awaitTermination(3, TimeUnit.MINUTES)).isTrue();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+		assertThat(preload.putsAcked.get()).isEqualTo(keys);
+	}
+
+}

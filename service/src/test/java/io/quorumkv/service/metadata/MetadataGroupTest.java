@@ -1,0 +1,174 @@
+package io.quorumkv.service.metadata;
+
+import static io.quorumkv.service.support.Eventually.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.quorumkv.service.cluster.ClusterState;
+import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.cluster.RingJson;
+import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.support.TestCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Mono;
+
+import org.springframework.http.MediaType;
+
+/**
+ * Three real nodes in this JVM whose metadata group runs over the internal API: the group
+ * formats itself from the seeded ring, a change proposed through any node is applied as a
+ * compare-and-set on the epoch and adopted into every node's ring file, two proposals
+ * against one epoch see one applied and the other refused with the epoch it lost to, and
+ * the group goes on without its leader and brings it back up to date.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class MetadataGroupTest {
+
+	private static final Duration PATIENCE = Duration.ofSeconds(30);
+
+	@TempDir
+	static Path root;
+
+	static TestCluster cluster;
+
+	@BeforeAll
+	static void start() {
+		cluster = new TestCluster(root, 3, Map.of());
+		cluster.startAll();
+	}
+
+	@AfterAll
+	static void stop() {
+		cluster.close();
+	}
+
+	static MetadataGroup group(int node) {
+		return cluster.bean(node, MetadataGroup.class);
+	}
+
+	static Ring ring(int node) {
+		return cluster.bean(node, ClusterState.class).ring().orElseThrow();
+	}
+
+	/** The same ring one epoch later: a change that moves nothing. */
+	static Ring bumped(Ring ring) {
+		return new Ring(ring.clusterId(), ring.epoch() + 1, ring.replicationFactor(), ring.strategy(),
+				ring.virtualNodes(), ring.nodes(), ring.change());
+	}
+
+	static int leader(List<Integer> nodes) {
+		List<Integer> leaders = new ArrayList<>();
+		eventually(PATIENCE, () -> {
+			leaders.clear();
+			for (int node : nodes) {
+				if (group(node).leads()) {
+					leaders.add(node);
+				}
+			}
+			assertThat(leaders).as("the leaders among %s", nodes).hasSize(1);
+		});
+		return leaders.getFirst();
+	}
+
+	@Test
+	@Order(1)
+	void theGroupFormatsItselfFromTheSeededRing() {
+		eventually(PATIENCE, () -> {
+			for (int node = 0; node < 3; node++) {
+				assertThat(group(node).logged()).as("node %d's log", node).hasValue(ring(node));
+			}
+		});
+		leader(List.of(0, 1, 2));
+		assertThat(MetadataGroup.voters(ring(0))).hasSize(3);
+		for (int node = 0; node < 3; node++) {
+			assertThat(root.resolve("node" + node).resolve("raft")).as("node %d's Raft folder", node).isDirectory();
+		}
+	}
+
+	@Test
+	@Order(2)
+	void aChangeIsAppliedOnEveryNodeAndKeptInItsRingFile() throws Exception {
+		Ring base = ring(1);
+		MetadataGroup.Proposal proposal = group(1).propose(base.epoch(), bumped(base)).block(PATIENCE);
+		assertThat(proposal.applied()).isTrue();
+		assertThat(proposal.epoch()).isEqualTo(base.epoch() + 1);
+		eventually(PATIENCE, () -> {
+			for (int node = 0; node < 3; node++) {
+				assertThat(ring(node).epoch()).as("node %d", node).isEqualTo(base.epoch() + 1);
+			}
+		});
+		for (int node = 0; node < 3; node++) {
+			Path file = root.resolve("node" + node).resolve("ring");
+			assertThat(Files.exists(file) ? Files.readString(file) : null).as("node %d's ring file", node)
+				.contains("\"epoch\":" + (base.epoch() + 1));
+		}
+	}
+
+	@Test
+	@Order(3)
+	void ofTwoProposalsAgainstOneEpochOneIsAppliedAndTheOtherRefusedWithTheEpochItLostTo() {
+		Ring base = ring(0);
+		List<MetadataGroup.Proposal> outcomes = Mono
+			.zip(group(0).propose(base.epoch(), bumped(base)), group(2).propose(base.epoch(), bumped(base)))
+			.map((both) -> List.of(both.getT1(), both.getT2()))
+			.block(PATIENCE);
+		assertThat(outcomes).filteredOn(MetadataGroup.Proposal::applied).hasSize(1);
+		MetadataGroup.Proposal refused = outcomes.stream().filter((p) -> !p.applied()).findFirst().orElseThrow();
+		assertThat(refused.epoch()).isEqualTo(base.epoch() + 1);
+		assertThat(refused.reason()).contains("stale").contains("epoch " + base.epoch());
+		MetadataGroup.Proposal stale = group(1).propose(base.epoch() - 1, bumped(ring(1))).block(PATIENCE);
+		assertThat(stale.applied()).isFalse();
+		assertThat(stale.epoch()).isEqualTo(base.epoch() + 1);
+	}
+
+	@Test
+	@Order(4)
+	void theGroupGoesOnWithoutItsLeaderAndTheLeaderCatchesUpWhenBack() {
+		int leader = leader(List.of(0, 1, 2));
+		cluster.stop(leader);
+		List<Integer> others = new ArrayList<>(List.of(0, 1, 2));
+		others.remove(Integer.valueOf(leader));
+		int asked = others.getFirst();
+		Ring base = ring(asked);
+		MetadataGroup.Proposal proposal = group(asked).propose(base.epoch(), bumped(base)).block(PATIENCE);
+		assertThat(proposal.applied()).isTrue();
+		leader(others);
+		cluster.start(leader);
+		eventually(PATIENCE, () -> assertThat(ring(leader).epoch()).isEqualTo(base.epoch() + 1));
+	}
+
+	@Test
+	@Order(5)
+	void aCallThatIsNotRaftIsRefusedWithoutTouchingTheGroup() {
+		cluster.internalClient(0)
+			.post()
+			.uri(InternalApi.RAFT_PATH + "/vote")
+			.contentType(MediaType.APPLICATION_OCTET_STREAM)
+			.bodyValue(new byte[] { (byte) 0xFF, 0x01, 0x02 })
+			.exchange()
+			.expectStatus()
+			.isBadRequest();
+		cluster.internalClient(0)
+			.post()
+			.uri(InternalApi.RAFT_PATH + "/no-such-kind")
+			.contentType(MediaType.APPLICATION_OCTET_STREAM)
+			.bodyValue(new byte[] { 1 })
+			.exchange()
+			.expectStatus()
+			.isNotFound();
+		assertThat(RingJson.write(ring(0))).contains(ring(0).clusterId());
+	}
+
+}
