@@ -19,6 +19,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
 import org.springframework.web.reactive.function.BodyInserters;
+import org.springframework.web.reactive.function.server.HandlerFunction;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 
@@ -47,6 +48,9 @@ class EntityHandler {
 
 	/** The longest {@code ttl} of a write, in seconds: ten years of 365 days. */
 	static final long MAX_TTL_SECONDS = 10L * 365 * 24 * 3600;
+
+	/** The lower bound of an open range: every key sorts after it. */
+	private static final byte[] NO_KEY = new byte[0];
 
 	private static final Reply NOT_FOUND = Reply.text(HttpStatus.NOT_FOUND, "not found");
 
@@ -77,7 +81,7 @@ class EntityHandler {
 	}
 
 	Mono<ServerResponse> status(ServerRequest request) {
-		return handle("status", request, (query) -> {
+		return handle("status", request, QueryParameters.NONE, "GET /v0/status", (query) -> {
 			String failure = this.storage.stats().failure();
 			return Mono.just((failure == null) ? Reply.text(HttpStatus.OK, "OK")
 					: Reply.text(HttpStatus.SERVICE_UNAVAILABLE, "storage failed: " + failure));
@@ -89,7 +93,19 @@ class EntityHandler {
 	 * {@code If-None-Match} names that version, or 404 when absent or deleted.
 	 */
 	Mono<ServerResponse> get(ServerRequest request) {
-		return handle("get", request, (query) -> {
+		return read("get", "GET /v0/entity", request);
+	}
+
+	/**
+	 * HEAD /v0/entity: what a GET answers, status and headers ({@code ETag},
+	 * {@code Content-Length}), without the body (the server drops it).
+	 */
+	Mono<ServerResponse> head(ServerRequest request) {
+		return read("head", "HEAD /v0/entity", request);
+	}
+
+	private Mono<ServerResponse> read(String operation, String route, ServerRequest request) {
+		return handle(operation, request, QueryParameters.KEY, route, (query) -> {
 			byte[] key = query.key("id", this.maxKeySize);
 			Replicas replicas = replicas(query);
 			String ifNoneMatch = request.headers().firstHeader(HttpHeaders.IF_NONE_MATCH);
@@ -110,7 +126,7 @@ class EntityHandler {
 	 * length over the limit is refused before a byte of the body is read.
 	 */
 	Mono<ServerResponse> put(ServerRequest request) {
-		return handle("put", request, (query) -> {
+		return handle("put", request, QueryParameters.KEY_WRITE, "PUT /v0/entity", (query) -> {
 			byte[] key = query.key("id", this.maxKeySize);
 			Replicas replicas = replicas(query);
 			long ttl = ttl(query.text("ttl"));
@@ -129,13 +145,9 @@ class EntityHandler {
 	 * call would not do.
 	 */
 	Mono<ServerResponse> delete(ServerRequest request) {
-		return handle("delete", request, (query) -> {
+		return handle("delete", request, QueryParameters.KEY, "DELETE /v0/entity", (query) -> {
 			byte[] key = query.key("id", this.maxKeySize);
 			Replicas replicas = replicas(query);
-			if (query.text("ttl") != null) {
-				throw ApiException
-					.badRequest("ttl is for PUT only: a DELETE writes a tombstone, which does not expire");
-			}
 			return this.replication.write(key, null, replicas).thenReturn(Reply.ACCEPTED);
 		});
 	}
@@ -150,18 +162,20 @@ class EntityHandler {
 	 * end, or an error); then the records are written as the socket drains.
 	 */
 	Mono<ServerResponse> range(ServerRequest request) {
-		return handle("range", request, (query) -> {
-			byte[] start = query.optionalKey("start", this.maxKeySize);
-			byte[] after = query.optionalKey("after", this.maxKeySize);
-			if ((start == null) == (after == null)) {
+		return handle("range", request, QueryParameters.RANGE, "GET /v0/entities", (query) -> {
+			boolean inclusive = query.has("start");
+			if (inclusive == query.has("after")) {
 				throw ApiException.badRequest("give exactly one of 'start' (inclusive) and 'after' (exclusive)");
 			}
+			// An empty bound is an open end: start= and after= from the first key, end=
+			// past the last.
+			byte[] from = query.optionalKey(inclusive ? "start" : "after", this.maxKeySize);
 			byte[] end = query.optionalKey("end", this.maxKeySize);
 			long limit = limit(query.text("limit"));
 			Replicas replicas = replicas(query);
 			ScanFormat format = ScanFormat.accepted(request.headers().accept());
 			Flux<DataBuffer> records = this.replication
-				.range((start != null) ? start : after, start != null, end, replicas, limit)
+				.range((from != null) ? from : NO_KEY, inclusive, end, replicas, limit)
 				.map(format::encode);
 			return records
 				.switchOnFirst((first, all) -> first.isOnError() ? Mono.error(first.getThrowable())
@@ -193,9 +207,24 @@ class EntityHandler {
 		return ServerResponse.ok().contentType(YAML).cacheControl(CacheControl.noCache()).bodyValue(this.openApi);
 	}
 
+	/**
+	 * Answers a route that reads no parameter: a query naming any is a 400, an empty one
+	 * goes on to {@code next}.
+	 */
+	Mono<ServerResponse> withoutParameters(ServerRequest request, HandlerFunction<ServerResponse> next) {
+		String query = request.uri().getRawQuery();
+		if (query == null || query.isEmpty()) {
+			return next.handle(request);
+		}
+		String route = request.method() + " " + request.requestPath().pathWithinApplication().value();
+		return Mono.fromCallable(() -> QueryParameters.parse(query, QueryParameters.NONE, route))
+			.then(Mono.defer(() -> next.handle(request)))
+			.onErrorResume(ApiException.class, ErrorResponses::toResponse);
+	}
+
 	Mono<ServerResponse> methodNotAllowed(ServerRequest request) {
 		String path = request.requestPath().pathWithinApplication().value();
-		String allow = path.equals(ENTITY_PATH) ? "GET, PUT, DELETE" : "GET";
+		String allow = path.equals(ENTITY_PATH) ? "GET, HEAD, PUT, DELETE" : "GET";
 		return ServerResponse.status(HttpStatus.METHOD_NOT_ALLOWED)
 			.header(HttpHeaders.ALLOW, allow)
 			.contentType(MediaType.TEXT_PLAIN)
@@ -206,10 +235,10 @@ class EntityHandler {
 	 * Parses the query, runs {@code body} and answers every failure with its status and
 	 * text; times the request by operation and status.
 	 */
-	private Mono<ServerResponse> handle(String operation, ServerRequest request,
+	private Mono<ServerResponse> handle(String operation, ServerRequest request, int parameters, String route,
 			Function<QueryParameters, Mono<ServerResponse>> body) {
 		long start = System.nanoTime();
-		return Mono.defer(() -> body.apply(QueryParameters.parse(request.uri().getRawQuery())))
+		return Mono.defer(() -> body.apply(QueryParameters.parse(request.uri().getRawQuery(), parameters, route)))
 			.onErrorResume(ErrorResponses::toResponse)
 			.doOnNext((response) -> this.metrics.record(operation, response.statusCode().value(), start));
 	}

@@ -78,6 +78,29 @@ class QueryParametersTest {
 		assertThat(query.text("ends")).isEqualTo("3");
 	}
 
+	@Test
+	void aPublicRouteRefusesEveryParameterItDoesNotRead() {
+		assertThat(QueryParameters.parse("id=k&ttl=5&replicas=1/1", QueryParameters.KEY_WRITE, "PUT /v0/entity")
+			.text("ttl")).isEqualTo("5");
+		assertThatThrownBy(() -> QueryParameters.parse("id=k&tll=5", QueryParameters.KEY_WRITE, "PUT /v0/entity"))
+			.isInstanceOf(ApiException.class)
+			.hasMessage("unknown parameter 'tll' for PUT /v0/entity");
+		assertThatThrownBy(() -> QueryParameters.parse("id=k&ttl=5", QueryParameters.KEY, "GET /v0/entity"))
+			.isInstanceOf(ApiException.class)
+			.hasMessage("parameter 'ttl' does not apply to GET /v0/entity");
+		assertThatThrownBy(() -> QueryParameters.parse("start=a&id=k", QueryParameters.RANGE, "GET /v0/entities"))
+			.isInstanceOf(ApiException.class)
+			.hasMessage("parameter 'id' does not apply to GET /v0/entities");
+		assertThatThrownBy(() -> QueryParameters.parse("a%01b=1", QueryParameters.NONE, "GET /v0/status"))
+			.isInstanceOf(ApiException.class)
+			.hasMessage("unknown parameter 'a?b' for GET /v0/status");
+		assertThat(QueryParameters.parse("&&", QueryParameters.NONE, "GET /v0/status").has("id")).isFalse();
+		QueryParameters range = QueryParameters.parse("start=&end=", QueryParameters.RANGE, "GET /v0/entities");
+		assertThat(range.has("start")).isTrue();
+		assertThat(range.has("after")).isFalse();
+		assertThat(range.optionalKey("start", 4)).isNull();
+	}
+
 	private static byte[] bytes(String text) {
 		return text.getBytes(StandardCharsets.UTF_8);
 	}
