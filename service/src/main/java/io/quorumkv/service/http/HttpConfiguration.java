@@ -131,7 +131,9 @@ class HttpConfiguration {
 	@Bean
 	NettyServerCustomizer connectionTimeouts(QuorumKvProperties properties) {
 		HttpProperties http = properties.http();
-		return (server) -> server.readTimeout(http.readTimeout()).idleTimeout(http.idleTimeout());
+		return (server) -> server.readTimeout(http.readTimeout())
+			.idleTimeout(http.idleTimeout())
+			.mapHandle(UnwrittenErrors::complete);
 	}
 
 }

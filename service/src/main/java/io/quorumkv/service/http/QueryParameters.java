@@ -14,10 +14,11 @@ import org.jspecify.annotations.Nullable;
  * The query string of a request, percent-decoded once and strictly.
  *
  * <p>
- * RFC 3986 rules: {@code %XX} is a byte, anything else is itself ({@code +} is a plus,
- * not a space; a raw byte is that byte). A malformed escape, a parameter given twice, or
- * a decoded value that is not UTF-8 is a 400 naming the parameter. A public route parses
- * with {@link #parse(String, int, String)} and the set of parameters it reads: any other
+ * RFC 3986 rules: {@code %XX} is a byte, a printable ASCII character is itself ({@code +}
+ * is a plus, not a space), and any other raw byte is a 400 (percent-encode it). A
+ * malformed escape, a parameter given twice, or a decoded value that is not UTF-8 is a
+ * 400 naming the parameter. A public route parses with
+ * {@link #parse(String, int, String)} and the set of parameters it reads: any other
  * parameter, known to the API or not, is a 400 naming it, so that a typo ({@code tll=})
  * never changes what a request means without a word. The internal routes parse with
  * {@link #parse(String)}, which keeps every name.
@@ -223,18 +224,16 @@ final class QueryParameters {
 	}
 
 	private static byte[] decode(String s, int from, int to, String what) {
-		// The server hands the request line over byte for byte (one char per byte,
-		// ISO-8859-1):
-		// raw non-ASCII bytes are kept as bytes, so raw UTF-8 works and raw garbage fails
-		// the
-		// UTF-8 check like an escaped one.
+		// The server hands the request line over one char per byte (ISO-8859-1). A raw
+		// byte outside printable ASCII is refused whatever it is: Spring refuses the
+		// request target before us for most of them (control bytes, and the bytes 0x80 to
+		// 0x9F and 0xA0 that raw UTF-8 is full of), so taking the others would make raw
+		// UTF-8 work for some keys and not for others. Percent-encoded, every byte works.
 		int percent = s.indexOf('%', from);
 		if (percent < 0 || percent >= to) {
 			byte[] bytes = new byte[to - from];
 			for (int i = from; i < to; i++) {
-				char c = s.charAt(i);
-				// as ISO-8859-1 encodes: a char above 0xFF becomes '?'
-				bytes[i - from] = (c <= 0xFF) ? (byte) c : (byte) '?';
+				bytes[i - from] = plain(s.charAt(i), i - from, what);
 			}
 			return bytes;
 		}
@@ -252,10 +251,21 @@ final class QueryParameters {
 				i += 2;
 			}
 			else {
-				out.write(c);
+				out.write(plain(c, i - from, what));
 			}
 		}
 		return out.toByteArray();
 	}
+
+	/** A byte written as itself: printable ASCII only. */
+	private static byte plain(char c, int at, String what) {
+		if (c <= ' ' || c >= 0x7F) {
+			throw ApiException.badRequest("raw byte 0x" + Integer.toHexString(c & 0xFF) + " in " + what
+					+ " at character " + at + ": percent-encode it (%" + HEX[(c >> 4) & 0xF] + HEX[c & 0xF] + ")");
+		}
+		return (byte) c;
+	}
+
+	private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
 }
