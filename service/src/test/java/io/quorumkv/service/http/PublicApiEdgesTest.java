@@ -140,6 +140,30 @@ class PublicApiEdgesTest {
 		check(ACCEPT);
 	}
 
+	/**
+	 * A conditional write is refused, never applied unconditionally; a malformed one is a
+	 * 400.
+	 */
+	static final List<Case> CONDITIONS = List.of(new Case("PUT", "/v0/entity?id=kept", 201, ""),
+			new Case("PUT", "/v0/entity?id=kept", "If-Match: \"1234\"\r\n", 501, "not applied"),
+			new Case("PUT", "/v0/entity?id=kept", "If-Match: *\r\n", 501, "conditional writes (If-Match)"),
+			new Case("PUT", "/v0/entity?id=created", "If-None-Match: *\r\n", 501, "not supported yet"),
+			new Case("DELETE", "/v0/entity?id=kept", "If-Match: \"deadbeef\"\r\n", 501, "not applied"),
+			new Case("DELETE", "/v0/entity?id=kept", "If-None-Match: W/\"a\", \"b\"\r\n", 501, "If-None-Match"),
+			new Case("PUT", "/v0/entity?id=kept", "If-Match: deadbeef\r\n", 400, "malformed If-Match header"),
+			new Case("DELETE", "/v0/entity?id=kept", "If-None-Match: \"a\" \"b\"\r\n", 400,
+					"malformed If-None-Match header"),
+			new Case("PUT", "/v0/entity?id=kept", "If-Match: \r\n", 400, "malformed If-Match header"),
+			// none of them was applied
+			new Case("GET", "/v0/entity?id=kept", 200, ""), new Case("GET", "/v0/entity?id=created", 404, ""),
+			// a read's If-None-Match is still a 304
+			new Case("GET", "/v0/entity?id=kept", "If-None-Match: *\r\n", 304, ""));
+
+	@Test
+	void aConditionalWriteIsRefusedNeverAppliedUnconditionally() throws IOException {
+		check(CONDITIONS);
+	}
+
 	/** Errors answered before any handler of ours runs have a text body too. */
 	static final List<Case> BEFORE_HANDLERS = List.of(
 			new Case("GET", "/v1/entity?id=x", 404, "no such path: /v1/entity"),
