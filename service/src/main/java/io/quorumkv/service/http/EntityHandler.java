@@ -19,6 +19,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
 import org.springframework.web.reactive.function.BodyInserters;
+import org.springframework.web.reactive.function.server.HandlerFunction;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 
@@ -47,6 +48,9 @@ class EntityHandler {
 
 	/** The longest {@code ttl} of a write, in seconds: ten years of 365 days. */
 	static final long MAX_TTL_SECONDS = 10L * 365 * 24 * 3600;
+
+	/** The lower bound of an open range: every key sorts after it. */
+	private static final byte[] NO_KEY = new byte[0];
 
 	private static final Reply NOT_FOUND = Reply.text(HttpStatus.NOT_FOUND, "not found");
 
@@ -77,7 +81,7 @@ class EntityHandler {
 	}
 
 	Mono<ServerResponse> status(ServerRequest request) {
-		return handle("status", request, (query) -> {
+		return handle("status", request, QueryParameters.NONE, "GET /v0/status", (query) -> {
 			String failure = this.storage.stats().failure();
 			return Mono.just((failure == null) ? Reply.text(HttpStatus.OK, "OK")
 					: Reply.text(HttpStatus.SERVICE_UNAVAILABLE, "storage failed: " + failure));
@@ -89,7 +93,19 @@ class EntityHandler {
 	 * {@code If-None-Match} names that version, or 404 when absent or deleted.
 	 */
 	Mono<ServerResponse> get(ServerRequest request) {
-		return handle("get", request, (query) -> {
+		return read("get", "GET /v0/entity", request);
+	}
+
+	/**
+	 * HEAD /v0/entity: what a GET answers, status and headers ({@code ETag},
+	 * {@code Content-Length}), without the body (the server drops it).
+	 */
+	Mono<ServerResponse> head(ServerRequest request) {
+		return read("head", "HEAD /v0/entity", request);
+	}
+
+	private Mono<ServerResponse> read(String operation, String route, ServerRequest request) {
+		return handle(operation, request, QueryParameters.KEY, route, (query) -> {
 			byte[] key = query.key("id", this.maxKeySize);
 			Replicas replicas = replicas(query);
 			String ifNoneMatch = request.headers().firstHeader(HttpHeaders.IF_NONE_MATCH);
@@ -110,10 +126,11 @@ class EntityHandler {
 	 * length over the limit is refused before a byte of the body is read.
 	 */
 	Mono<ServerResponse> put(ServerRequest request) {
-		return handle("put", request, (query) -> {
+		return handle("put", request, QueryParameters.KEY_WRITE, "PUT /v0/entity", (query) -> {
 			byte[] key = query.key("id", this.maxKeySize);
 			Replicas replicas = replicas(query);
 			long ttl = ttl(query.text("ttl"));
+			refuseConditions(request);
 			if (request.headers().contentLength().orElse(-1) > this.maxBodySize) {
 				throw new ApiException(HttpStatus.CONTENT_TOO_LARGE,
 						"request body too large: the limit is " + this.maxBodySize + " bytes");
@@ -129,13 +146,10 @@ class EntityHandler {
 	 * call would not do.
 	 */
 	Mono<ServerResponse> delete(ServerRequest request) {
-		return handle("delete", request, (query) -> {
+		return handle("delete", request, QueryParameters.KEY, "DELETE /v0/entity", (query) -> {
 			byte[] key = query.key("id", this.maxKeySize);
 			Replicas replicas = replicas(query);
-			if (query.text("ttl") != null) {
-				throw ApiException
-					.badRequest("ttl is for PUT only: a DELETE writes a tombstone, which does not expire");
-			}
+			refuseConditions(request);
 			return this.replication.write(key, null, replicas).thenReturn(Reply.ACCEPTED);
 		});
 	}
@@ -150,18 +164,20 @@ class EntityHandler {
 	 * end, or an error); then the records are written as the socket drains.
 	 */
 	Mono<ServerResponse> range(ServerRequest request) {
-		return handle("range", request, (query) -> {
-			byte[] start = query.optionalKey("start", this.maxKeySize);
-			byte[] after = query.optionalKey("after", this.maxKeySize);
-			if ((start == null) == (after == null)) {
+		return handle("range", request, QueryParameters.RANGE, "GET /v0/entities", (query) -> {
+			boolean inclusive = query.has("start");
+			if (inclusive == query.has("after")) {
 				throw ApiException.badRequest("give exactly one of 'start' (inclusive) and 'after' (exclusive)");
 			}
+			// An empty bound is an open end: start= and after= from the first key, end=
+			// past the last.
+			byte[] from = query.optionalKey(inclusive ? "start" : "after", this.maxKeySize);
 			byte[] end = query.optionalKey("end", this.maxKeySize);
 			long limit = limit(query.text("limit"));
 			Replicas replicas = replicas(query);
 			ScanFormat format = ScanFormat.accepted(request.headers().accept());
 			Flux<DataBuffer> records = this.replication
-				.range((start != null) ? start : after, start != null, end, replicas, limit)
+				.range((from != null) ? from : NO_KEY, inclusive, end, replicas, limit)
 				.map(format::encode);
 			return records
 				.switchOnFirst((first, all) -> first.isOnError() ? Mono.error(first.getThrowable())
@@ -188,14 +204,89 @@ class EntityHandler {
 				: QueryParameters.positive(text, MAX_LIMIT, "limit must be a positive integer up to " + MAX_LIMIT);
 	}
 
+	/**
+	 * A write with {@code If-Match} or {@code If-None-Match} (RFC 9110 §13) is refused,
+	 * never applied unconditionally: checking the version a coordinator reads and then
+	 * writing is a race between coordinators, and holding a condition takes consensus on
+	 * the key, which the node does not run yet. A well-formed condition is a 501 saying
+	 * the write was not applied; a malformed one a 400. Costs one header lookup per
+	 * header when absent.
+	 * @throws ApiException (400 or 501) when the request carries a condition
+	 */
+	static void refuseConditions(ServerRequest request) {
+		ServerRequest.Headers headers = request.headers();
+		for (String name : CONDITIONS) {
+			if (headers.firstHeader(name) == null) {
+				continue;
+			}
+			for (String value : headers.header(name)) {
+				if (!wellFormedCondition(value)) {
+					throw ApiException.badRequest("malformed " + name
+							+ " header: give * or a list of quoted entity tags" + " such as \"5f3a2c1b9d0e4\"");
+				}
+			}
+			throw new ApiException(HttpStatus.NOT_IMPLEMENTED, "conditional writes (" + name
+					+ ") are not supported yet: the write was not applied; see docs/api.md, Versions");
+		}
+	}
+
+	private static final String[] CONDITIONS = { HttpHeaders.IF_MATCH, HttpHeaders.IF_NONE_MATCH };
+
+	/**
+	 * RFC 9110 §13.1.1: {@code *}, or a comma-separated list of entity tags
+	 * ({@code [W/]"etagc*"}, etagc any visible byte but {@code "}, or obs-text).
+	 */
+	static boolean wellFormedCondition(String value) {
+		String field = value.strip();
+		if (field.equals("*")) {
+			return true;
+		}
+		boolean any = false;
+		for (String element : field.split(",", -1)) {
+			String tag = element.strip();
+			if (tag.isEmpty()) {
+				continue;
+			}
+			if (tag.startsWith("W/")) {
+				tag = tag.substring(2);
+			}
+			if (tag.length() < 2 || tag.charAt(0) != '"' || tag.charAt(tag.length() - 1) != '"') {
+				return false;
+			}
+			for (int i = 1; i < tag.length() - 1; i++) {
+				char c = tag.charAt(i);
+				if (c == '"' || c < 0x21 || c == 0x7F || c > 0xFF) {
+					return false;
+				}
+			}
+			any = true;
+		}
+		return any;
+	}
+
 	/** GET /v0/openapi.yaml: the OpenAPI 3 description of this API. */
 	Mono<ServerResponse> openApi(ServerRequest request) {
 		return ServerResponse.ok().contentType(YAML).cacheControl(CacheControl.noCache()).bodyValue(this.openApi);
 	}
 
+	/**
+	 * Answers a route that reads no parameter: a query naming any is a 400, an empty one
+	 * goes on to {@code next}.
+	 */
+	Mono<ServerResponse> withoutParameters(ServerRequest request, HandlerFunction<ServerResponse> next) {
+		String query = request.uri().getRawQuery();
+		if (query == null || query.isEmpty()) {
+			return next.handle(request);
+		}
+		String route = request.method() + " " + request.requestPath().pathWithinApplication().value();
+		return Mono.fromCallable(() -> QueryParameters.parse(query, QueryParameters.NONE, route))
+			.then(Mono.defer(() -> next.handle(request)))
+			.onErrorResume(ApiException.class, ErrorResponses::toResponse);
+	}
+
 	Mono<ServerResponse> methodNotAllowed(ServerRequest request) {
 		String path = request.requestPath().pathWithinApplication().value();
-		String allow = path.equals(ENTITY_PATH) ? "GET, PUT, DELETE" : "GET";
+		String allow = path.equals(ENTITY_PATH) ? "GET, HEAD, PUT, DELETE" : "GET";
 		return ServerResponse.status(HttpStatus.METHOD_NOT_ALLOWED)
 			.header(HttpHeaders.ALLOW, allow)
 			.contentType(MediaType.TEXT_PLAIN)
@@ -206,10 +297,10 @@ class EntityHandler {
 	 * Parses the query, runs {@code body} and answers every failure with its status and
 	 * text; times the request by operation and status.
 	 */
-	private Mono<ServerResponse> handle(String operation, ServerRequest request,
+	private Mono<ServerResponse> handle(String operation, ServerRequest request, int parameters, String route,
 			Function<QueryParameters, Mono<ServerResponse>> body) {
 		long start = System.nanoTime();
-		return Mono.defer(() -> body.apply(QueryParameters.parse(request.uri().getRawQuery())))
+		return Mono.defer(() -> body.apply(QueryParameters.parse(request.uri().getRawQuery(), parameters, route)))
 			.onErrorResume(ErrorResponses::toResponse)
 			.doOnNext((response) -> this.metrics.record(operation, response.statusCode().value(), start));
 	}

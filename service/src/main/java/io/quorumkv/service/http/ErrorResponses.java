@@ -17,6 +17,7 @@ import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.server.ServerResponse;
 import org.springframework.web.server.ResponseStatusException;
@@ -42,6 +43,8 @@ final class ErrorResponses {
 	static Reply toReply(Throwable error) {
 		return switch (error) {
 			case ApiException api -> Reply.text(api.status(), api.getMessage());
+			case InvalidMediaTypeException badHeader ->
+				Reply.text(HttpStatus.BAD_REQUEST, "malformed media type in a header: " + badHeader.getMessage());
 			case DataBufferLimitException tooLarge ->
 				Reply.text(HttpStatus.CONTENT_TOO_LARGE, "request body too large");
 			case ResponseStatusException status -> Reply.text(status.getStatusCode(),

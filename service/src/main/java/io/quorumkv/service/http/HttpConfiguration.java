@@ -52,12 +52,13 @@ class HttpConfiguration {
 	RouterFunction<ServerResponse> publicApi(EntityHandler handler, RingHandler ring, InFlightLimiter limiter) {
 		return RouterFunctions.route()
 			.GET(EntityHandler.STATUS_PATH, handler::status)
-			.GET(RingHandler.PUBLIC_PATH, ring::publicRing)
+			.GET(RingHandler.PUBLIC_PATH, (request) -> handler.withoutParameters(request, ring::publicRing))
 			.GET(EntityHandler.ENTITY_PATH, handler::get)
+			.HEAD(EntityHandler.ENTITY_PATH, handler::head)
 			.PUT(EntityHandler.ENTITY_PATH, handler::put)
 			.DELETE(EntityHandler.ENTITY_PATH, handler::delete)
 			.GET(EntityHandler.ENTITIES_PATH, handler::range)
-			.GET(EntityHandler.OPENAPI_PATH, handler::openApi)
+			.GET(EntityHandler.OPENAPI_PATH, (request) -> handler.withoutParameters(request, handler::openApi))
 			.route(path(EntityHandler.ENTITY_PATH).or(path(EntityHandler.ENTITIES_PATH))
 				.or(path(EntityHandler.STATUS_PATH))
 				.or(path(RingHandler.PUBLIC_PATH))
@@ -127,7 +128,9 @@ class HttpConfiguration {
 	@Bean
 	NettyServerCustomizer connectionTimeouts(QuorumKvProperties properties) {
 		HttpProperties http = properties.http();
-		return (server) -> server.readTimeout(http.readTimeout()).idleTimeout(http.idleTimeout());
+		return (server) -> server.readTimeout(http.readTimeout())
+			.idleTimeout(http.idleTimeout())
+			.mapHandle(UnwrittenErrors::complete);
 	}
 
 }

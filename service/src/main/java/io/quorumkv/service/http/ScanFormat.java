@@ -8,6 +8,7 @@ import io.quorumkv.storage.Entry;
 
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 
 /**
@@ -56,15 +57,44 @@ enum ScanFormat {
 	/** One live record (never a tombstone) as it goes on the wire. */
 	abstract DataBuffer encode(Entry entry);
 
-	/** The format an {@code Accept} header asks for: NDJSON when it names it. */
+	/**
+	 * The format an {@code Accept} header (parsed by Spring) asks for, by RFC 9110
+	 * §12.5.1: each format takes the quality of the most specific media range that
+	 * includes it, the higher quality wins, and {@link #RECORDS} wins a tie (the
+	 * default). No header, or one that names neither format, not even by a wildcard, is
+	 * {@link #RECORDS} (the header is disregarded, as RFC 9110 allows).
+	 * @throws ApiException (406) when the header refuses both, with {@code q=0}
+	 */
 	static ScanFormat accepted(List<MediaType> accept) {
-		for (MediaType type : accept) {
-			if (type.isCompatibleWith(MediaType.APPLICATION_NDJSON) && !type.isWildcardType()
-					&& !type.isWildcardSubtype()) {
-				return NDJSON;
+		if (accept.isEmpty()) {
+			return RECORDS;
+		}
+		double records = quality(accept, RECORDS.mediaType);
+		double ndjson = quality(accept, NDJSON.mediaType);
+		if (records == 0 && ndjson == 0) {
+			throw new ApiException(HttpStatus.NOT_ACCEPTABLE, "a range is sent as " + RECORDS.mediaType + " or "
+					+ NDJSON.mediaType + "; the Accept header refuses both");
+		}
+		return (ndjson > records) ? NDJSON : RECORDS;
+	}
+
+	/**
+	 * The quality of the most specific of {@code accept} that includes {@code type}: 0
+	 * when refused ({@code q=0}), -1 when none includes it.
+	 */
+	private static double quality(List<MediaType> accept, MediaType type) {
+		int specificity = -1;
+		double quality = -1;
+		for (MediaType range : accept) {
+			if (range.includes(type)) {
+				int rank = range.isWildcardType() ? 0 : range.isWildcardSubtype() ? 1 : 2;
+				if (rank > specificity) {
+					specificity = rank;
+					quality = range.getQualityValue();
+				}
 			}
 		}
-		return RECORDS;
+		return quality;
 	}
 
 }

@@ -56,10 +56,27 @@ class ClockHealthIndicator implements ReactiveHealthIndicator {
 			return Health.status(warn ? WARNING : Status.UP)
 				.withDetail("maxClockSkewMs", this.clock.maxSkew().toMillis())
 				.withDetail("offsetWarningMs", this.warningMicros / 1_000)
-				.withDetail("aheadOfWallMs", Math.max(0, this.clock.last() - this.clock.wallMicros()) / 1_000)
+				.withDetail("aheadOfWallMs", aheadOfWallMs(this.clock.last(), this.clock.wallMicros()))
+				.withDetail("lastStamp", lastStamp(this.clock.last()))
 				.withDetail("peers", peers)
 				.build();
 		});
+	}
+
+	/**
+	 * How far the last stamp is ahead of the wall clock, in milliseconds; 0 when behind
+	 * or before the first stamp (whose starting value, {@link Long#MIN_VALUE}, must not
+	 * be subtracted from: the difference overflows).
+	 */
+	static long aheadOfWallMs(long last, long wallMicros) {
+		return (last > wallMicros) ? (last - wallMicros) / 1_000 : 0;
+	}
+
+	/**
+	 * The last stamp issued or adopted (microseconds), or "none yet" before the first.
+	 */
+	static Object lastStamp(long last) {
+		return (last == Long.MIN_VALUE) ? "none yet" : last;
 	}
 
 }

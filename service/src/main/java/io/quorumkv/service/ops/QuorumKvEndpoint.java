@@ -329,27 +329,7 @@ public class QuorumKvEndpoint {
 	private String storageTable() {
 		StorageStats stats = this.storage.stats();
 		TextTable table = new TextTable("NAME", "VALUE");
-		StorageView.derived(stats).forEach((name, value) -> {
-			if (value instanceof List<?> levels) {
-				for (Object level : levels) {
-					Map<?, ?> entry = (Map<?, ?>) level;
-					table.row("tables in level " + entry.get("level"), entry.get("tables"));
-				}
-			}
-			else {
-				table.row(name, value);
-			}
-		});
-		stats.counters()
-			.entrySet()
-			.stream()
-			.sorted(Map.Entry.comparingByKey())
-			.forEach((e) -> table.row(e.getKey(), e.getValue()));
-		stats.gauges()
-			.entrySet()
-			.stream()
-			.sorted(Map.Entry.comparingByKey())
-			.forEach((e) -> table.row(e.getKey(), e.getValue()));
+		StorageView.rows(stats).forEach((name, value) -> table.row(name, value));
 		return "node " + self() + ": backend " + stats.backend() + ", "
 				+ (stats.healthy() ? "healthy" : "FAILED: " + stats.failure()) + "\n" + table;
 	}

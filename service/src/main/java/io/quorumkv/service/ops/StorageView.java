@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import io.quorumkv.storage.StorageStats;
@@ -53,6 +54,36 @@ final class StorageView {
 		}
 		return derived;
 	}
+
+	/**
+	 * The rows of {@code qkv storage}: what {@link #derived} shows, then every counter
+	 * and every gauge it did not already show, each once, by name.
+	 */
+	static Map<String, Object> rows(StorageStats stats) {
+		Map<String, Object> rows = new LinkedHashMap<>();
+		derived(stats).forEach((name, value) -> {
+			if (value instanceof List<?> levels) {
+				for (Object level : levels) {
+					Map<?, ?> entry = (Map<?, ?>) level;
+					rows.put("tables in level " + entry.get("level"), entry.get("tables"));
+				}
+			}
+			else {
+				rows.put(name, value);
+			}
+		});
+		new TreeMap<>(stats.counters()).forEach(rows::putIfAbsent);
+		new TreeMap<>(stats.gauges()).forEach((name, value) -> {
+			if (!COPIED_GAUGES.contains(name) && !name.startsWith("tables.level.")) {
+				rows.putIfAbsent(name, value);
+			}
+		});
+		return rows;
+	}
+
+	/** The gauges {@link #derived} shows under a name of its own. */
+	private static final Set<String> COPIED_GAUGES = Set.of("memtable.bytes", "memtables.immutable", "tables",
+			"disk.bytes", "compaction.pending.bytes");
 
 	/**
 	 * Bytes the engine wrote to tables (flushes and compactions) per byte logged to the

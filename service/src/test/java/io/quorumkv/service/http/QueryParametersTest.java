@@ -32,13 +32,17 @@ class QueryParametersTest {
 	}
 
 	@Test
-	void nonAsciiBytesMustBeUtf8RawOrEscaped() {
-		// The server hands the request line over one char per byte (ISO-8859-1).
+	void nonAsciiBytesMustBeEscapedUtf8() {
+		// The server hands the request line over one char per byte (ISO-8859-1); a raw
+		// byte outside printable ASCII is refused, percent-encoded it is taken.
 		String rawUtf8 = new String("ключ".getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
-		assertThat(QueryParameters.parse("id=" + rawUtf8).key("id", 64)).isEqualTo(bytes("ключ"));
+		assertThatThrownBy(() -> QueryParameters.parse("id=" + rawUtf8)).isInstanceOf(ApiException.class)
+			.hasMessage("raw byte 0xd0 in id at character 0: percent-encode it (%D0)");
+		assertThatThrownBy(() -> QueryParameters.parse("id=a\u007f")).isInstanceOf(ApiException.class)
+			.hasMessageContaining("raw byte 0x7f");
 		assertThat(QueryParameters.parse("id=%D0%BA").key("id", 64)).isEqualTo(bytes("к"));
 		assertThat(QueryParameters.parse("replicas=%C2%BD").text("replicas")).isEqualTo("½");
-		for (String bad : new String[] { "id=%FF", "id=\u00ff", "id=%C0%AF", "id=a%ED%A0%80" }) {
+		for (String bad : new String[] { "id=%FF", "id=%C0%AF", "id=a%ED%A0%80" }) {
 			assertThatThrownBy(() -> QueryParameters.parse(bad).key("id", 64)).as(bad)
 				.isInstanceOf(ApiException.class)
 				.hasMessageContaining("not valid UTF-8");
@@ -76,6 +80,29 @@ class QueryParametersTest {
 		assertThat(query.text("i")).isEqualTo("2");
 		assertThat(query.text("end")).isNull();
 		assertThat(query.text("ends")).isEqualTo("3");
+	}
+
+	@Test
+	void aPublicRouteRefusesEveryParameterItDoesNotRead() {
+		assertThat(QueryParameters.parse("id=k&ttl=5&replicas=1/1", QueryParameters.KEY_WRITE, "PUT /v0/entity")
+			.text("ttl")).isEqualTo("5");
+		assertThatThrownBy(() -> QueryParameters.parse("id=k&tll=5", QueryParameters.KEY_WRITE, "PUT /v0/entity"))
+			.isInstanceOf(ApiException.class)
+			.hasMessage("unknown parameter 'tll' for PUT /v0/entity");
+		assertThatThrownBy(() -> QueryParameters.parse("id=k&ttl=5", QueryParameters.KEY, "GET /v0/entity"))
+			.isInstanceOf(ApiException.class)
+			.hasMessage("parameter 'ttl' does not apply to GET /v0/entity");
+		assertThatThrownBy(() -> QueryParameters.parse("start=a&id=k", QueryParameters.RANGE, "GET /v0/entities"))
+			.isInstanceOf(ApiException.class)
+			.hasMessage("parameter 'id' does not apply to GET /v0/entities");
+		assertThatThrownBy(() -> QueryParameters.parse("a%01b=1", QueryParameters.NONE, "GET /v0/status"))
+			.isInstanceOf(ApiException.class)
+			.hasMessage("unknown parameter 'a?b' for GET /v0/status");
+		assertThat(QueryParameters.parse("&&", QueryParameters.NONE, "GET /v0/status").has("id")).isFalse();
+		QueryParameters range = QueryParameters.parse("start=&end=", QueryParameters.RANGE, "GET /v0/entities");
+		assertThat(range.has("start")).isTrue();
+		assertThat(range.has("after")).isFalse();
+		assertThat(range.optionalKey("start", 4)).isNull();
 	}
 
 	private static byte[] bytes(String text) {

@@ -89,6 +89,22 @@ class OperatorViewsTest {
 			.containsEntry("levels", List.of(Map.of("level", 0L, "tables", 2L), Map.of("level", 1L, "tables", 1L)));
 	}
 
+	/**
+	 * qkv storage: what is derived from a gauge is not printed a second time under its
+	 * raw name.
+	 */
+	@Test
+	void theStorageTableShowsEachValueOnce() {
+		StorageStats stats = new StorageStats("lsm", Map.of("flush.bytes", 1000L, "wal.bytes", 1000L),
+				Map.of("memtable.bytes", 10L, "memtables.immutable", 1L, "tables.level.0", 2L, "tables", 2L,
+						"disk.bytes", 99L, "compaction.pending.bytes", 42L, "wal.segments", 3L),
+				null);
+		Map<String, Object> rows = StorageView.rows(stats);
+		assertThat(rows.keySet()).containsExactly("memtableBytes", "immutableMemtables", "tables in level 0", "tables",
+				"diskBytes", "pendingCompactionBytes", "flush.bytes", "wal.bytes", "wal.segments");
+		assertThat(rows.values().stream().filter((value) -> value.equals(10L))).hasSize(1);
+	}
+
 	@Test
 	void otherBackendsDeriveOnlyWhatTheyHave() {
 		StorageStats stats = new StorageStats("h2", Map.of("upserts", 5L), Map.of("pool.acquired", 1L), "disk full");
