@@ -131,6 +131,32 @@ public final class Membership {
 		});
 	}
 
+	/**
+	 * The log's ring, read through its leader. Right after a cluster's first start the
+	 * seeds' ring is not in the log yet (its first entry is being committed): the read is
+	 * tried again for up to {@link #FIRST_RING_WAIT} before the change is refused.
+	 */
+	private Mono<java.util.Optional<Ring>> ringOfTheLog() {
+		return this.metadata.read()
+			.flatMap((logged) -> logged.isPresent() ? Mono.just(logged) : Mono.error(new NoRingYet()))
+			.retryWhen(reactor.util.retry.Retry.fixedDelay(FIRST_RING_WAIT.toMillis() / 250, Duration.ofMillis(250))
+				.filter(NoRingYet.class::isInstance))
+			.onErrorResume((error) -> error instanceof NoRingYet || (error.getCause() instanceof NoRingYet),
+					(error) -> Mono.just(java.util.Optional.empty()));
+	}
+
+	/** How long a change waits for the log's first ring before it is refused. */
+	private static final Duration FIRST_RING_WAIT = Duration.ofSeconds(10);
+
+	/** The log holds no ring yet. */
+	private static final class NoRingYet extends RuntimeException {
+
+		NoRingYet() {
+			super("the metadata log holds no ring yet", null, false, false);
+		}
+
+	}
+
 	private Mono<Answer> change(String what, @Nullable Long epoch, Function<Ring, Mono<Ring>> next) {
 		if (this.state.ring().isEmpty()) {
 			return Mono.just(Answer.refused(409, "this node has no ring: ask a member of the cluster"));
@@ -138,7 +164,7 @@ public final class Membership {
 		// The change is computed from the log's ring, read through its leader: the
 		// newest,
 		// even when this node has not applied the last entry yet.
-		return this.metadata.read().flatMap((logged) -> {
+		return ringOfTheLog().flatMap((logged) -> {
 			Ring ring = logged.orElse(null);
 			if (ring == null) {
 				return Mono.just(Answer.refused(503, "the metadata log holds no ring yet: try again in a moment"));
