@@ -163,7 +163,7 @@ class AskedNodeDiesIT {
 
 	/** The node that leads the metadata group, as node 1's status names it. */
 	private int leader() {
-		Pattern line = Pattern.compile("metadata log: leader (\\S+),");
+		Pattern line = Pattern.compile("metadata log: leader (\\S+)(?: \\(this node\\))?,");
 		int[] found = { -1 };
 		eventually(AWAIT, () -> {
 			KvClient.Answer status = this.client.getAdmin(nodes.url(1), "/actuator/quorumkv/membership");
