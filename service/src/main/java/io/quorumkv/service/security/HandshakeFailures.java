@@ -1,33 +1,37 @@
 package io.quorumkv.service.security;
 
+import java.net.SocketAddress;
+import java.time.Duration;
+
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import reactor.netty.NettyPipeline;
+import reactor.netty.channel.ChannelMetricsRecorder;
 import reactor.netty.http.server.HttpServer;
 
 /**
  * Counts and logs (at a rate limit) the TLS handshakes the server fails: a client that
  * does not trust this node's certificate, presents one this node does not trust, speaks
  * plain HTTP to the TLS port, or offers no common protocol. Reactor Netty closes such a
- * connection before any request exists, so nothing else would tell. One handler, shared
- * by every connection, placed right after the TLS handler; it leaves a connection's
- * pipeline once its handshake is done.
+ * connection before any request exists, so nothing else would tell.
+ * <p>
+ * Reactor Netty times every handshake itself and reports it, with its outcome, to a
+ * connection-level metrics recorder
+ * ({@link HttpServer#metrics(boolean, java.util.function.Supplier)}): this is that
+ * recorder, on a server with TLS only. It is not an HTTP recorder, so Reactor Netty
+ * observes no request for it; it keeps only the failed handshakes and lets the byte
+ * counts go.
  */
-@ChannelHandler.Sharable
-final class HandshakeFailures extends ChannelInboundHandlerAdapter {
+final class HandshakeFailures implements ChannelMetricsRecorder {
 
 	/** Counter of failed handshakes. */
 	static final String METER = "quorumkv.tls.handshake.failures";
 
-	private static final Log logger = LogFactory.getLog(HandshakeFailures.class);
+	/** Reactor Netty's status of a handshake that succeeded. */
+	private static final String SUCCESS = "SUCCESS";
 
-	private static final String NAME = "quorumkv.handshakeFailures";
+	private static final Log logger = LogFactory.getLog(HandshakeFailures.class);
 
 	private final Counter failures;
 
@@ -39,29 +43,38 @@ final class HandshakeFailures extends ChannelInboundHandlerAdapter {
 			.register(meters);
 	}
 
-	/** The server with this handler on every TLS connection. */
+	/** The server with this recorder if it speaks TLS, as it is otherwise. */
 	HttpServer observe(HttpServer server) {
-		return server.doOnChannelInit((observer, channel, remoteAddress) -> {
-			if (channel.pipeline().get(NettyPipeline.SslHandler) != null) {
-				channel.pipeline().addAfter(NettyPipeline.SslHandler, NAME, this);
-			}
-		});
+		return (server.configuration().sslProvider() != null) ? server.metrics(true, () -> this) : server;
 	}
 
 	@Override
-	public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
-		if (event instanceof SslHandshakeCompletionEvent completion) {
-			if (!completion.isSuccess()) {
-				this.failures.increment();
-				Throwable cause = completion.cause();
-				this.log.log(() -> "TLS handshake failed from " + ctx.channel().remoteAddress() + ": "
-						+ ((cause.getMessage() != null) ? cause.getMessage() : cause.getClass().getSimpleName()));
-			}
-			ctx.fireUserEventTriggered(event);
-			ctx.pipeline().remove(this);
-			return;
+	public void recordTlsHandshakeTime(SocketAddress remoteAddress, Duration time, String status) {
+		if (!SUCCESS.equals(status)) {
+			this.failures.increment();
+			this.log.log(() -> "TLS handshake failed from " + remoteAddress + " after " + time.toMillis()
+					+ " ms (the client's side tells why; Reactor Netty logs it at DEBUG)");
 		}
-		ctx.fireUserEventTriggered(event);
+	}
+
+	@Override
+	public void recordDataReceived(SocketAddress remoteAddress, long bytes) {
+	}
+
+	@Override
+	public void recordDataSent(SocketAddress remoteAddress, long bytes) {
+	}
+
+	@Override
+	public void incrementErrorsCount(SocketAddress remoteAddress) {
+	}
+
+	@Override
+	public void recordConnectTime(SocketAddress remoteAddress, Duration time, String status) {
+	}
+
+	@Override
+	public void recordResolveAddressTime(SocketAddress remoteAddress, Duration time, String status) {
 	}
 
 }
