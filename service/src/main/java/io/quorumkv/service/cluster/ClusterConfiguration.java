@@ -52,6 +52,7 @@ class ClusterConfiguration {
 		Node self = new Node(id, topology.self().url());
 		RingFile file = new RingFile(folder);
 		Ring ring = file.read();
+		boolean confirmed = true;
 		if (ring == null && topology.seeded()) {
 			String clusterId = (cluster.id() != null) ? cluster.id() : derivedId(topology);
 			ring = Ring.seed(clusterId, topology.nodes(), topology.replicationFactor(), cluster.placement(),
@@ -65,8 +66,13 @@ class ClusterConfiguration {
 		}
 		else {
 			check(ring, self, cluster, topology);
+			// Others may have changed the ring while this node was down: it coordinates
+			// once the metadata group confirms its ring (MetadataGroup).
+			confirmed = ring.nodes()
+				.stream()
+				.allMatch((node) -> node.id().equals(id) || node.state() == NodeState.REMOVED);
 		}
-		return new ClusterState(self, file, ring, cluster.replicaTimeout().multipliedBy(2));
+		return new ClusterState(self, file, ring, cluster.replicaTimeout().multipliedBy(2), confirmed);
 	}
 
 	/** A stored ring is what counts; refuse to start when it cannot be this node's. */

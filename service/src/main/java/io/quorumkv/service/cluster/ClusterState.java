@@ -48,17 +48,28 @@ public final class ClusterState implements AutoCloseable {
 	private final Scheduler ringThread = Schedulers.newSingle("quorumkv-ring", true);
 
 	/**
+	 * Whether this node's ring is known to be current: false from a restart under a ring
+	 * kept durably until the metadata group confirmed it (the cluster may have moved on
+	 * while the node was down, and a node coordinating under an older ring may read
+	 * copies that writes of the newer one no longer reach).
+	 */
+	private volatile boolean confirmed;
+
+	/**
 	 * @param self this node, its id from its data folder
 	 * @param file where the ring is kept
 	 * @param ring the ring read from the data folder or seeded, null for a node that
 	 * waits to be joined
 	 * @param drainLimit the longest a new ring waits for the requests coordinated under
 	 * the previous one
+	 * @param confirmed whether the ring is known to be current (seeded by a first start,
+	 * none, or one with no other node); see {@link #confirmed()}
 	 */
-	ClusterState(Node self, RingFile file, @Nullable Ring ring, Duration drainLimit) {
+	ClusterState(Node self, RingFile file, @Nullable Ring ring, Duration drainLimit, boolean confirmed) {
 		this.self = self;
 		this.file = file;
 		this.drainLimit = drainLimit;
+		this.confirmed = confirmed;
 		if (ring != null) {
 			publish(new RingLayout(ring));
 		}
@@ -89,6 +100,23 @@ public final class ClusterState implements AutoCloseable {
 	public Optional<Ring> ring() {
 		RingLayout current = this.layout.get();
 		return (current != null) ? Optional.of(current.ring()) : Optional.empty();
+	}
+
+	/**
+	 * Whether this node's ring is known to be current, so that it may coordinate
+	 * requests: always but after a restart under a ring kept durably, until
+	 * {@link #confirm()}.
+	 */
+	public boolean confirmed() {
+		return this.confirmed;
+	}
+
+	/**
+	 * Marks the ring current: the metadata group's ring (read through its leader) was not
+	 * newer, or has been installed.
+	 */
+	public void confirm() {
+		this.confirmed = true;
 	}
 
 	/** The current epoch; 0 while the node has no ring. */

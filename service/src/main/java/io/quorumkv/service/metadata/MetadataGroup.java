@@ -277,12 +277,15 @@ public final class MetadataGroup implements AutoCloseable {
 
 	/**
 	 * Until the log holds a ring at least as new as this node's: proposes this node's
-	 * ring as a format entry (once a second, while no leader answers).
+	 * ring as a format entry (every 500 ms, while no leader answers). Once the log's
+	 * ring, read through the leader, is this node's or older (or has been installed here
+	 * when newer), the node's ring is confirmed current ({@link ClusterState#confirm()}).
 	 */
 	private Disposable formatWhenBehind() {
-		return Flux.interval(Duration.ZERO, Duration.ofSeconds(1), this.scheduler)
+		long started = System.nanoTime();
+		return Flux.interval(Duration.ZERO, Duration.ofMillis(500), this.scheduler)
 			.onBackpressureDrop()
-			.concatMap((tick) -> formatIfBehind().onErrorResume((error) -> {
+			.concatMap((tick) -> formatIfBehind(started).onErrorResume((error) -> {
 				logger.debug("Metadata log not formatted yet: " + error.getMessage());
 				return Mono.just(false);
 			}), 1)
@@ -290,19 +293,35 @@ public final class MetadataGroup implements AutoCloseable {
 			.subscribe();
 	}
 
-	private Mono<Boolean> formatIfBehind() {
+	private Mono<Boolean> formatIfBehind(long started) {
 		Ring mine = this.state.ring().orElse(null);
 		if (mine == null) {
 			return Mono.just(true);
 		}
 		return read().flatMap((logged) -> {
 			if (logged.isPresent() && logged.get().epoch() >= mine.epoch()) {
-				return Mono.just(true);
+				return confirm(logged.get(), started).thenReturn(true);
 			}
 			logger.info("The metadata log " + logged.map((r) -> "is at epoch " + r.epoch()).orElse("holds no ring")
 					+ ": proposing this node's " + mine.describe() + " as its start");
-			return submit(RingCommand.format(mine)).map((outcome) -> true);
+			// Asked again: the next read confirms the ring the log holds then.
+			return submit(RingCommand.format(mine)).map((outcome) -> false);
 		});
+	}
+
+	/** Installs the log's ring when newer than this node's, then confirms it. */
+	private Mono<Void> confirm(Ring logged, long started) {
+		if (this.state.confirmed()) {
+			return Mono.empty();
+		}
+		long before = this.state.epoch();
+		return this.state.install(logged).then(Mono.fromRunnable(() -> {
+			this.state.confirm();
+			logger.info("Ring confirmed current by the metadata group at epoch " + Math.max(before, logged.epoch())
+					+ ((logged.epoch() > before) ? " (this node restarted at epoch " + before + ")" : "") + ", "
+					+ Duration.ofNanos(System.nanoTime() - started).toMillis()
+					+ " ms after the group started here: the node coordinates requests");
+		}));
 	}
 
 	/** The log's ring, read through the leader (linearizable); empty before the first. */

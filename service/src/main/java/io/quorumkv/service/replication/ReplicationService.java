@@ -96,6 +96,10 @@ public class ReplicationService {
 				&& layout.ring().node(this.cluster.self().id()).isPresent()) {
 			throw new NotServingException("this node was removed from the cluster");
 		}
+		if (!this.cluster.confirmed()) {
+			throw new NotServingException("this node restarted under ring epoch " + layout.epoch()
+					+ " and coordinates once the metadata group has confirmed that ring is current");
+		}
 		return layout;
 	}
 

@@ -14,7 +14,7 @@ public final class ClusterStates {
 	 * {@code folder}; the caller closes it.
 	 */
 	public static ClusterState of(Node self, Ring ring, Path folder) {
-		return new ClusterState(self, new RingFile(folder), ring, Duration.ofSeconds(1));
+		return new ClusterState(self, new RingFile(folder), ring, Duration.ofSeconds(1), true);
 	}
 
 	/**

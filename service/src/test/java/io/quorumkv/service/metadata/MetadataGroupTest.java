@@ -171,4 +171,35 @@ class MetadataGroupTest {
 		assertThat(RingJson.write(ring(0))).contains(ring(0).clusterId());
 	}
 
+	/**
+	 * A node restarted while the ring moved on coordinates nothing under its older ring:
+	 * 503 until the group (a majority) confirms its ring, then answers under the newer
+	 * one.
+	 */
+	@Test
+	@Order(6)
+	void aNodeRestartedBehindTheLogCoordinatesOnlyOnceTheGroupHasConfirmedItsRing() {
+		int restarted = 2;
+		cluster.stop(restarted);
+		Ring base = ring(0);
+		assertThat(group(0).propose(base.epoch(), bumped(base)).block(PATIENCE).applied()).isTrue();
+		eventually(PATIENCE, () -> assertThat(ring(1).epoch()).isEqualTo(base.epoch() + 1));
+		// Without a majority, the restarted node cannot learn whether its ring is
+		// current.
+		cluster.stop(1);
+		cluster.start(restarted);
+		assertThat(ring(restarted).epoch()).isEqualTo(base.epoch());
+		String refused = TestCluster.body(cluster.client(restarted).get().uri("/v0/entity?id=k&ack=1&from=3"), 503);
+		assertThat(refused).contains("restarted under ring epoch " + base.epoch());
+		cluster.start(1);
+		eventually(PATIENCE,
+				() -> cluster.client(restarted)
+					.get()
+					.uri("/v0/entity?id=k&ack=1&from=3")
+					.exchange()
+					.expectStatus()
+					.isNotFound());
+		assertThat(ring(restarted).epoch()).isEqualTo(base.epoch() + 1);
+	}
+
 }
