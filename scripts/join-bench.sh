@@ -315,7 +315,7 @@ timeline() {
       "$dir/out/probe.tsv" \
       | while read -r epoch rest; do echo "$(date -u -d "@$epoch" +%H:%M:%S.%3N) $rest"; done
     for log in "$dir"/node*/node.log; do
-      grep -hE 'epoch|Change .*:|agreed' "$log" | grep -oE '[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}.*' \
+      grep -hE 'epoch|Change .*:|applied' "$log" | grep -oE '[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}.*' \
         | sed -E 's/^([0-9:.]+)Z?/\1/' | sed "s/^/$(basename "$(dirname "$log")") /" | awk '{ t = $2; $2 = ""; print t, $0 }'
     done
   } | sort > "$dir/out/timeline.txt"
