@@ -6,13 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.quorumkv.service.support.FaultFolders;
 import io.quorumkv.service.support.KvClient;
@@ -85,7 +82,7 @@ class AskedNodeDiesIT {
 	@Order(1)
 	void aJoinCompletesWhenTheNodeTheOperatorAskedIsKilledMidStream(Seeds.Seed given) {
 		Ledger preload = new Ledger();
-		preload(preload, "bulk", 3_000, 1_024);
+		preload.preload(live, "bulk", 3_000, 1_024);
 		long seed = given.value();
 		System.out.println("AskedNodeDiesIT: " + Seeds.rerun(seed));
 		Ledger ledger = new Ledger();
@@ -98,7 +95,7 @@ class AskedNodeDiesIT {
 			epoch = this.rings.epoch(nodes.url(0));
 			KvClient.Answer joined = this.rings.change(nodes.url(0), "join", "{\"url\":\"" + nodes.url(3) + "\"}");
 			assertThat(joined.status()).as(joined.body()).isEqualTo(200);
-			long keys = awaitStreaming(3, 100);
+			long keys = this.rings.awaitStreaming(nodes.url(3), 100, AWAIT);
 			nodes.kill(0);
 			live.remove(nodes.url(0));
 			System.out.println("AskedNodeDiesIT: node 0 (asked) killed after the newcomer had " + keys + " keys");
@@ -141,7 +138,7 @@ class AskedNodeDiesIT {
 			epoch = this.rings.epoch(nodes.url(asked));
 			KvClient.Answer joined = this.rings.change(nodes.url(asked), "join", "{\"url\":\"" + nodes.url(4) + "\"}");
 			assertThat(joined.status()).as(joined.body()).isEqualTo(200);
-			long keys = awaitStreaming(4, 100);
+			long keys = this.rings.awaitStreaming(nodes.url(4), 100, AWAIT);
 			nodes.kill(leader);
 			live.remove(nodes.url(leader));
 			System.out.println("AskedNodeDiesIT leader: node " + leader + " (the leader) killed after the newcomer had "
@@ -179,41 +176,6 @@ class AskedNodeDiesIT {
 			assertThat(found[0]).as("the leader %s among the running nodes", id).isNotNegative();
 		});
 		return found[0];
-	}
-
-	private long awaitStreaming(int node, long keys) {
-		Pattern received = Pattern.compile("\"done\":false,\"streams\":\\d+,\"streamsDone\":\\d+,\"keys\":(\\d+)");
-		long[] seen = new long[1];
-		eventually(AWAIT, () -> {
-			Matcher matcher = received.matcher(this.rings.transfers(nodes.url(node)));
-			assertThat(matcher.find()).as("node %d streaming", node).isTrue();
-			seen[0] = Long.parseLong(matcher.group(1));
-			assertThat(seen[0]).isGreaterThanOrEqualTo(keys);
-		});
-		return seen[0];
-	}
-
-	private void preload(Ledger preload, String prefix, int keys, int valueSize) {
-		ExecutorService writers = Executors.newFixedThreadPool(4);
-		KvClient shared = new KvClient(Duration.ofSeconds(10));
-		String padding = "x".repeat(valueSize);
-		for (int i = 0; i < keys; i++) {
-			String key = prefix + "-" + i;
-			String node = live.get(i % live.size());
-			writers.execute(() -> {
-				String value = key + padding;
-				preload.record(key, value, shared.put(node, key, value, "2/3") == 201);
-			});
-		}
-		writers.shutdown();
-		try {
-			assertThat(writers.awaitTermination(3, TimeUnit.MINUTES)).isTrue();
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
-		assertThat(preload.putsAcked.get()).isEqualTo(keys);
 	}
 
 }

@@ -9,11 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import io.quorumkv.service.support.FaultFolders;
 import io.quorumkv.service.support.KvClient;
@@ -122,7 +117,7 @@ class ElasticClusterIT {
 	void aJoinResumesAfterItsNewNodeAndThenASourceAreKilledMidStream(Seeds.Seed given) {
 		// Enough data for a stream of several seconds at the new node's rate limit.
 		Ledger preload = new Ledger();
-		preload(preload, "bulk", 3_000, 1_024);
+		preload.preload(live, "bulk", 3_000, 1_024);
 		long seed = given.value();
 		System.out.println("ElasticClusterIT resume: " + Seeds.rerun(seed));
 		Workload load = Workload.rotating(ledger, "kill", 4, 100, "2/3", () -> live, seed, Duration.ofSeconds(5));
@@ -132,11 +127,12 @@ class ElasticClusterIT {
 			long epoch = this.rings.epoch(nodes.url(0));
 			KvClient.Answer joined = this.rings.change(nodes.url(0), "join", "{\"url\":\"" + nodes.url(5) + "\"}");
 			assertThat(joined.status()).as(joined.body()).isEqualTo(200);
-			long keysBeforeKill = awaitStreaming(5, 200);
+			long keysBeforeKill = this.rings.awaitStreaming(nodes.url(5), 200, Duration.ofSeconds(60));
 			nodes.kill(5);
 			System.out.println("ElasticClusterIT resume: new node killed after " + keysBeforeKill + " keys");
 			nodes.start(5);
-			long keysAfterRestart = awaitStreaming(5, keysBeforeKill + 50);
+			long keysAfterRestart = this.rings.awaitStreaming(nodes.url(5), keysBeforeKill + 50,
+					Duration.ofSeconds(60));
 			assertThat(nodes.logText(5)).contains("(resuming after");
 			nodes.kill(1);
 			live.remove(nodes.url(1));
@@ -209,45 +205,6 @@ class ElasticClusterIT {
 		Duration took = this.rings.awaitSettled(live, epoch + 3, Duration.ofSeconds(120));
 		nodes.stop(node);
 		return "decommission " + node + " " + took.toMillis() + " ms";
-	}
-
-	/** Waits until the node has received at least {@code keys} keys; how many it has. */
-	private long awaitStreaming(int node, long keys) {
-		Pattern received = Pattern.compile("\"done\":false,\"streams\":\\d+,\"streamsDone\":\\d+,\"keys\":(\\d+)");
-		long[] seen = new long[1];
-		eventually(Duration.ofSeconds(60), () -> {
-			Matcher matcher = received.matcher(this.rings.transfers(nodes.url(node)));
-			assertThat(matcher.find()).as("node %d streaming", node).isTrue();
-			seen[0] = Long.parseLong(matcher.group(1));
-			assertThat(seen[0]).isGreaterThanOrEqualTo(keys);
-		});
-		return seen[0];
-	}
-
-	private void preload(Ledger preload, String prefix, int keys, int valueSize) {
-		// One client (one connection pool) for all writers: an HTTP client per key left
-		// thousands of idle connections and selector threads behind, enough to starve the
-		// test's own requests on a busy machine.
-		ExecutorService writers = Executors.newFixedThreadPool(4);
-		KvClient shared = new KvClient(Duration.ofSeconds(10));
-		String padding = "x".repeat(valueSize);
-		for (int i = 0; i < keys; i++) {
-			String key = prefix + "-" + i;
-			String node = live.get(i % live.size());
-			writers.execute(() -> {
-				String value = key + padding;
-				preload.record(key, value, shared.put(node, key, value, "2/3") == 201);
-			});
-		}
-		writers.shutdown();
-		try {
-			assertThat(writers.awaitTermination(3, TimeUnit.MINUTES)).isTrue();
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
-		assertThat(preload.putsAcked.get()).isEqualTo(keys);
 	}
 
 	/**

@@ -121,4 +121,34 @@ public final class Ledger {
 				+ this.failed + ", keys " + this.possible.size();
 	}
 
+	/**
+	 * Writes {@code keys} keys ({@code prefix-i}, values of about {@code valueSize}
+	 * bytes) at 2/3 through the nodes in turn, from four threads sharing one client (one
+	 * connection pool: an HTTP client per key left thousands of idle connections and
+	 * selector threads behind, enough to starve a test's own requests on a busy machine),
+	 * records each here, and checks that all were acknowledged.
+	 */
+	public void preload(List<String> nodes, String prefix, int keys, int valueSize) {
+		java.util.concurrent.ExecutorService writers = java.util.concurrent.Executors.newFixedThreadPool(4);
+		KvClient shared = new KvClient(Duration.ofSeconds(10));
+		String padding = "x".repeat(valueSize);
+		for (int i = 0; i < keys; i++) {
+			String key = prefix + "-" + i;
+			String node = nodes.get(i % nodes.size());
+			writers.execute(() -> {
+				String value = key + padding;
+				record(key, value, shared.put(node, key, value, "2/3") == 201);
+			});
+		}
+		writers.shutdown();
+		try {
+			assertThat(writers.awaitTermination(3, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+		assertThat(this.putsAcked.get()).isEqualTo(keys);
+	}
+
 }

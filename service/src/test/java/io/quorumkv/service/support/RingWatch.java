@@ -69,4 +69,20 @@ public final class RingWatch {
 		return this.client.getInternal(baseUrl, "/internal/v0/transfers").body();
 	}
 
+	/**
+	 * Waits up to {@code limit} until the node at {@code baseUrl} has received at least
+	 * {@code keys} keys in the change under way; how many it has.
+	 */
+	public long awaitStreaming(String baseUrl, long keys, Duration limit) {
+		Pattern received = Pattern.compile("\"done\":false,\"streams\":\\d+,\"streamsDone\":\\d+,\"keys\":(\\d+)");
+		long[] seen = new long[1];
+		Eventually.eventually(limit, () -> {
+			java.util.regex.Matcher matcher = received.matcher(transfers(baseUrl));
+			org.assertj.core.api.Assertions.assertThat(matcher.find()).as("%s streaming", baseUrl).isTrue();
+			seen[0] = Long.parseLong(matcher.group(1));
+			org.assertj.core.api.Assertions.assertThat(seen[0]).isGreaterThanOrEqualTo(keys);
+		});
+		return seen[0];
+	}
+
 }
