@@ -119,6 +119,14 @@ public final class ClusterState implements AutoCloseable {
 		this.confirmed = true;
 	}
 
+	/**
+	 * Completes once the ring is confirmed ({@link #confirmed()}), checked at once and
+	 * then every 20 ms, or after {@code limit} at most.
+	 */
+	public Mono<Void> whenConfirmed(Duration limit) {
+		return until(() -> this.confirmed, Duration.ofMillis(20), limit);
+	}
+
 	/** The current epoch; 0 while the node has no ring. */
 	public long epoch() {
 		RingLayout current = this.layout.get();

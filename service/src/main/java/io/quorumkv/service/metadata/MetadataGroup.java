@@ -277,13 +277,13 @@ public final class MetadataGroup implements AutoCloseable {
 
 	/**
 	 * Until the log holds a ring at least as new as this node's: proposes this node's
-	 * ring as a format entry (every 500 ms, while no leader answers). Once the log's
+	 * ring as a format entry (every 200 ms, while no leader answers). Once the log's
 	 * ring, read through the leader, is this node's or older (or has been installed here
 	 * when newer), the node's ring is confirmed current ({@link ClusterState#confirm()}).
 	 */
 	private Disposable formatWhenBehind() {
 		long started = System.nanoTime();
-		return Flux.interval(Duration.ZERO, Duration.ofMillis(500), this.scheduler)
+		return Flux.interval(Duration.ZERO, Duration.ofMillis(200), this.scheduler)
 			.onBackpressureDrop()
 			.concatMap((tick) -> formatIfBehind(started).onErrorResume((error) -> {
 				logger.debug("Metadata log not formatted yet: " + error.getMessage());

@@ -56,6 +56,12 @@ public class ReplicationService {
 	/** The longest a request lost to a newer ring waits for it before its second try. */
 	private static final Duration NEWER_RING_WAIT = Duration.ofSeconds(1);
 
+	/**
+	 * The longest a request to a node restarted moments ago waits for the metadata group
+	 * to confirm its ring (ClusterState#confirmed) before it is refused (503).
+	 */
+	private static final Duration CONFIRMATION_WAIT = Duration.ofSeconds(3);
+
 	private final ClusterState cluster;
 
 	private final HybridLogicalClock clock;
@@ -96,6 +102,12 @@ public class ReplicationService {
 				&& layout.ring().node(this.cluster.self().id()).isPresent()) {
 			throw new NotServingException("this node was removed from the cluster");
 		}
+		return layout;
+	}
+
+	/** The layout to coordinate a request under: one the metadata group has confirmed. */
+	private RingLayout servingLayout() {
+		RingLayout layout = layout();
 		if (!this.cluster.confirmed()) {
 			throw new NotServingException("this node restarted under ring epoch " + layout.epoch()
 					+ " and coordinates once the metadata group has confirmed that ring is current");
@@ -113,7 +125,7 @@ public class ReplicationService {
 
 	private Mono<Entry> get(byte[] key, Replicas replicas, boolean last) {
 		return Mono.create((sink) -> {
-			RingLayout layout = layout();
+			RingLayout layout = servingLayout();
 			Targets targets = layout.reads(key, replicas.from());
 			long start = System.nanoTime();
 			AtomicBoolean refusedAsStale = new AtomicBoolean();
@@ -193,7 +205,7 @@ public class ReplicationService {
 	 */
 	private Mono<Void> write(Entry entry, Replicas replicas, boolean last) {
 		return Mono.create((sink) -> {
-			RingLayout layout = layout();
+			RingLayout layout = servingLayout();
 			Targets targets = layout.writes(entry.key(), replicas.from());
 			long start = System.nanoTime();
 			AtomicBoolean refusedAsStale = new AtomicBoolean();
@@ -252,8 +264,9 @@ public class ReplicationService {
 		byte[] start = inclusive ? fromKey : RangeMerge.successor(fromKey);
 		int tolerated = replicas.from() - replicas.ack();
 		int pageSize = this.scan.pageSize(limit);
-		return Flux.defer(() -> {
-			Ring ring = layout().ring();
+		Mono<Void> confirmed = this.cluster.confirmed() ? Mono.empty() : this.cluster.whenConfirmed(CONFIRMATION_WAIT);
+		return confirmed.thenMany(Flux.defer(() -> {
+			Ring ring = servingLayout().ring();
 			List<RangeMerge.Member> members = new ArrayList<>();
 			for (RingNode node : ring.nodes()) {
 				if (node.state() != NodeState.REMOVED) {
@@ -262,7 +275,7 @@ public class ReplicationService {
 				}
 			}
 			return RangeMerge.merge(members, start, pageSize, tolerated, limit, this.clock.current());
-		});
+		}));
 	}
 
 	/**
@@ -288,6 +301,9 @@ public class ReplicationService {
 	 * The client sees one answer, from the ring the cluster serves under.
 	 */
 	private <T> Mono<T> onNewerRing(Function<Boolean, Mono<T>> attempt) {
+		if (!this.cluster.confirmed()) {
+			return this.cluster.whenConfirmed(CONFIRMATION_WAIT).then(Mono.defer(() -> attempt.apply(false)));
+		}
 		return attempt.apply(false)
 			.onErrorResume(LostToNewerRing.class, (lost) -> this.cluster.servingAbove(lost.epoch, NEWER_RING_WAIT)
 				.then(Mono.defer(() -> attempt.apply(true))));
