@@ -24,6 +24,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -44,6 +45,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @ExtendWith({ FaultFolders.KeepOnFailure.class, Seeds.class })
+// Two minutes or more of a shared two-core machine: in the longer suite (-Pfaults-long,
+// docs/reliability.md) so that ./mvnw verify stays near 20 minutes.
+@EnabledIfSystemProperty(named = "quorumkv.faults.long", matches = "true")
 class ElasticClusterIT {
 
 	static final int RF = 3;
