@@ -119,7 +119,7 @@ errors() {
 }
 
 # event_loops DIR: the event loops per node of a cluster started by cluster.sh (its nodes' ready
-# lines; cluster.sh gives each node its share of the cores: docs/operations.md, "Event loops")
+# lines; cluster.sh gives each node one per core: docs/operations.md, "Event loops")
 event_loops() {
   { grep -ho 'event loops [0-9]*' "$1"/node*/node.log || true; } | awk '{ print $3 }' | sort -u | paste -sd/ -
 }

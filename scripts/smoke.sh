@@ -59,10 +59,10 @@ started=$SECONDS
 "$CLUSTER" up --nodes 3 --backend lsm --base-port "$base_port" --dir "$dir"
 "$CLUSTER" status --dir "$dir"
 
-# The three nodes share this host's cores: each gets its share as event loops, at least one
-# (unless QKV_JAVA_OPTS names a count).
+# The three nodes share this host's cores: each gets one event loop per core (unless
+# QKV_JAVA_OPTS names a count).
 cores="$(nproc)"
-loops=$((cores >= 3 ? cores / 3 : 1))
+loops="$cores"
 [[ "$QKV_JAVA_OPTS" != *-Dreactor.netty.ioWorkerCount=* ]] || loops="$(sed -n 's/.*-Dreactor.netty.ioWorkerCount=\([0-9]*\).*/\1/p' <<<"$QKV_JAVA_OPTS")"
 for ((i = 1; i <= 3; i++)); do
   grep -q "ready: .*, event loops $loops\b" "$dir/node$i/node.log" ||
