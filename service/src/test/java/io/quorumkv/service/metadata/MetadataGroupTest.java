@@ -191,9 +191,16 @@ class MetadataGroupTest {
 		assertThat(ring(restarted).epoch()).isEqualTo(base.epoch());
 		String refused = TestCluster.body(cluster.client(restarted).get().uri("/v0/entity?id=k&ack=1&from=3"), 503);
 		assertThat(refused).contains("restarted under ring epoch " + base.epoch());
-		// With a majority back, the request waits for the confirmation and is served.
+		// With a majority back (once it has elected a leader: seconds), the node confirms
+		// and serves under the newer ring.
 		cluster.start(1);
-		cluster.client(restarted).get().uri("/v0/entity?id=k&ack=1&from=3").exchange().expectStatus().isNotFound();
+		eventually(PATIENCE,
+				() -> cluster.client(restarted)
+					.get()
+					.uri("/v0/entity?id=k&ack=1&from=3")
+					.exchange()
+					.expectStatus()
+					.isNotFound());
 		assertThat(ring(restarted).epoch()).isEqualTo(base.epoch() + 1);
 		cluster.start(0);
 	}
