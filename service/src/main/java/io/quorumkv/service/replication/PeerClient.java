@@ -157,8 +157,6 @@ public final class PeerClient implements AutoCloseable {
 			.permittedNumberOfCallsInHalfOpenState(cluster.breaker().halfOpenCalls())
 			.automaticTransitionFromOpenToHalfOpenEnabled(true)
 			.build());
-		this.breakers.getEventPublisher()
-			.onEntryAdded((added) -> closeOnFirstSuccessWhenHalfOpen(added.getAddedEntry()));
 		TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(this.breakers).bindTo(meters);
 		StreamProperties stream = cluster.stream();
 		this.streams = new ReplicaStreams(this.client, deadlines.loops(), this::breaker, new StreamLinks(),
@@ -326,26 +324,6 @@ public final class PeerClient implements AutoCloseable {
 				this.newerRing.accept(peer, ring);
 			}
 		}
-	}
-
-	/**
-	 * A half-open breaker closes at its first successful call: that call has just shown
-	 * the peer answers. Otherwise it would judge the peer by all of its trial calls, and
-	 * those started while the peer was still coming back (refused, timed out) would open
-	 * it again right after a client's request had got through, failing the next ones at
-	 * once with every replica up.
-	 */
-	private static void closeOnFirstSuccessWhenHalfOpen(CircuitBreaker breaker) {
-		breaker.getEventPublisher().onSuccess((success) -> {
-			if (breaker.getState() == CircuitBreaker.State.HALF_OPEN) {
-				try {
-					breaker.transitionToClosedState();
-				}
-				catch (IllegalStateException ex) {
-					// Another thread's call moved it first: nothing to do.
-				}
-			}
-		});
 	}
 
 	/**
