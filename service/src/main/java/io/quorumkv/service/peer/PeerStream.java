@@ -356,9 +356,8 @@ final class PeerStream {
 	 * those started while the peer was still coming back (refused, timed out) would open
 	 * it again right after a client's request had got through, failing the next ones at
 	 * once with every replica up. Done here, where the one success is seen, rather than
-	 * by a consumer of the breaker's success events: with any consumer, Resilience4j
-	 * builds an event (with a time stamp) for every successful call, about 1% of a
-	 * coordinator's CPU.
+	 * by one more consumer of the breaker's success events, called for every successful
+	 * replica operation.
 	 */
 	private void closeBreaker() {
 		try {
