@@ -1,7 +1,7 @@
 package io.quorumkv.service.http;
 
 import io.quorumkv.service.cluster.HybridLogicalClock;
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import reactor.core.publisher.Mono;
 
 import org.springframework.http.server.reactive.ServerHttpResponse;

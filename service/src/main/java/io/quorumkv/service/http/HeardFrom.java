@@ -1,7 +1,7 @@
 package io.quorumkv.service.http;
 
-import io.quorumkv.service.replication.InternalApi;
-import io.quorumkv.service.replication.PeerClient;
+import io.quorumkv.service.peer.InternalApi;
+import io.quorumkv.service.peer.PeerClient;
 import reactor.core.publisher.Mono;
 
 import org.springframework.stereotype.Component;

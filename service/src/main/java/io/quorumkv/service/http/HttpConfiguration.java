@@ -7,7 +7,7 @@ import io.netty.handler.codec.compression.Zstd;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.HttpProperties;
 import io.quorumkv.service.peer.ReplicaStreams;
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.security.InternalAuth;
 
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;

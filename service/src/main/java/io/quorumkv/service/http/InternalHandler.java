@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.quorumkv.service.peer.EntryFrame;
 import io.quorumkv.service.cluster.ClockGuard;
 import io.quorumkv.service.cluster.ClockSkewException;
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.security.InternalAuth;
 import io.quorumkv.storage.Entry;

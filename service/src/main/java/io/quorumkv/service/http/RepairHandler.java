@@ -1,7 +1,7 @@
 package io.quorumkv.service.http;
 
 import io.quorumkv.service.config.QuorumKvProperties;
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.repair.RepairService;
 import io.quorumkv.service.repair.RepairSessions;
 import reactor.core.publisher.Mono;

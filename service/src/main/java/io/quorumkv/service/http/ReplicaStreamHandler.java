@@ -15,7 +15,7 @@ import io.quorumkv.service.peer.FrameAssembler;
 import io.quorumkv.service.peer.StreamFrames;
 import io.quorumkv.service.peer.StreamFrames.Operation;
 import io.quorumkv.service.peer.StreamFrames.Result;
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.security.InternalAuth;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;

@@ -6,7 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.RingStamp;
 import io.quorumkv.service.membership.RingSync;
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import reactor.core.publisher.Mono;

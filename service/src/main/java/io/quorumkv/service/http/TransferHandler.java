@@ -4,7 +4,7 @@ import io.quorumkv.service.cluster.RingStamp;
 import io.quorumkv.service.membership.Membership;
 import io.quorumkv.service.membership.TransferSource;
 import io.quorumkv.service.membership.TransferSource.ChangeMismatchException;
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 

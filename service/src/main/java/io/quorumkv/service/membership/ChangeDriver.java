@@ -9,8 +9,8 @@ import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.cluster.RingLayout;
 import io.quorumkv.service.metadata.MetadataGroup;
-import io.quorumkv.service.replication.InternalApi;
-import io.quorumkv.service.replication.PeerClient;
+import io.quorumkv.service.peer.InternalApi;
+import io.quorumkv.service.peer.PeerClient;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import reactor.core.Disposable;
@@ -19,8 +19,6 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-
-import org.springframework.http.HttpMethod;
 
 /**
  * Carries a change through its phases on whichever node leads the metadata group, so a
@@ -116,14 +114,13 @@ final class ChangeDriver implements AutoCloseable {
 		if (target.id().equals(this.state.self().id())) {
 			return Mono.just(isDone(this.transfers.status(), changeId));
 		}
-		return this.peers.ringCall(target, HttpMethod.GET, InternalApi.TRANSFERS_PATH, null, this.callTimeout)
-			.map((reply) -> {
-				if (!reply.ok()) {
-					throw new IllegalStateException(target + " answered " + reply.status() + ": " + reply.body());
-				}
-				JsonNode status = JsonMapper.shared().readTree(reply.body());
-				return changeId.equals(status.path("change").asString("")) && status.path("done").asBoolean(false);
-			})
+		return RingCalls.get(this.peers, target, InternalApi.TRANSFERS_PATH, this.callTimeout).map((reply) -> {
+			if (!reply.ok()) {
+				throw new IllegalStateException(target + " answered " + reply.status() + ": " + reply.body());
+			}
+			JsonNode status = JsonMapper.shared().readTree(reply.body());
+			return changeId.equals(status.path("change").asString("")) && status.path("done").asBoolean(false);
+		})
 			.onErrorMap((error) -> new IllegalStateException(
 					"cannot learn the progress of " + target + ": " + error.getMessage(), error));
 	}

@@ -23,8 +23,8 @@ import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.cluster.RingLayout;
 import io.quorumkv.service.cluster.RingNode;
-import io.quorumkv.service.replication.InternalApi;
-import io.quorumkv.service.replication.PeerClient;
+import io.quorumkv.service.peer.InternalApi;
+import io.quorumkv.service.peer.PeerClient;
 import io.quorumkv.storage.Storage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -34,8 +34,6 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-
-import org.springframework.http.HttpMethod;
 
 /**
  * Removes from this node's storage the keys it no longer owns ({@link Storage#retain}):
@@ -190,21 +188,19 @@ final class Cleanup {
 	 * Whether {@code node} has a clean-up waiting or running; false when it does not say.
 	 */
 	private Mono<Boolean> busy(RingNode node) {
-		return this.peers.ringCall(node.node(), HttpMethod.GET, InternalApi.CLEANUP_PATH, null, this.callTimeout)
-			.map((reply) -> {
-				if (!reply.ok()) {
-					logger.info("Cleanup: node " + node.id() + " answered " + reply.status()
-							+ " about its own; not waiting for it");
-					return false;
-				}
-				JsonNode status = JsonMapper.shared().readTree(reply.body());
-				return status.path("running").asBoolean(false) || status.path("waiting").asBoolean(false);
-			})
-			.onErrorResume((error) -> {
-				logger.info("Cleanup: node " + node.id() + " did not say whether it cleans up (" + error.getMessage()
-						+ "); not waiting for it");
-				return Mono.just(false);
-			});
+		return RingCalls.get(this.peers, node.node(), InternalApi.CLEANUP_PATH, this.callTimeout).map((reply) -> {
+			if (!reply.ok()) {
+				logger.info("Cleanup: node " + node.id() + " answered " + reply.status()
+						+ " about its own; not waiting for it");
+				return false;
+			}
+			JsonNode status = JsonMapper.shared().readTree(reply.body());
+			return status.path("running").asBoolean(false) || status.path("waiting").asBoolean(false);
+		}).onErrorResume((error) -> {
+			logger.info("Cleanup: node " + node.id() + " did not say whether it cleans up (" + error.getMessage()
+					+ "); not waiting for it");
+			return Mono.just(false);
+		});
 	}
 
 	/** Fails when a newer ring replaced {@code ring}. */

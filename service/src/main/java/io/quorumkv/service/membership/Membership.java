@@ -17,8 +17,8 @@ import io.quorumkv.service.cluster.RingJson;
 import io.quorumkv.service.cluster.RingLayout;
 import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.service.metadata.MetadataGroup;
-import io.quorumkv.service.replication.InternalApi;
-import io.quorumkv.service.replication.PeerClient;
+import io.quorumkv.service.peer.InternalApi;
+import io.quorumkv.service.peer.PeerClient;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -26,8 +26,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-
-import org.springframework.http.HttpMethod;
 
 /**
  * The operator's membership changes ({@code scripts/qkv join|decommission|remove|replace|
@@ -211,7 +209,7 @@ public final class Membership {
 	/** Who the node at {@code url} is and of which cluster. */
 	private Mono<JsonNode> identity(String url) {
 		Node probe = Node.of(url);
-		return this.peers.ringCall(probe, HttpMethod.GET, InternalApi.RING_IDENTITY_PATH, null, this.callTimeout)
+		return RingCalls.get(this.peers, probe, InternalApi.RING_IDENTITY_PATH, this.callTimeout)
 			.onErrorMap((error) -> new ChangeRefused(409, url + " does not answer: " + error.getMessage()))
 			.map((reply) -> {
 				if (!reply.ok()) {
@@ -223,7 +221,7 @@ public final class Membership {
 
 	/** Removing or replacing a node that still answers would be wrong: refused. */
 	private Mono<Void> requireDead(RingNode node) {
-		return this.peers.ringCall(node.node(), HttpMethod.GET, InternalApi.RING_IDENTITY_PATH, null, this.callTimeout)
+		return RingCalls.get(this.peers, node.node(), InternalApi.RING_IDENTITY_PATH, this.callTimeout)
 			.map((reply) -> true)
 			.onErrorResume((error) -> Mono.just(false))
 			.flatMap(
@@ -271,13 +269,12 @@ public final class Membership {
 		if (target.id().equals(this.state.self().id())) {
 			return Mono.just(this.transfers.status());
 		}
-		return this.peers.ringCall(target, HttpMethod.GET, InternalApi.TRANSFERS_PATH, null, this.callTimeout)
-			.map((reply) -> {
-				@SuppressWarnings("unchecked")
-				Map<String, Object> map = reply.ok() ? JsonMapper.shared().readValue(reply.body(), Map.class)
-						: Map.of("node", target.id(), "error", reply.status() + ": " + reply.body().strip());
-				return map;
-			})
+		return RingCalls.get(this.peers, target, InternalApi.TRANSFERS_PATH, this.callTimeout).map((reply) -> {
+			@SuppressWarnings("unchecked")
+			Map<String, Object> map = reply.ok() ? JsonMapper.shared().readValue(reply.body(), Map.class)
+					: Map.of("node", target.id(), "error", reply.status() + ": " + reply.body().strip());
+			return map;
+		})
 			.onErrorResume(
 					(error) -> Mono.just(Map.of("node", target.id(), "error", String.valueOf(error.getMessage()))));
 	}

@@ -10,12 +10,11 @@ import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.MembershipProperties;
 import io.quorumkv.service.metadata.MetadataGroup;
-import io.quorumkv.service.replication.InternalApi;
-import io.quorumkv.service.replication.PeerClient;
+import io.quorumkv.service.peer.InternalApi;
+import io.quorumkv.service.peer.PeerClient;
 import io.quorumkv.storage.Storage;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.Mono;
 
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationListener;

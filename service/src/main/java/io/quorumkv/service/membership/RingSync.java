@@ -9,13 +9,11 @@ import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingJson;
 import io.quorumkv.service.cluster.RingStamp;
-import io.quorumkv.service.replication.InternalApi;
-import io.quorumkv.service.replication.PeerClient;
+import io.quorumkv.service.peer.InternalApi;
+import io.quorumkv.service.peer.PeerClient;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import reactor.core.publisher.Mono;
-
-import org.springframework.http.HttpMethod;
 
 /**
  * Ring exchange: a node that meets a peer with a newer epoch (in a call it serves or in
@@ -79,7 +77,7 @@ public final class RingSync {
 
 	/** The ring a peer serves under. */
 	public Mono<Ring> fetch(Node from) {
-		return this.peers.ringCall(from, HttpMethod.GET, InternalApi.RING_PATH, null, this.timeout).map((reply) -> {
+		return RingCalls.get(this.peers, from, InternalApi.RING_PATH, this.timeout).map((reply) -> {
 			if (!reply.ok()) {
 				throw new IllegalStateException(from + " answered " + reply.status() + ": " + reply.body());
 			}

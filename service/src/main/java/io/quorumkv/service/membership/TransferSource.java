@@ -9,7 +9,6 @@ import io.quorumkv.service.peer.EntryFrame;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.cluster.RingLayout;
-import io.quorumkv.service.replication.InternalApi;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
 import org.jspecify.annotations.Nullable;

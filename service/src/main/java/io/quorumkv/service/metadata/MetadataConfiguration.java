@@ -5,7 +5,7 @@ import java.io.UncheckedIOException;
 
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.config.QuorumKvProperties;
-import io.quorumkv.service.replication.PeerClient;
+import io.quorumkv.service.peer.PeerClient;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 

@@ -7,18 +7,21 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 import io.quorumkv.service.cluster.Node;
-import io.quorumkv.service.replication.InternalApi;
-import io.quorumkv.service.replication.PeerClient;
+import io.quorumkv.service.peer.InternalApi;
+import io.quorumkv.service.peer.PeerAnswers;
+import io.quorumkv.service.peer.PeerClient;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
+import org.springframework.http.HttpMethod;
+
 /**
  * Sends one Raft call to a peer through the node's one peer transport
- * ({@link PeerClient#raftCall}): the peer's address is its base URL, the body a
- * serialized Ratis message, the answer the serialized reply. An answer other than 200
- * fails the call with an {@link IOException} whose message is the peer's reason, which
- * Ratis treats like any lost call (it retries or elects).
+ * ({@link PeerClient#call}): the peer's address is its base URL, the body a serialized
+ * Ratis message, the answer the serialized reply. An answer other than 200 fails the call
+ * with an {@link IOException} whose message is the peer's reason, which Ratis treats like
+ * any lost call (it retries or elects).
  */
 final class RaftTransport {
 
@@ -47,13 +50,19 @@ final class RaftTransport {
 
 	/** The call, lazily. */
 	Mono<byte[]> call(String address, RaftKind kind, byte[] body) {
-		return Mono.defer(() -> this.peers
-			.raftCall(Node.of(address), InternalApi.RAFT_PATH + "/" + kind.path(), body, this.timeout, this.maxMessage)
-			.flatMap((reply) -> reply.ok() ? Mono.just(reply.body())
-					: Mono.error(new IOException(address + " answered " + reply.status() + " to " + kind.path() + ": "
-							+ new String(reply.body(), StandardCharsets.UTF_8).strip())))
-			.onErrorMap((error) -> !(error instanceof IOException),
-					(error) -> new IOException(kind.path() + " to " + address + " failed: " + error, error)));
+		// Not guarded by the breaker: Raft has its own retries and must reach a peer the
+		// data path gave up on.
+		return Mono
+			.defer(() -> this.peers
+				.call(Node.of(address), HttpMethod.POST, InternalApi.RAFT_PATH + "/" + kind.path(), body, null,
+						(response) -> PeerAnswers.joined(response, this.maxMessage)
+							.flatMap((answer) -> response.statusCode().is2xxSuccessful() ? Mono.just(answer)
+									: Mono.error(new IOException(address + " answered " + response.statusCode().value()
+											+ " to " + kind.path() + ": "
+											+ new String(answer, StandardCharsets.UTF_8).strip()))))
+				.timeout(this.timeout, this.peers.timers())
+				.onErrorMap((error) -> !(error instanceof IOException),
+						(error) -> new IOException(kind.path() + " to " + address + " failed: " + error, error)));
 	}
 
 	/** The call as Ratis' asynchronous protocols want it. */

@@ -23,7 +23,7 @@ import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingLayout;
 import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.service.replication.HintStore;
-import io.quorumkv.service.replication.PeerClient;
+import io.quorumkv.service.peer.PeerClient;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -21,7 +21,7 @@ import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.service.membership.Membership;
 import io.quorumkv.service.repair.RepairService;
 import io.quorumkv.service.replication.HintStore;
-import io.quorumkv.service.replication.PeerClient;
+import io.quorumkv.service.peer.PeerClient;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.StorageStats;
 import org.apache.commons.logging.Log;

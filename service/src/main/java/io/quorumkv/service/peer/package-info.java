@@ -1,8 +1,10 @@
 /**
- * The transport between nodes: the one {@code WebClient}'s streams of replica operations,
- * their frames, deadlines and event-loop affinity, and the peer exceptions. It knows
- * nothing of rings, placement or repair trees: the features that use it own their
- * protocols.
+ * The one transport between nodes: {@link io.quorumkv.service.peer.PeerClient} (one
+ * {@code WebClient} over one shared connection pool), its streams of replica operations
+ * with their frames, deadlines and event-loop affinity, the node-to-node protocol
+ * ({@link io.quorumkv.service.peer.InternalApi}) and the peer exceptions. It knows
+ * nothing of placement or repair trees, and of rings only the stamp every call carries:
+ * the features that use it own their calls (scans, repair, the ring protocol, Raft).
  */
 @NullMarked
 package io.quorumkv.service.peer;

@@ -9,7 +9,7 @@ import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.RepairProperties;
-import io.quorumkv.service.replication.PeerClient;
+import io.quorumkv.service.peer.PeerClient;
 import io.quorumkv.storage.Storage;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;

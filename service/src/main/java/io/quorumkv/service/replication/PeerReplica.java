@@ -5,6 +5,7 @@ import java.util.function.Consumer;
 
 import io.quorumkv.service.cluster.ClockGuard;
 import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.peer.PeerClient;
 import io.quorumkv.service.peer.ReplicaStreams;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
@@ -81,7 +82,7 @@ record PeerReplica(Node node, PeerClient client, HintStore hints, ClockGuard clo
 
 	@Override
 	public Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive, int limit) {
-		return this.client.scan(this.node, fromInclusive, toExclusive, limit)
+		return ReplicaScans.page(this.client, this.node, fromInclusive, toExclusive, limit)
 			.onErrorMap((error) -> new ReplicaUnavailableException(this.node, error));
 	}
 

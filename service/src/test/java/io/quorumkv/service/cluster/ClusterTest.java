@@ -20,7 +20,7 @@ import io.quorumkv.service.support.StreamCalls;
 import io.quorumkv.service.peer.StreamFrames.Result;
 import io.quorumkv.service.peer.StreamFrames;
 import io.quorumkv.service.replication.HintStore;
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.support.TestCluster;
 import io.quorumkv.service.support.TestTls;
 import io.quorumkv.storage.Entry;

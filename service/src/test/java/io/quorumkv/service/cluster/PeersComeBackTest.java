@@ -69,8 +69,7 @@ class PeersComeBackTest {
 
 	/** Node C's view of its peers: breaker state and the outcome of the last call. */
 	private String peerStates() {
-		io.quorumkv.service.replication.PeerClient peers = this.cluster.bean(2,
-				io.quorumkv.service.replication.PeerClient.class);
+		io.quorumkv.service.peer.PeerClient peers = this.cluster.bean(2, io.quorumkv.service.peer.PeerClient.class);
 		StringBuilder states = new StringBuilder();
 		for (int node = 0; node < 2; node++) {
 			Node peer = Node.of(this.cluster.url(node));

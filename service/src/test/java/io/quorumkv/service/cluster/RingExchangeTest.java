@@ -13,7 +13,7 @@ import java.util.Map;
 
 import io.quorumkv.service.peer.StreamFrames;
 import io.quorumkv.service.support.StreamCalls;
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.support.TestCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -15,7 +15,7 @@ import java.util.Random;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.service.support.StreamCalls;
 import io.quorumkv.service.QuorumKvApplication;
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.support.Ledger;
 import io.quorumkv.service.support.LedgerCheck;
 import io.quorumkv.service.support.RawExchange;

@@ -18,7 +18,7 @@ import java.util.Optional;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.service.support.StreamCalls;
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.support.FaultFolders;
 import io.quorumkv.service.support.KvClient;
 import io.quorumkv.service.support.NodeProcesses;

@@ -9,7 +9,7 @@ import java.util.List;
 
 import io.quorumkv.service.support.StreamCalls;
 import io.quorumkv.service.QuorumKvApplication;
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.support.RawExchange;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;

@@ -14,7 +14,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.quorumkv.service.cluster.ClockGuard;
 import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.config.QuorumKvProperties;
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.contract.ModelStorage;
 import org.junit.jupiter.api.AfterEach;

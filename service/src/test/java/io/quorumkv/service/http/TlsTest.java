@@ -18,7 +18,7 @@ import javax.net.ssl.SSLSocket;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.support.StreamCalls;
 import io.quorumkv.service.support.TestCertificates.Authority;
 import io.quorumkv.service.support.TestCertificates.Issued;

@@ -19,7 +19,7 @@ import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.ClusterStates;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingNode;
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.support.TestCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

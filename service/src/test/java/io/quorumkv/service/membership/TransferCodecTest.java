@@ -12,7 +12,7 @@ import java.util.List;
 
 import io.quorumkv.service.peer.EntryFrame;
 import io.quorumkv.service.membership.TransferCodec.Frame;
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.storage.Entry;
 import org.junit.jupiter.api.Test;
 

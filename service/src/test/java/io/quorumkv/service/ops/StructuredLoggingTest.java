@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.util.Map;
 
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.support.TestCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

@@ -10,7 +10,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.Map;
 
 import io.quorumkv.storage.Entry;
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.support.TestCluster;
 import io.quorumkv.storage.contract.ManualClock;
 import org.jspecify.annotations.Nullable;

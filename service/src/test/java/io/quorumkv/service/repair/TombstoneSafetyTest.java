@@ -14,7 +14,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.replication.HintStore;
-import io.quorumkv.service.replication.PeerClient;
+import io.quorumkv.service.peer.PeerClient;
 import io.quorumkv.service.support.ShiftedClock;
 import io.quorumkv.service.support.TestCluster;
 import io.quorumkv.storage.Entry;

@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
 import io.quorumkv.service.peer.StreamFrames;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.service.QuorumKvApplication;
-import io.quorumkv.service.replication.InternalApi;
+import io.quorumkv.service.peer.InternalApi;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Hooks;
 

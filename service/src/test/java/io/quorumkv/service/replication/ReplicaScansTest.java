@@ -13,12 +13,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.quorumkv.service.peer.EntryFrame;
-import io.quorumkv.service.peer.EventLoopTimers;
 import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.PeerClocks;
 import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.peer.EntryFrame;
+import io.quorumkv.service.peer.EventLoopTimers;
+import io.quorumkv.service.peer.InternalApi;
+import io.quorumkv.service.peer.PeerClient;
 import io.quorumkv.storage.Entry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,11 +35,11 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
 /**
- * A page of a range read ({@link PeerClient#scan}) against a bare server that answers
+ * A page of a range read ({@link ReplicaScans#page}) against a bare server that answers
  * every scan with the same page: the limit is asked for, and a page cancelled midway is
  * read to its end so that its connection serves the next call.
  */
-class PeerClientScanTest {
+class ReplicaScansTest {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
@@ -92,7 +94,8 @@ class PeerClientScanTest {
 
 	@Test
 	void asksForThePageWithItsLimitAndDecodesIt() {
-		StepVerifier.create(this.client.scan(this.peer, "a b".getBytes(StandardCharsets.UTF_8), null, PAGE))
+		StepVerifier
+			.create(ReplicaScans.page(this.client, this.peer, "a b".getBytes(StandardCharsets.UTF_8), null, PAGE))
 			.expectNextCount(PAGE)
 			.expectComplete()
 			.verify(TIMEOUT);
@@ -102,12 +105,13 @@ class PeerClientScanTest {
 	@Test
 	void aPageCancelledMidwayIsReadToItsEndAndItsConnectionServesTheNextCall() {
 		for (int i = 0; i < 3; i++) {
-			StepVerifier.create(this.client.scan(this.peer, new byte[] { 'k' }, new byte[] { 'l' }, PAGE).take(2))
+			StepVerifier
+				.create(ReplicaScans.page(this.client, this.peer, new byte[] { 'k' }, new byte[] { 'l' }, PAGE).take(2))
 				.expectNextCount(2)
 				.expectComplete()
 				.verify(TIMEOUT);
 		}
-		StepVerifier.create(this.client.scan(this.peer, new byte[] { 'k' }, null, PAGE))
+		StepVerifier.create(ReplicaScans.page(this.client, this.peer, new byte[] { 'k' }, null, PAGE))
 			.expectNextCount(PAGE)
 			.expectComplete()
 			.verify(TIMEOUT);
@@ -117,11 +121,12 @@ class PeerClientScanTest {
 
 	@Test
 	void aCancelledAnswerWithMoreThanAFrameLeftIsClosedRatherThanRead() {
-		StepVerifier.create(this.client.scan(this.peer, "big".getBytes(StandardCharsets.UTF_8), null, 10).take(2))
+		StepVerifier
+			.create(ReplicaScans.page(this.client, this.peer, "big".getBytes(StandardCharsets.UTF_8), null, 10).take(2))
 			.expectNextCount(2)
 			.expectComplete()
 			.verify(TIMEOUT);
-		StepVerifier.create(this.client.scan(this.peer, new byte[] { 'k' }, null, PAGE))
+		StepVerifier.create(ReplicaScans.page(this.client, this.peer, new byte[] { 'k' }, null, PAGE))
 			.expectNextCount(PAGE)
 			.expectComplete()
 			.verify(TIMEOUT);
