@@ -13,6 +13,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -54,6 +55,9 @@ public final class ClusterState implements AutoCloseable {
 	 * copies that writes of the newer one no longer reach).
 	 */
 	private volatile boolean confirmed;
+
+	/** Completed by {@link #confirm()}: what requests waiting for it wait on. */
+	private final Sinks.Empty<Void> confirmation = Sinks.empty();
 
 	/**
 	 * @param self this node, its id from its data folder
@@ -117,14 +121,15 @@ public final class ClusterState implements AutoCloseable {
 	 */
 	public void confirm() {
 		this.confirmed = true;
+		this.confirmation.tryEmitEmpty();
 	}
 
 	/**
-	 * Completes once the ring is confirmed ({@link #confirmed()}), checked at once and
-	 * then every 20 ms, or after {@code limit} at most.
+	 * Completes once the ring is confirmed ({@link #confirmed()}): at once when it is,
+	 * else at {@link #confirm()}, or after {@code limit} at most.
 	 */
 	public Mono<Void> whenConfirmed(Duration limit) {
-		return until(() -> this.confirmed, Duration.ofMillis(20), limit);
+		return this.confirmed ? Mono.empty() : this.confirmation.asMono().timeout(limit, Mono.empty());
 	}
 
 	/** The current epoch; 0 while the node has no ring. */

@@ -265,8 +265,7 @@ public class ReplicationService {
 		byte[] start = inclusive ? fromKey : RangeMerge.successor(fromKey);
 		int tolerated = replicas.from() - replicas.ack();
 		int pageSize = this.scan.pageSize(limit);
-		Mono<Void> confirmed = this.cluster.confirmed() ? Mono.empty() : this.cluster.whenConfirmed(CONFIRMATION_WAIT);
-		return confirmed.thenMany(Flux.defer(() -> {
+		return this.cluster.whenConfirmed(CONFIRMATION_WAIT).thenMany(Flux.defer(() -> {
 			Ring ring = servingLayout().ring();
 			List<RangeMerge.Member> members = new ArrayList<>();
 			for (RingNode node : ring.nodes()) {
