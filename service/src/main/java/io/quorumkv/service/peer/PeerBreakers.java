@@ -1,18 +1,28 @@
 package io.quorumkv.service.peer;
 
+import java.util.Locale;
+
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
-import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClockSkewException;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.config.QuorumKvProperties.BreakerProperties;
 
 /**
- * A Resilience4j circuit breaker per peer (a dead peer fails fast), exported as metrics.
- * A peer's refusal for an older ring or of a timestamp too far ahead of its clock says
- * the peer is up: it does not count against the breaker.
+ * A Resilience4j circuit breaker per peer (a dead peer fails fast). A peer's refusal for
+ * an older ring or of a timestamp too far ahead of its clock says the peer is up: it does
+ * not count against the breaker.
+ *
+ * <p>
+ * Exported as gauges read at each scrape, under Resilience4j's own names
+ * ({@code resilience4j_circuitbreaker_state}, {@code _failure_rate},
+ * {@code _buffered_calls}). Resilience4j's Micrometer binding would also time every call
+ * through the breaker's event publisher: one event object (with its creation time) and
+ * one timer per replica operation, which {@code quorumkv_replica_requests} already times.
+ * With no consumer, the breaker creates no events at all.
  */
 final class PeerBreakers {
 
@@ -28,7 +38,35 @@ final class PeerBreakers {
 			.permittedNumberOfCallsInHalfOpenState(breaker.halfOpenCalls())
 			.automaticTransitionFromOpenToHalfOpenEnabled(true)
 			.build());
-		TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(this.registry).bindTo(meters);
+		this.registry.getEventPublisher().onEntryAdded((added) -> export(added.getAddedEntry(), meters));
+	}
+
+	private static void export(CircuitBreaker breaker, MeterRegistry meters) {
+		for (CircuitBreaker.State state : CircuitBreaker.State.values()) {
+			Gauge.builder("resilience4j.circuitbreaker.state", breaker, (b) -> (b.getState() == state) ? 1 : 0)
+				.description("The states of the circuit breaker")
+				.tag("name", breaker.getName())
+				.tag("state", state.name().toLowerCase(Locale.ROOT))
+				.register(meters);
+		}
+		Gauge.builder("resilience4j.circuitbreaker.failure.rate", breaker, (b) -> b.getMetrics().getFailureRate())
+			.description("The failure rate of the circuit breaker")
+			.tag("name", breaker.getName())
+			.register(meters);
+		Gauge
+			.builder("resilience4j.circuitbreaker.buffered.calls", breaker,
+					(b) -> b.getMetrics().getNumberOfSuccessfulCalls())
+			.description("The number of buffered successful calls stored in the ring buffer")
+			.tag("name", breaker.getName())
+			.tag("kind", "successful")
+			.register(meters);
+		Gauge
+			.builder("resilience4j.circuitbreaker.buffered.calls", breaker,
+					(b) -> b.getMetrics().getNumberOfFailedCalls())
+			.description("The number of buffered failed calls stored in the ring buffer")
+			.tag("name", breaker.getName())
+			.tag("kind", "failed")
+			.register(meters);
 	}
 
 	/** The peer's breaker, made at first use. */
