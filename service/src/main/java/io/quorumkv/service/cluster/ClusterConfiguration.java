@@ -55,8 +55,8 @@ class ClusterConfiguration {
 		boolean confirmed = true;
 		if (ring == null && topology.seeded()) {
 			String clusterId = (cluster.id() != null) ? cluster.id() : derivedId(topology);
-			ring = Ring.seed(clusterId, topology.nodes(), topology.replicationFactor(), cluster.placement(),
-					cluster.virtualNodes());
+			ring = Ring.seed(clusterId, topology.nodes(), topology.replicationFactor(),
+					PlacementStrategy.of(cluster.placement()), cluster.virtualNodes());
 			file.write(ring);
 			logger.info("First start: seeded " + ring.describe() + " from quorumkv.cluster.nodes");
 		}

@@ -2,10 +2,11 @@ package io.quorumkv.service.cluster;
 
 import java.util.List;
 
+import io.quorumkv.service.config.QuorumKvProperties.PlacementSetting;
+
 /**
- * The placement algorithms, as selected by {@code quorumkv.cluster.placement}
- * ({@code rendezvous} or {@code consistent-hash}; Spring's relaxed enum binding maps
- * those values to the constants).
+ * The placement algorithms, as named by {@code quorumkv.cluster.placement}
+ * ({@code rendezvous} or {@code consistent-hash}, bound as a {@link PlacementSetting}).
  *
  * <pre>{@code
  * Placement placement = PlacementStrategy.CONSISTENT_HASH.create(nodes);
@@ -33,6 +34,14 @@ public enum PlacementStrategy {
 			return new ConsistentHashPlacement(nodes, virtualNodes);
 		}
 	};
+
+	/** The strategy {@code quorumkv.cluster.placement} names. */
+	public static PlacementStrategy of(PlacementSetting setting) {
+		return switch (setting) {
+			case RENDEZVOUS -> RENDEZVOUS;
+			case CONSISTENT_HASH -> CONSISTENT_HASH;
+		};
+	}
 
 	/** Virtual nodes per node used by {@link #create(List)}. */
 	public static final int DEFAULT_VIRTUAL_NODES = ConsistentHashPlacement.DEFAULT_VIRTUAL_NODES;

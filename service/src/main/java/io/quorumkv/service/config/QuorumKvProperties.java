@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 
-import io.quorumkv.service.cluster.PlacementStrategy;
 import io.quorumkv.storage.derby.DerbyStorageOptions;
 import io.quorumkv.storage.h2.H2Durability;
 import io.quorumkv.storage.h2.H2StorageOptions;
@@ -294,7 +293,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("64") int maxConnectionsPerPeer, @DefaultValue("1024") int maxPendingPerPeer,
 			@DefaultValue("512") int maxConcurrentCallsPerPeer, @DefaultValue BreakerProperties breaker,
 			@DefaultValue HintProperties hints, @DefaultValue("256") int maxConcurrentRepairs,
-			@DefaultValue("rendezvous") PlacementStrategy placement, @DefaultValue("128") int virtualNodes,
+			@DefaultValue("rendezvous") PlacementSetting placement, @DefaultValue("128") int virtualNodes,
 			@DefaultValue StreamProperties stream, @Nullable Integer replicationFactor, @Nullable String id,
 			@DefaultValue MembershipProperties membership, @DefaultValue TlsProperties tls,
 			@DefaultValue("500ms") Duration maxClockSkew, @DefaultValue("1s") Duration clockReservation,
@@ -587,6 +586,22 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 				throw new IllegalArgumentException("quorumkv.http.idle-timeout must be positive");
 			}
 		}
+
+	}
+
+	/**
+	 * The placement algorithm named by {@code quorumkv.cluster.placement}
+	 * ({@code rendezvous} or {@code consistent-hash}; Spring's relaxed enum binding maps
+	 * those values to the constants). The {@code cluster} package builds the placement it
+	 * names.
+	 */
+	public enum PlacementSetting {
+
+		/** Rendezvous (highest random weight) hashing. */
+		RENDEZVOUS,
+
+		/** Consistent hashing on a ring of virtual nodes. */
+		CONSISTENT_HASH
 
 	}
 

@@ -3,6 +3,7 @@ package io.quorumkv.service.cluster;
 import java.util.List;
 import java.util.Map;
 
+import io.quorumkv.service.config.QuorumKvProperties.PlacementSetting;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -42,7 +43,8 @@ class PlacementStrategyTests {
 	@CsvSource({ "rendezvous, RENDEZVOUS", "consistent-hash, CONSISTENT_HASH", "CONSISTENT_HASH, CONSISTENT_HASH" })
 	void bindsFromThePropertyValues(String value, PlacementStrategy expected) {
 		Binder binder = new Binder(new MapConfigurationPropertySource(Map.of("quorumkv.cluster.placement", value)));
-		assertThat(binder.bind("quorumkv.cluster.placement", PlacementStrategy.class).get()).isEqualTo(expected);
+		assertThat(PlacementStrategy.of(binder.bind("quorumkv.cluster.placement", PlacementSetting.class).get()))
+			.isEqualTo(expected);
 	}
 
 }

@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
-import io.quorumkv.service.cluster.PlacementStrategy;
 import io.quorumkv.service.config.QuorumKvProperties.Backend;
 import io.quorumkv.storage.derby.DerbyStorageOptions;
 import io.quorumkv.storage.h2.H2StorageOptions;
@@ -39,7 +38,7 @@ class QuorumKvPropertiesTest {
 		assertThat(properties.storage().tombstoneGracePeriod()).isEqualTo(Duration.ofDays(10));
 		assertThat(properties.storage().h2().toOptions(dir)).isEqualTo(H2StorageOptions.defaults(dir));
 		assertThat(properties.storage().derby().toOptions(dir)).isEqualTo(DerbyStorageOptions.defaults(dir));
-		assertThat(properties.cluster().placement()).isEqualTo(PlacementStrategy.RENDEZVOUS);
+		assertThat(properties.cluster().placement()).isEqualTo(QuorumKvProperties.PlacementSetting.RENDEZVOUS);
 		assertThat(properties.http().maxKeySize().toBytes()).isEqualTo(1024);
 		assertThat(properties.http().readTimeout()).isEqualTo(Duration.ofSeconds(30));
 		assertThat(properties.http().idleTimeout()).isEqualTo(Duration.ofSeconds(60));
@@ -55,7 +54,7 @@ class QuorumKvPropertiesTest {
 		assertThat(properties.storage().lsm().fsync()).isEqualTo(FsyncPolicy.ALWAYS);
 		assertThat(properties.storage().lsm().toOptions(Path.of("d")).memtableSize()).isEqualTo(16L << 20);
 		assertThat(properties.storage().derby().durability()).isEqualTo(DerbyStorageOptions.Durability.NO_SYNC);
-		assertThat(properties.cluster().placement()).isEqualTo(PlacementStrategy.CONSISTENT_HASH);
+		assertThat(properties.cluster().placement()).isEqualTo(QuorumKvProperties.PlacementSetting.CONSISTENT_HASH);
 		assertThat(properties.cluster().nodes()).hasSize(2);
 	}
 
