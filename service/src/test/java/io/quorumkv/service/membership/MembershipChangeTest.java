@@ -17,6 +17,7 @@ import java.util.regex.Pattern;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.ClusterStates;
+import io.quorumkv.service.cluster.NodeState;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.service.peer.InternalApi;
@@ -196,10 +197,62 @@ class MembershipChangeTest {
 	@Test
 	@Order(3)
 	void aDecommissionedNodeStreamsItsKeysAwayAndLeaves() {
+		assertThat(readiness(2)).isEqualTo(200);
 		admin(1, "decommission", "{\"url\":\"" + cluster.url(2) + "\"}", 200);
+		// The leaving node coordinates requests until its decommission ends, and its
+		// readiness says it is going from the start.
+		List<String> refused = new ArrayList<>();
+		int whileLeaving = 0;
+		long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+		NodeState before = stateOf(2);
+		for (int i = 0; before != NodeState.REMOVED && System.nanoTime() < deadline; i++) {
+			int status = cluster.client(2)
+				.put()
+				.uri("/v0/entity?id=leaving-" + i)
+				.bodyValue(("value-" + i).getBytes(StandardCharsets.UTF_8))
+				.exchange()
+				.returnResult(Void.class)
+				.getStatus()
+				.value();
+			int ready = readiness(2);
+			NodeState after = stateOf(2);
+			if (after != NodeState.REMOVED) {
+				if (status != 201) {
+					refused.add("leaving-" + i + " answered " + status + " (" + before + " -> " + after + ")");
+				}
+				if (before == NodeState.LEAVING && after == NodeState.LEAVING) {
+					whileLeaving++;
+					if (ready != 503) {
+						refused.add("readiness " + ready + " while leaving");
+					}
+				}
+			}
+			before = after;
+		}
+		System.out.println("MembershipChangeTest: " + whileLeaving + " writes through the leaving node while leaving");
+		assertThat(refused).isEmpty();
 		awaitNoChange(List.of(0, 1, 3), 7);
 		assertEveryKeyReadsBackAndLivesOnExactly(2, List.of(0, 1, 3));
 		cluster.client(2).get().uri("/v0/entity?id=key-1").exchange().expectStatus().isEqualTo(503);
+		assertThat(readiness(2)).isEqualTo(503);
+		assertThat(readiness(0)).isEqualTo(200);
+	}
+
+	private static NodeState stateOf(int node) {
+		Ring ring = ring(node);
+		return ring.node(cluster.bean(node, ClusterState.class).self().id())
+			.map(RingNode::state)
+			.orElse(NodeState.REMOVED);
+	}
+
+	private static int readiness(int node) {
+		return cluster.adminClient(node)
+			.get()
+			.uri("/actuator/health/readiness")
+			.exchange()
+			.returnResult(Void.class)
+			.getStatus()
+			.value();
 	}
 
 	@Test
