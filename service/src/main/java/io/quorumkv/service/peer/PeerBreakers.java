@@ -1,6 +1,8 @@
 package io.quorumkv.service.peer;
 
 import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -53,20 +55,14 @@ final class PeerBreakers {
 			.description("The failure rate of the circuit breaker")
 			.tag("name", breaker.getName())
 			.register(meters);
-		Gauge
-			.builder("resilience4j.circuitbreaker.buffered.calls", breaker,
-					(b) -> b.getMetrics().getNumberOfSuccessfulCalls())
-			.description("The number of buffered successful calls stored in the ring buffer")
+		Map<String, ToDoubleFunction<CircuitBreaker>> buffered = Map.of("successful",
+				(b) -> b.getMetrics().getNumberOfSuccessfulCalls(), "failed",
+				(b) -> b.getMetrics().getNumberOfFailedCalls());
+		buffered.forEach((kind, calls) -> Gauge.builder("resilience4j.circuitbreaker.buffered.calls", breaker, calls)
+			.description("The number of buffered calls stored in the ring buffer, by kind")
 			.tag("name", breaker.getName())
-			.tag("kind", "successful")
-			.register(meters);
-		Gauge
-			.builder("resilience4j.circuitbreaker.buffered.calls", breaker,
-					(b) -> b.getMetrics().getNumberOfFailedCalls())
-			.description("The number of buffered failed calls stored in the ring buffer")
-			.tag("name", breaker.getName())
-			.tag("kind", "failed")
-			.register(meters);
+			.tag("kind", kind)
+			.register(meters));
 	}
 
 	/** The peer's breaker, made at first use. */
