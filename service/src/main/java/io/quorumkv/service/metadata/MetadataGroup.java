@@ -60,6 +60,9 @@ import reactor.core.scheduler.Scheduler;
  */
 public final class MetadataGroup implements AutoCloseable {
 
+	/** How long a leader that stops voting waits for its successor to take over. */
+	private static final long LEADERSHIP_TRANSFER_MS = 5_000;
+
 	private static final Log logger = LogFactory.getLog(MetadataGroup.class);
 
 	/**
@@ -540,6 +543,27 @@ public final class MetadataGroup implements AutoCloseable {
 				return;
 			}
 			RaftClient raftClient = client();
+			String self = this.state.self().id();
+			if (!ids(wantedVoters).contains(self)) {
+				// A leader the new configuration no longer counts as a voter (it is
+				// leaving) hands its leadership to a voter that stays first: a leader
+				// that demoted itself to a listener stays leader of a configuration it
+				// does not vote in, and no further change of the configuration gets
+				// through (Ratis 3.2.1). The next leader changes the configuration.
+				RaftPeer next = wantedVoters.stream()
+					.filter((peer) -> voters.contains(peer.getId().toString()))
+					.findFirst()
+					.orElse(null);
+				if (next != null) {
+					logger.info("Metadata group: leadership handed from " + self + " to " + next.getId()
+							+ " before this node stops voting");
+					RaftClientReply moved = raftClient.admin().transferLeadership(next.getId(), LEADERSHIP_TRANSFER_MS);
+					if (!moved.isSuccess()) {
+						logger.warn("Metadata group leadership not handed over yet: " + moved.getException());
+					}
+					return;
+				}
+			}
 			for (RaftPeer peer : wanted) {
 				String id = peer.getId().toString();
 				if (!voters.contains(id) && !listeners.contains(id)) {

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -34,7 +36,9 @@ import org.springframework.http.MediaType;
  * operators asking at once end with one change applied and the other refused with the
  * epoch it lost to; a node of another cluster is refused and says why; the metadata
  * group's leader, whichever node it is, carries the change to its end and gives the
- * newcomer the group; with five normal nodes, all five vote.
+ * newcomer the group; with five normal nodes, all five vote; shrinking to four and three
+ * nodes (the second time by decommissioning the leader), the smallest three ids vote and
+ * the others listen.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @ExtendWith(OutputCaptureExtension.class)
@@ -150,6 +154,66 @@ class MembershipLogTest {
 					.isEqualTo(List.of());
 			}
 		});
+	}
+
+	@Test
+	@Order(5)
+	void shrinkingToFourAndThreeNodesKeepsTheIntendedVoters() {
+		List<Integer> live = new ArrayList<>(List.of(0, 1, 2, 3, 4));
+		// 5 -> 4: the member of the smallest id (a voter) leaves; the three smallest of
+		// the
+		// four left vote, the fourth listens.
+		int first = live.stream().min(Comparator.comparing(MembershipLogTest::id)).orElseThrow();
+		decommission(first, live);
+		assertVoters(live, 3);
+		// 4 -> 3: the group's leader leaves, asked of another node: the change goes on
+		// under the next leader, and the three left all vote.
+		int leader = eventuallyTheLeader(live);
+		decommission(leader, live);
+		assertVoters(live, 3);
+	}
+
+	private static void decommission(int leaving, List<Integer> live) {
+		long epoch = ring(live.getFirst()).epoch();
+		int asked = live.stream().filter((node) -> node != leaving).findFirst().orElseThrow();
+		admin(asked, "decommission", "{\"url\":\"" + cluster.url(leaving) + "\"}", 200);
+		live.remove(Integer.valueOf(leaving));
+		eventually(Duration.ofSeconds(60), () -> {
+			for (int node : live) {
+				assertThat(ring(node).epoch()).as("node %d", node).isGreaterThanOrEqualTo(epoch + 3);
+				assertThat(ring(node).change()).as("node %d", node).isNull();
+				assertThat(ring(node).isMember(id(leaving))).as("node %d", node).isFalse();
+			}
+		});
+	}
+
+	/** Every live node's view: the {@code count} smallest ids vote, the others listen. */
+	private static void assertVoters(List<Integer> live, int count) {
+		List<String> ids = live.stream().map(MembershipLogTest::id).sorted().toList();
+		eventually(Duration.ofSeconds(60), () -> {
+			for (int node : live) {
+				Map<String, Object> view = cluster.bean(node, MetadataGroup.class).view();
+				assertThat(view.get("voters")).as("voters seen by node %d", node).isEqualTo(ids.subList(0, count));
+				assertThat(view.get("listeners")).as("listeners seen by node %d", node)
+					.isEqualTo(ids.subList(count, ids.size()));
+			}
+		});
+	}
+
+	private static int eventuallyTheLeader(List<Integer> live) {
+		int[] leader = new int[1];
+		eventually(Duration.ofSeconds(30), () -> {
+			List<Integer> leaders = live.stream()
+				.filter((node) -> cluster.bean(node, MetadataGroup.class).leads())
+				.toList();
+			assertThat(leaders).hasSize(1);
+			leader[0] = leaders.getFirst();
+		});
+		return leader[0];
+	}
+
+	private static String id(int node) {
+		return cluster.bean(node, ClusterState.class).self().id();
 	}
 
 	private static Ring ring(int node) {
