@@ -25,6 +25,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -37,7 +38,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * share from the other sources. Nothing acknowledged is lost, and node 0, started again,
  * catches up to the ring from the log. Then a fifth node joins, asked of a node that does
  * not lead the metadata group, and the group's leader is killed mid-stream: the next
- * leader carries the change to its end.
+ * leader carries the change to its end. In the longer suite ({@code -Pfaults-long}), a
+ * sixth node joins and the group's leader is paused (SIGSTOP) past the election timeout
+ * mid-stream, then resumed: the change completes under the next leader.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @ExtendWith({ FaultFolders.KeepOnFailure.class, Seeds.class })
@@ -58,7 +61,7 @@ class AskedNodeDiesIT {
 	@BeforeAll
 	static void start() {
 		root = FaultFolders.create("asked-node-dies");
-		nodes = new NodeProcesses(root, 5, false,
+		nodes = new NodeProcesses(root, 6, false,
 				Map.of("quorumkv.cluster.replication-factor", "3", "management.endpoints.web.exposure.include",
 						"health,quorumkv", "quorumkv.cluster.membership.poll-interval", "200ms",
 						"quorumkv.cluster.membership.checkpoint-interval", "300ms"),
@@ -156,6 +159,62 @@ class AskedNodeDiesIT {
 		assertThat(written.clean()).as("writes under load: %s", written).isTrue();
 		nodes.start(leader);
 		eventually(AWAIT, () -> assertThat(this.rings.epoch(nodes.url(leader))).isEqualTo(epoch + 3));
+	}
+
+	@Test
+	@Order(3)
+	// About a minute more of real processes: in the longer suite (-Pfaults-long).
+	@EnabledIfSystemProperty(named = "quorumkv.faults.long", matches = "true")
+	void aJoinCompletesWhenTheLeaderOfTheMetadataGroupIsPausedPastTheElectionTimeout(Seeds.Seed given) {
+		long seed = given.value();
+		System.out.println("AskedNodeDiesIT pause: " + Seeds.rerun(seed));
+		Ledger ledger = new Ledger();
+		Workload load = Workload.rotating(ledger, "pause", 4, 100, "2/3", () -> live, seed, Duration.ofSeconds(5));
+		long epoch;
+		int leader;
+		try {
+			ledger.awaitMoreAcked("writes before the join", 50, AWAIT);
+			leader = leader();
+			int asked = -1;
+			for (int node = 0; node < nodes.size() && asked < 0; node++) {
+				if (node != leader && nodes.running(node) && live.contains(nodes.url(node))) {
+					asked = node;
+				}
+			}
+			nodes.start(5, Map.of("quorumkv.cluster.membership.stream-rate", "64KB",
+					"quorumkv.cluster.membership.stream-batch", "16KB"));
+			epoch = this.rings.epoch(nodes.url(asked));
+			KvClient.Answer joined = this.rings.change(nodes.url(asked), "join", "{\"url\":\"" + nodes.url(5) + "\"}");
+			assertThat(joined.status()).as(joined.body()).isEqualTo(200);
+			long keys = this.rings.awaitStreaming(nodes.url(5), 100, AWAIT);
+			// Paused past the election timeout (1.5-3 s) with its connections open: the
+			// others elect a leader and go on; the paused one, resumed, finds itself a
+			// follower of a later term.
+			live.remove(nodes.url(leader));
+			nodes.signal(leader, true);
+			System.out.println("AskedNodeDiesIT pause: node " + leader + " (the leader) paused after the newcomer had "
+					+ keys + " keys; node " + asked + " was asked");
+			try {
+				Thread.sleep(6_000);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new AssertionError(ex);
+			}
+			nodes.signal(leader, false);
+			live.add(nodes.url(leader));
+			live.add(nodes.url(5));
+			Duration took = this.rings.awaitSettled(List.copyOf(live), epoch + 3, Duration.ofSeconds(240));
+			System.out.println("AskedNodeDiesIT pause: the join finished " + took.toMillis() + " ms after the pause");
+			ledger.awaitMoreAcked("writes after the change", 100, AWAIT);
+		}
+		finally {
+			load.close();
+		}
+		LedgerCheck written = LedgerCheck.publicRead(ledger, this.client, live.getFirst(), "2/3");
+		System.out.println("AskedNodeDiesIT pause: 2/3 read back " + written);
+		assertThat(written.clean()).as("writes under load: %s", written).isTrue();
+		assertThat(leader()).as("a leader after the pause").isNotNegative();
 	}
 
 	/** The node that leads the metadata group, as node 1's status names it. */

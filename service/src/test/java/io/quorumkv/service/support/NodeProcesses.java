@@ -1,5 +1,7 @@
 package io.quorumkv.service.support;
 
+import java.util.concurrent.TimeUnit;
+import java.io.UncheckedIOException;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -246,6 +248,32 @@ public final class NodeProcesses implements AutoCloseable {
 			process.destroyForcibly();
 			waitFor(process, node);
 			this.processes[node] = null;
+		}
+	}
+
+	/**
+	 * SIGSTOP ({@code pause}) or SIGCONT ({@code resume}): a paused process keeps its
+	 * connections open and answers nothing, as a node in a long GC pause or a stalled VM.
+	 */
+	public void signal(int node, boolean pause) {
+		Process process = this.processes[node];
+		if (process == null) {
+			throw new IllegalStateException("node " + node + " is not running");
+		}
+		try {
+			Process kill = new ProcessBuilder("kill", pause ? "-STOP" : "-CONT", Long.toString(process.pid()))
+				.redirectErrorStream(true)
+				.start();
+			if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException("kill " + (pause ? "-STOP" : "-CONT") + " of node " + node + " failed");
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
 		}
 	}
 
