@@ -54,6 +54,9 @@ public final class Restore {
 
 	private final Duration grace;
 
+	/** The last restore this node coordinated (or coordinates); null before the first. */
+	private volatile @Nullable RestoreProgress progress;
+
 	public Restore(ReplicationService replication, HybridLogicalClock clock, Duration grace) {
 		this.replication = replication;
 		this.clock = clock;
@@ -85,6 +88,11 @@ public final class Restore {
 	 * @param allowOlderThanGrace restores a time older than the tombstone grace
 	 */
 	public record Request(Path from, @Nullable Long asOf, @Nullable Long rate, boolean allowOlderThanGrace) {
+	}
+
+	/** The last restore this node coordinated, or runs now; null before the first. */
+	public @Nullable RestoreProgress progress() {
+		return this.progress;
 	}
 
 	/** Runs the restore; fails with {@link SnapshotException} when it is refused. */
@@ -154,11 +162,13 @@ public final class Restore {
 	}
 
 	private Mono<Report> write(Plan plan) {
-		long start = System.nanoTime();
-		AtomicLong keys = new AtomicLong();
-		AtomicLong newerOnly = new AtomicLong();
-		AtomicLong written = new AtomicLong();
-		AtomicLong tombstones = new AtomicLong();
+		RestoreProgress progress = new RestoreProgress(plan.folders().stream().map(Path::toString).toList(),
+				plan.asOf());
+		this.progress = progress;
+		AtomicLong keys = progress.keys;
+		AtomicLong newerOnly = progress.newerOnly;
+		AtomicLong written = progress.written;
+		AtomicLong tombstones = progress.tombstones;
 		Replicas replicas = Replicas.quorum(this.replication.replicationFactor());
 		Flux<Entry> entries = Flux.using(() -> open(plan.folders()), (readers) -> {
 			List<Iterator<Entry>> tables = new ArrayList<>();
@@ -188,12 +198,14 @@ public final class Restore {
 					}
 				}), CONCURRENCY)
 			.then(Mono.fromSupplier(() -> {
+				progress.done();
 				Report report = new Report(plan.asOf(), plan.folders().stream().map(Path::toString).toList(),
-						keys.get(), written.get(), tombstones.get(), newerOnly.get(),
-						(System.nanoTime() - start) / 1_000_000);
+						keys.get(), written.get(), tombstones.get(), newerOnly.get(), progress.elapsedMs());
 				logger.info("Restore done: " + report);
 				return report;
-			}));
+			}))
+			.doOnError(progress::failed)
+			.doOnCancel(() -> progress.failed(new IllegalStateException("cancelled")));
 	}
 
 	/**

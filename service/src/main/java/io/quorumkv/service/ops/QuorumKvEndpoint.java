@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Statistic;
 import io.quorumkv.service.backup.NodeSnapshots;
 import io.quorumkv.service.backup.Restore;
+import io.quorumkv.service.backup.RestoreProgress;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.PlacementStrategy;
@@ -95,6 +96,8 @@ public class QuorumKvEndpoint {
 
 	private final RepairView repairView;
 
+	private final Restore restore;
+
 	private final SnapshotActions snapshots;
 
 	public QuorumKvEndpoint(ClusterState state, PeerClient peers, HintStore hints, Storage storage,
@@ -102,6 +105,7 @@ public class QuorumKvEndpoint {
 			HybridLogicalClock clock) {
 		this.state = state;
 		this.snapshots = new SnapshotActions(snapshots, restore, clock, state.self().base());
+		this.restore = restore;
 		this.membership = membership;
 		this.repair = repair;
 		this.repairView = new RepairView(repair, state.self());
@@ -122,6 +126,8 @@ public class QuorumKvEndpoint {
 		view.put("storage", StorageView.of(this.storage.stats()));
 		view.put("transfers", this.membership.transfers());
 		view.put("repair", this.repairView.json());
+		RestoreProgress restoring = this.restore.progress();
+		view.put("restore", (restoring != null) ? restoring.json() : null);
 		return view;
 	}
 
@@ -273,8 +279,10 @@ public class QuorumKvEndpoint {
 					(latency != null) ? latency.get("meanMs") : null, node.get("pendingHints"),
 					percent((Double) node.get("primaryShare")));
 		}
+		RestoreProgress restoring = this.restore.progress();
 		return "node " + self() + ": placement " + strategy() + ", backend " + stats.backend() + ", storage "
-				+ (stats.healthy() ? "healthy" : "FAILED: " + stats.failure()) + "\n" + table;
+				+ (stats.healthy() ? "healthy" : "FAILED: " + stats.failure()) + "\n" + table
+				+ ((restoring != null) ? restoring.line() + "\n" : "");
 	}
 
 	private String ringTable() {
