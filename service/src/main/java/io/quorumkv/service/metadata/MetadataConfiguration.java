@@ -3,6 +3,7 @@ package io.quorumkv.service.metadata;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.peer.PeerClient;
@@ -55,10 +56,11 @@ class MetadataConfiguration {
 
 	@Bean(destroyMethod = "close")
 	MetadataGroup metadataGroup(ClusterState state, PeerClient peers, RaftEndpoint endpoint, Scheduler raftScheduler,
-			Scheduler raftCallbacks, QuorumKvProperties properties) {
+			Scheduler raftCallbacks, QuorumKvProperties properties, MeterRegistry meters) {
 		MetadataGroup.Settings settings = MetadataGroup.Settings.DEFAULTS;
 		RaftTransport transport = new RaftTransport(peers, settings.requestTimeout(), MAX_MESSAGE, raftCallbacks);
-		return new MetadataGroup(state, transport, endpoint, raftScheduler, properties.storage().path(), settings);
+		return new MetadataGroup(state, transport, endpoint, raftScheduler, properties.storage().path(), settings,
+				meters);
 	}
 
 	@Bean

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.NodeState;
 import io.quorumkv.service.cluster.Ring;
@@ -64,6 +65,12 @@ public final class MetadataGroup implements AutoCloseable {
 	private static final long LEADERSHIP_TRANSFER_MS = 5_000;
 
 	private static final Log logger = LogFactory.getLog(MetadataGroup.class);
+
+	/** Where Ratis' metrics of this node are exported ({@link RaftMetrics}). */
+	private final MeterRegistry meters;
+
+	/** The id the Raft server runs under, while it runs. */
+	private volatile @Nullable String exportedAs;
 
 	/**
 	 * Attempts of one client request, 200 ms apart (each under the request timeout): an
@@ -129,7 +136,8 @@ public final class MetadataGroup implements AutoCloseable {
 	}
 
 	MetadataGroup(ClusterState state, RaftTransport transport, RaftEndpoint endpoint, Scheduler scheduler,
-			Path dataFolder, Settings settings) {
+			Path dataFolder, Settings settings, MeterRegistry meters) {
+		this.meters = meters;
 		this.state = state;
 		this.transport = transport;
 		this.endpoint = endpoint;
@@ -187,6 +195,8 @@ public final class MetadataGroup implements AutoCloseable {
 		}
 		forgetAgreementFile();
 		Ring ring = this.state.ring().orElse(null);
+		this.exportedAs = this.state.self().id();
+		RaftMetrics.export(this.exportedAs, this.meters);
 		RaftServer.Builder builder = RaftServer.newBuilder()
 			.setServerId(RaftPeerId.valueOf(this.state.self().id()))
 			.setProperties(properties())
@@ -622,6 +632,11 @@ public final class MetadataGroup implements AutoCloseable {
 				logger.warn("Closing the metadata group: " + ex.getMessage());
 			}
 			this.server = null;
+		}
+		String exported = this.exportedAs;
+		if (exported != null) {
+			RaftMetrics.unexport(exported);
+			this.exportedAs = null;
 		}
 	}
 

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingJson;
@@ -94,6 +96,29 @@ class MetadataGroupTest {
 		assertThat(MetadataGroup.voters(ring(0))).hasSize(3);
 		for (int node = 0; node < 3; node++) {
 			assertThat(root.resolve("node" + node).resolve("raft")).as("node %d's Raft folder", node).isDirectory();
+		}
+		// Ratis' own metrics are each node's Micrometer meters: its log's appends, at
+		// least, have counted something by now.
+		for (int node = 0; node < 3; node++) {
+			MeterRegistry meters = cluster.bean(node, MeterRegistry.class);
+			List<Meter> ratis = meters.getMeters()
+				.stream()
+				.filter((meter) -> meter.getId().getName().startsWith("ratis."))
+				.toList();
+			System.out.println("MetadataGroupTest: node " + node + " exports " + ratis.size() + " Ratis meters, e.g. "
+					+ ratis.stream().map((meter) -> meter.getId().getName()).sorted().limit(12).toList());
+			assertThat(ratis).as("node %d's Ratis meters", node).isNotEmpty();
+			assertThat(ratis).allSatisfy((meter) -> assertThat(meter.getId().getTag("group")).startsWith("group-"));
+			// A metric Ratis names after a peer is one meter name with the peer as a tag.
+			assertThat(ratis).allSatisfy((meter) -> assertThat(meter.getId().getName()).doesNotContain("http"));
+			assertThat(meters.find("ratis.server.peerCommitIndex").gauges()).as("node %d", node)
+				.allSatisfy((gauge) -> assertThat(gauge.getId().getTag("peer")).startsWith("http://127.0.0.1:"))
+				.isNotEmpty();
+			assertThat(ratis.stream()
+				.filter((meter) -> meter.getId().getName().startsWith("ratis.log_worker."))
+				.flatMap((meter) -> java.util.stream.StreamSupport.stream(meter.measure().spliterator(), false))
+				.mapToDouble(io.micrometer.core.instrument.Measurement::getValue)
+				.sum()).as("node %d's log worker metrics", node).isPositive();
 		}
 	}
 
