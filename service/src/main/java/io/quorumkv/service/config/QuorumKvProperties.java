@@ -455,12 +455,17 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * has finished (or does not answer)
 	 * @param cleanupRate entries a clean-up looks at per second (kept or removed): at
 	 * full speed it reads and rewrites the node's whole store as fast as a core allows
+	 * @param autoJoin whether a node started without a ring asks the nodes of
+	 * {@code quorumkv.cluster.nodes} to join it, every {@code poll-interval} until one
+	 * agrees (a new pod of a StatefulSet that scales up); until it is a member its
+	 * readiness is down
 	 */
 	public record MembershipProperties(@DefaultValue("5s") Duration callTimeout,
 			@DefaultValue("64MB") DataSize streamRate, @DefaultValue("1MB") DataSize streamBatch,
 			@DefaultValue("1") int streamSources, @DefaultValue("1s") Duration checkpointInterval,
 			@DefaultValue("500ms") Duration pollInterval, @DefaultValue("true") boolean autoCleanup,
-			@DefaultValue("5s") Duration cleanupDelay, @DefaultValue("50000") long cleanupRate) {
+			@DefaultValue("5s") Duration cleanupDelay, @DefaultValue("50000") long cleanupRate,
+			@DefaultValue("false") boolean autoJoin) {
 
 		public MembershipProperties {
 			positive(callTimeout, "membership.call-timeout");

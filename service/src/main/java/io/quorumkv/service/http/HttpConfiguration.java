@@ -102,6 +102,7 @@ class HttpConfiguration {
 			.GET(InternalApi.TRANSFERS_PATH, transfers::transfers)
 			.GET(InternalApi.CLEANUP_PATH, transfers::cleanup)
 			.GET(InternalApi.RING_IDENTITY_PATH, protocol::identity)
+			.POST(InternalApi.RING_JOIN_PATH, protocol::join)
 			.POST(InternalApi.RAFT_PATH + "/{kind}", protocol::raft)
 			.filter(clock)
 			.filter(auth)

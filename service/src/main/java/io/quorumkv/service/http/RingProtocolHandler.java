@@ -2,6 +2,7 @@ package io.quorumkv.service.http;
 
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.membership.Membership;
 import io.quorumkv.service.metadata.RaftEndpoint;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
@@ -14,8 +15,9 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 
 /**
  * The ring protocol's calls between nodes that are not the ring itself: who a node is
- * ({@code GET /internal/v0/ring/identity}), and the metadata layer's Raft calls
- * ({@code POST /internal/v0/raft/{kind}}), handed to this node's {@link RaftEndpoint}.
+ * ({@code GET /internal/v0/ring/identity}), a node asking to be joined
+ * ({@code POST /internal/v0/ring/join}), and the metadata layer's Raft calls ({@code POST
+ * /internal/v0/raft/{kind}}), handed to this node's {@link RaftEndpoint}.
  */
 @Component
 class RingProtocolHandler {
@@ -31,10 +33,31 @@ class RingProtocolHandler {
 
 	private final RaftEndpoint raft;
 
-	RingProtocolHandler(ClusterState state, BodyBudget bodies, RaftEndpoint raft) {
+	private final Membership membership;
+
+	RingProtocolHandler(ClusterState state, BodyBudget bodies, RaftEndpoint raft, Membership membership) {
 		this.state = state;
 		this.bodies = bodies;
 		this.raft = raft;
+		this.membership = membership;
+	}
+
+	/**
+	 * {@code POST /internal/v0/ring/join?url=U}: a node waiting to be joined
+	 * ({@code auto-join}) asks this member to join it; answered as the operator's
+	 * {@code join} is (200 with the change, 409 with the reason, 400), 503 when the
+	 * metadata log does not answer.
+	 */
+	Mono<ServerResponse> join(ServerRequest request) {
+		String url = QueryParameters.parse(request.uri().getRawQuery()).text("url");
+		if (url == null || url.isBlank()) {
+			return Mono.just(Reply.text(HttpStatus.BAD_REQUEST, "url is required: the URL of the node to join"));
+		}
+		return this.membership.join(url, null)
+			.map((answer) -> (ServerResponse) Reply.json(HttpStatus.valueOf(answer.status()),
+					JsonMapper.shared().writeValueAsString(answer.body())))
+			.onErrorResume((error) -> Mono.just(Reply.text(HttpStatus.SERVICE_UNAVAILABLE,
+					"join of " + url + " not asked: " + error.getMessage())));
 	}
 
 	/**

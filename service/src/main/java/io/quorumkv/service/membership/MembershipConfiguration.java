@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClusterState;
+import io.quorumkv.service.cluster.Topology;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.config.QuorumKvProperties;
@@ -108,10 +109,30 @@ class MembershipConfiguration {
 		};
 	}
 
+	@Bean(destroyMethod = "close")
+	AutoJoin autoJoin(ClusterState state, PeerClient peers, Topology topology, QuorumKvProperties properties) {
+		MembershipProperties membership = properties.cluster().membership();
+		return new AutoJoin(state, peers, topology.peers(), membership.pollInterval(), membership.callTimeout());
+	}
+
+	/**
+	 * With {@code auto-join}, a node waiting to be joined asks its seeds once it serves.
+	 */
+	@Bean
+	ApplicationListener<ApplicationReadyEvent> autoJoinStarter(AutoJoin autoJoin, QuorumKvProperties properties) {
+		return (event) -> {
+			if (properties.cluster().membership().autoJoin()) {
+				autoJoin.start();
+			}
+		};
+	}
+
 	/** Stops the background work of membership when the context starts closing. */
 	@Bean
-	ApplicationListener<ContextClosedEvent> membershipStopper(Transfers transfers, ChangeDriver driver) {
+	ApplicationListener<ContextClosedEvent> membershipStopper(Transfers transfers, ChangeDriver driver,
+			AutoJoin autoJoin) {
 		return (event) -> {
+			autoJoin.close();
 			driver.close();
 			transfers.close();
 		};

@@ -9,7 +9,7 @@ import reactor.core.publisher.Mono;
 import org.springframework.http.HttpMethod;
 
 /**
- * The calls of the ring protocol ({@code GET /internal/v0/ring...}, transfers, cleanup),
+ * The calls of the ring protocol ({@code /internal/v0/ring...}, transfers, cleanup),
  * through the node's one peer transport.
  */
 final class RingCalls {
@@ -23,8 +23,18 @@ final class RingCalls {
 	 * breaker: an agreement must reach a peer the data path has given up on for a while.
 	 */
 	static Mono<Reply> get(PeerClient peers, Node peer, String pathAndQuery, Duration timeout) {
+		return call(peers, HttpMethod.GET, peer, pathAndQuery, timeout);
+	}
+
+	/** {@link #get} of a {@code POST} without a body. */
+	static Mono<Reply> post(PeerClient peers, Node peer, String pathAndQuery, Duration timeout) {
+		return call(peers, HttpMethod.POST, peer, pathAndQuery, timeout);
+	}
+
+	private static Mono<Reply> call(PeerClient peers, HttpMethod method, Node peer, String pathAndQuery,
+			Duration timeout) {
 		return peers
-			.call(peer, HttpMethod.GET, pathAndQuery, null, null,
+			.call(peer, method, pathAndQuery, null, null,
 					(response) -> response.bodyToMono(String.class)
 						.defaultIfEmpty("")
 						.map((body) -> new Reply(response.statusCode().value(), body)))

@@ -6,6 +6,7 @@ import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.NodeState;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingNode;
+import io.quorumkv.service.config.QuorumKvProperties;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -24,15 +25,20 @@ class MembershipHealthIndicator implements HealthIndicator {
 
 	private final ClusterState cluster;
 
-	MembershipHealthIndicator(ClusterState cluster) {
+	private final boolean autoJoin;
+
+	MembershipHealthIndicator(ClusterState cluster, QuorumKvProperties properties) {
 		this.cluster = cluster;
+		this.autoJoin = properties.cluster().membership().autoJoin();
 	}
 
 	@Override
 	public Health health() {
 		Optional<Ring> ring = this.cluster.ring();
 		if (ring.isEmpty()) {
-			return Health.up().withDetail("state", "waiting to be joined").build();
+			// With auto-join the node asks to be joined itself: not ready until it is.
+			return (this.autoJoin ? Health.outOfService() : Health.up()).withDetail("state", "waiting to be joined")
+				.build();
 		}
 		NodeState state = ring.get().node(this.cluster.self().id()).map(RingNode::state).orElse(NodeState.REMOVED);
 		Health.Builder health = (state == NodeState.LEAVING || state == NodeState.REMOVED) ? Health.outOfService()

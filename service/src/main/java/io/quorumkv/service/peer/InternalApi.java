@@ -73,6 +73,13 @@ public final class InternalApi {
 	/** {@code GET}: 200 {@code {"id":…,"url":…,"clusterId":…|null,"epoch":n}}. */
 	public static final String RING_IDENTITY_PATH = "/internal/v0/ring/identity";
 
+	/**
+	 * {@code POST /internal/v0/ring/join?url=U}: a node waiting to be joined asks a
+	 * member to join it, as an operator's {@code join} would
+	 * ({@code quorumkv.cluster.membership.auto-join}).
+	 */
+	public static final String RING_JOIN_PATH = "/internal/v0/ring/join";
+
 	public static final String SECRET = InternalAuth.SECRET;
 
 	public static final String FROM = "X-QuorumKV-From";
