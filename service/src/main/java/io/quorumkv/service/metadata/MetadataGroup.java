@@ -453,6 +453,17 @@ public final class MetadataGroup implements AutoCloseable {
 				view.put("listeners",
 						ids(division.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER)).stream().sorted().toList());
 				view.put("applied", division.getInfo().getLastAppliedIndex());
+				var role = division.getInfo().getRoleInfoProto();
+				if (role.hasLeaderInfo()) {
+					// The leader's view of who is up: how long since each other member
+					// of the group last answered it (heartbeats go every few hundred ms).
+					java.util.Map<String, Long> heard = new java.util.TreeMap<>();
+					role.getLeaderInfo()
+						.getFollowerInfoList()
+						.forEach((follower) -> heard.put(follower.getId().getId().toStringUtf8(),
+								follower.getLastRpcElapsedTimeMs()));
+					view.put("lastHeardMs", heard);
+				}
 			}
 			catch (IOException ex) {
 				view.put("leader", null);

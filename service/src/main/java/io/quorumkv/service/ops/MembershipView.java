@@ -62,8 +62,13 @@ final class MembershipView {
 				.append(", listeners ")
 				.append(metadata.get("listeners"))
 				.append(", applied index ")
-				.append(metadata.get("applied"))
-				.append('\n');
+				.append(metadata.get("applied"));
+			Map<String, Object> heard = (Map<String, Object>) metadata.get("lastHeardMs");
+			if (heard != null && !heard.isEmpty()) {
+				text.append("; last heard from (ms ago):");
+				heard.forEach((peer, ms) -> text.append(' ').append(peer).append(' ').append(ms));
+			}
+			text.append('\n');
 		}
 		List<Map<String, Object>> transfers = (List<Map<String, Object>>) status.get("transfers");
 		if (transfers != null && !transfers.isEmpty()) {

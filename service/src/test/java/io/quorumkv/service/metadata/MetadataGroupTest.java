@@ -92,8 +92,17 @@ class MetadataGroupTest {
 				assertThat(group(node).logged()).as("node %d's log", node).hasValue(ring(node));
 			}
 		});
-		leader(List.of(0, 1, 2));
+		int leader = leader(List.of(0, 1, 2));
 		assertThat(MetadataGroup.voters(ring(0))).hasSize(3);
+		// The leader's view of who is up: when it last heard from each other member.
+		eventually(PATIENCE, () -> {
+			@SuppressWarnings("unchecked")
+			Map<String, Long> heard = (Map<String, Long>) group(leader).view().get("lastHeardMs");
+			assertThat(heard).as("the leader's last contacts").hasSize(2).allSatisfy((peer, ms) -> {
+				assertThat(peer).isNotEqualTo(cluster.bean(leader, ClusterState.class).self().id());
+				assertThat(ms).isBetween(0L, 10_000L);
+			});
+		});
 		for (int node = 0; node < 3; node++) {
 			assertThat(root.resolve("node" + node).resolve("raft")).as("node %d's Raft folder", node).isDirectory();
 		}
