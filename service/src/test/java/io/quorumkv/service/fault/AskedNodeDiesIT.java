@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.Map;
+import java.util.function.IntFunction;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.quorumkv.service.support.FaultFolders;
@@ -126,39 +127,13 @@ class AskedNodeDiesIT {
 	@Test
 	@Order(2)
 	void aJoinCompletesWhenTheLeaderOfTheMetadataGroupIsKilledMidStream(Seeds.Seed given) {
-		long seed = given.value();
-		System.out.println("AskedNodeDiesIT leader: " + Seeds.rerun(seed));
-		Ledger ledger = new Ledger();
-		Workload load = Workload.rotating(ledger, "leader", 4, 100, "2/3", () -> live, seed, Duration.ofSeconds(5));
-		long epoch;
-		int leader;
-		try {
-			ledger.awaitMoreAcked("writes before the join", 50, AWAIT);
-			leader = leader();
-			int asked = (leader == 0) ? 1 : 0;
-			nodes.start(4, Map.of("quorumkv.cluster.membership.stream-rate", "64KB",
-					"quorumkv.cluster.membership.stream-batch", "16KB"));
-			epoch = this.rings.epoch(nodes.url(asked));
-			KvClient.Answer joined = this.rings.change(nodes.url(asked), "join", "{\"url\":\"" + nodes.url(4) + "\"}");
-			assertThat(joined.status()).as(joined.body()).isEqualTo(200);
-			long keys = this.rings.awaitStreaming(nodes.url(4), 100, AWAIT);
+		Joined run = joinWhileTheLeaderFails("leader", 4, given.value(), (leader) -> {
 			nodes.kill(leader);
 			live.remove(nodes.url(leader));
-			System.out.println("AskedNodeDiesIT leader: node " + leader + " (the leader) killed after the newcomer had "
-					+ keys + " keys; node " + asked + " was asked");
-			live.add(nodes.url(4));
-			Duration took = this.rings.awaitSettled(List.copyOf(live), epoch + 3, Duration.ofSeconds(240));
-			System.out.println("AskedNodeDiesIT leader: the join finished " + took.toMillis() + " ms after the kill");
-			ledger.awaitMoreAcked("writes after the change", 100, AWAIT);
-		}
-		finally {
-			load.close();
-		}
-		LedgerCheck written = LedgerCheck.publicRead(ledger, this.client, live.getFirst(), "2/3");
-		System.out.println("AskedNodeDiesIT leader: 2/3 read back " + written);
-		assertThat(written.clean()).as("writes under load: %s", written).isTrue();
-		nodes.start(leader);
-		eventually(AWAIT, () -> assertThat(this.rings.epoch(nodes.url(leader))).isEqualTo(epoch + 3));
+			return "killed";
+		});
+		nodes.start(run.leader());
+		eventually(AWAIT, () -> assertThat(this.rings.epoch(nodes.url(run.leader()))).isEqualTo(run.epoch() + 3));
 	}
 
 	@Test
@@ -166,10 +141,41 @@ class AskedNodeDiesIT {
 	// About a minute more of real processes: in the longer suite (-Pfaults-long).
 	@EnabledIfSystemProperty(named = "quorumkv.faults.long", matches = "true")
 	void aJoinCompletesWhenTheLeaderOfTheMetadataGroupIsPausedPastTheElectionTimeout(Seeds.Seed given) {
-		long seed = given.value();
-		System.out.println("AskedNodeDiesIT pause: " + Seeds.rerun(seed));
+		// Paused past the election timeout (1.5-3 s) with its connections open: the
+		// others
+		// elect a leader and go on; the paused one, resumed, finds itself a follower of a
+		// later term.
+		joinWhileTheLeaderFails("pause", 5, given.value(), (leader) -> {
+			live.remove(nodes.url(leader));
+			nodes.signal(leader, true);
+			try {
+				Thread.sleep(6_000);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new AssertionError(ex);
+			}
+			nodes.signal(leader, false);
+			live.add(nodes.url(leader));
+			return "paused for 6 s";
+		});
+		assertThat(leader()).as("a leader after the pause").isNotNegative();
+	}
+
+	/** Which node led the metadata group, and the epoch before the join. */
+	private record Joined(int leader, long epoch) {
+	}
+
+	/**
+	 * Under constant {@code 2/3} load through every live node, joins {@code newcomer}
+	 * (streaming at 64 KB/s), asked of a node that does not lead the metadata group,
+	 * applies {@code fault} to the leader mid-stream, and checks that the change
+	 * completes with no operator step and nothing acknowledged lost or resurrected.
+	 */
+	private Joined joinWhileTheLeaderFails(String label, int newcomer, long seed, IntFunction<String> fault) {
+		System.out.println("AskedNodeDiesIT " + label + ": " + Seeds.rerun(seed));
 		Ledger ledger = new Ledger();
-		Workload load = Workload.rotating(ledger, "pause", 4, 100, "2/3", () -> live, seed, Duration.ofSeconds(5));
+		Workload load = Workload.rotating(ledger, label, 4, 100, "2/3", () -> live, seed, Duration.ofSeconds(5));
 		long epoch;
 		int leader;
 		try {
@@ -181,40 +187,29 @@ class AskedNodeDiesIT {
 					asked = node;
 				}
 			}
-			nodes.start(5, Map.of("quorumkv.cluster.membership.stream-rate", "64KB",
+			nodes.start(newcomer, Map.of("quorumkv.cluster.membership.stream-rate", "64KB",
 					"quorumkv.cluster.membership.stream-batch", "16KB"));
 			epoch = this.rings.epoch(nodes.url(asked));
-			KvClient.Answer joined = this.rings.change(nodes.url(asked), "join", "{\"url\":\"" + nodes.url(5) + "\"}");
+			KvClient.Answer joined = this.rings.change(nodes.url(asked), "join",
+					"{\"url\":\"" + nodes.url(newcomer) + "\"}");
 			assertThat(joined.status()).as(joined.body()).isEqualTo(200);
-			long keys = this.rings.awaitStreaming(nodes.url(5), 100, AWAIT);
-			// Paused past the election timeout (1.5-3 s) with its connections open: the
-			// others elect a leader and go on; the paused one, resumed, finds itself a
-			// follower of a later term.
-			live.remove(nodes.url(leader));
-			nodes.signal(leader, true);
-			System.out.println("AskedNodeDiesIT pause: node " + leader + " (the leader) paused after the newcomer had "
-					+ keys + " keys; node " + asked + " was asked");
-			try {
-				Thread.sleep(6_000);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new AssertionError(ex);
-			}
-			nodes.signal(leader, false);
-			live.add(nodes.url(leader));
-			live.add(nodes.url(5));
+			long keys = this.rings.awaitStreaming(nodes.url(newcomer), 100, AWAIT);
+			String done = fault.apply(leader);
+			System.out.println("AskedNodeDiesIT " + label + ": node " + leader + " (the leader) " + done
+					+ " after the newcomer had " + keys + " keys; node " + asked + " was asked");
+			live.add(nodes.url(newcomer));
 			Duration took = this.rings.awaitSettled(List.copyOf(live), epoch + 3, Duration.ofSeconds(240));
-			System.out.println("AskedNodeDiesIT pause: the join finished " + took.toMillis() + " ms after the pause");
+			System.out.println("AskedNodeDiesIT " + label + ": the join finished " + took.toMillis()
+					+ " ms after the leader was " + done);
 			ledger.awaitMoreAcked("writes after the change", 100, AWAIT);
 		}
 		finally {
 			load.close();
 		}
 		LedgerCheck written = LedgerCheck.publicRead(ledger, this.client, live.getFirst(), "2/3");
-		System.out.println("AskedNodeDiesIT pause: 2/3 read back " + written);
+		System.out.println("AskedNodeDiesIT " + label + ": 2/3 read back " + written);
 		assertThat(written.clean()).as("writes under load: %s", written).isTrue();
-		assertThat(leader()).as("a leader after the pause").isNotNegative();
+		return new Joined(leader, epoch);
 	}
 
 	/** The node that leads the metadata group, as node 1's status names it. */

@@ -49,7 +49,7 @@ class AutoJoinTest {
 					.isCreated();
 			}
 			cluster.start(3, Map.of("quorumkv.cluster.nodes", seeds, "quorumkv.cluster.membership.auto-join", "true"));
-			int ready = readiness(cluster, 3);
+			int ready = cluster.readiness(3);
 			if (cluster.bean(3, ClusterState.class).ring().isEmpty()) {
 				assertThat(ready).as("readiness while waiting to be joined").isEqualTo(503);
 			}
@@ -63,7 +63,7 @@ class AutoJoinTest {
 						.hasValue(NodeState.NORMAL);
 				}
 			});
-			assertThat(readiness(cluster, 3)).isEqualTo(200);
+			assertThat(cluster.readiness(3)).isEqualTo(200);
 			for (int i = 0; i < KEYS; i++) {
 				cluster.client(3)
 					.get()
@@ -75,16 +75,6 @@ class AutoJoinTest {
 					.isEqualTo("value-" + i);
 			}
 		}
-	}
-
-	private static int readiness(TestCluster cluster, int node) {
-		return cluster.adminClient(node)
-			.get()
-			.uri("/actuator/health/readiness")
-			.exchange()
-			.returnResult(Void.class)
-			.getStatus()
-			.value();
 	}
 
 }

@@ -197,7 +197,7 @@ class MembershipChangeTest {
 	@Test
 	@Order(3)
 	void aDecommissionedNodeStreamsItsKeysAwayAndLeaves() {
-		assertThat(readiness(2)).isEqualTo(200);
+		assertThat(cluster.readiness(2)).isEqualTo(200);
 		admin(1, "decommission", "{\"url\":\"" + cluster.url(2) + "\"}", 200);
 		// The leaving node coordinates requests until its decommission ends, and its
 		// readiness says it is going from the start.
@@ -214,7 +214,7 @@ class MembershipChangeTest {
 				.returnResult(Void.class)
 				.getStatus()
 				.value();
-			int ready = readiness(2);
+			int ready = cluster.readiness(2);
 			NodeState after = stateOf(2);
 			if (after != NodeState.REMOVED) {
 				if (status != 201) {
@@ -234,8 +234,8 @@ class MembershipChangeTest {
 		awaitNoChange(List.of(0, 1, 3), 7);
 		assertEveryKeyReadsBackAndLivesOnExactly(2, List.of(0, 1, 3));
 		cluster.client(2).get().uri("/v0/entity?id=key-1").exchange().expectStatus().isEqualTo(503);
-		assertThat(readiness(2)).isEqualTo(503);
-		assertThat(readiness(0)).isEqualTo(200);
+		assertThat(cluster.readiness(2)).isEqualTo(503);
+		assertThat(cluster.readiness(0)).isEqualTo(200);
 	}
 
 	private static NodeState stateOf(int node) {
@@ -243,16 +243,6 @@ class MembershipChangeTest {
 		return ring.node(cluster.bean(node, ClusterState.class).self().id())
 			.map(RingNode::state)
 			.orElse(NodeState.REMOVED);
-	}
-
-	private static int readiness(int node) {
-		return cluster.adminClient(node)
-			.get()
-			.uri("/actuator/health/readiness")
-			.exchange()
-			.returnResult(Void.class)
-			.getStatus()
-			.value();
 	}
 
 	@Test

@@ -230,6 +230,16 @@ public final class TestCluster implements AutoCloseable {
 		return client(node).mutate().defaultHeader(HttpHeaders.AUTHORIZATION, TestKeys.bearer(TestKeys.ADMIN)).build();
 	}
 
+	/** The status of the node's {@code /actuator/health/readiness} (200 or 503). */
+	public int readiness(int node) {
+		return adminClient(node).get()
+			.uri("/actuator/health/readiness")
+			.exchange()
+			.returnResult(Void.class)
+			.getStatus()
+			.value();
+	}
+
 	/**
 	 * A client of one node's internal API that proves it is a node: with the cluster
 	 * secret, or with mutual TLS the nodes' certificate.
