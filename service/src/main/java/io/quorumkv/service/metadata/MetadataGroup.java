@@ -61,6 +61,9 @@ import reactor.core.scheduler.Scheduler;
  */
 public final class MetadataGroup implements AutoCloseable {
 
+	/** How often the term and vote are copied besides at each leader change. */
+	private static final java.time.Duration META_COPY_INTERVAL = java.time.Duration.ofSeconds(1);
+
 	/** How long a leader that stops voting waits for its successor to take over. */
 	private static final long LEADERSHIP_TRANSFER_MS = 5_000;
 
@@ -68,6 +71,12 @@ public final class MetadataGroup implements AutoCloseable {
 
 	/** Where Ratis' metrics of this node are exported ({@link RaftMetrics}). */
 	private final MeterRegistry meters;
+
+	/** Keeps Ratis' term and vote recoverable after a failed write of them. */
+	private final RaftMetaGuard metaGuard;
+
+	/** Copies the term and vote while the group runs (they change with elections). */
+	private volatile @Nullable Disposable metaCopies;
 
 	/** The id the Raft server runs under, while it runs. */
 	private volatile @Nullable String exportedAs;
@@ -143,6 +152,7 @@ public final class MetadataGroup implements AutoCloseable {
 		this.endpoint = endpoint;
 		this.scheduler = scheduler;
 		this.folder = dataFolder.resolve("raft");
+		this.metaGuard = new RaftMetaGuard(this.folder, dataFolder.resolve("raft-meta-copy"));
 		this.settings = settings;
 		this.machine = new RingStateMachine(this::adopt, this::leaderChanged);
 	}
@@ -207,10 +217,15 @@ public final class MetadataGroup implements AutoCloseable {
 			this.groupId = groupId(ring.clusterId());
 			builder.setGroup(RaftGroup.valueOf(this.groupId, peers(ring)));
 		}
+		this.metaGuard.repair();
 		RaftServer raft = builder.build();
 		this.endpoint.serve(raft);
 		raft.start();
 		this.server = raft;
+		this.metaGuard.remember();
+		this.metaCopies = Flux.interval(META_COPY_INTERVAL, this.scheduler)
+			.onBackpressureDrop()
+			.subscribe((tick) -> this.metaGuard.remember());
 		logger.info("Metadata group started" + ((ring != null)
 				? " for cluster " + ring.clusterId() + ", voters " + voters(ring).stream().map(RingNode::id).toList()
 				: " without a group (waiting to be joined)"));
@@ -483,6 +498,7 @@ public final class MetadataGroup implements AutoCloseable {
 	}
 
 	private void leaderChanged() {
+		this.scheduler.schedule(this.metaGuard::remember);
 		for (Runnable listener : this.leaderListeners) {
 			try {
 				listener.run();
@@ -624,6 +640,11 @@ public final class MetadataGroup implements AutoCloseable {
 	}
 
 	private synchronized void stop() {
+		Disposable copies = this.metaCopies;
+		if (copies != null) {
+			copies.dispose();
+			this.metaCopies = null;
+		}
 		Disposable format = this.formatting;
 		if (format != null) {
 			format.dispose();
