@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -15,7 +13,6 @@ import java.util.function.Function;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClusterState;
-import io.quorumkv.service.cluster.NodeState;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingNode;
 import org.apache.commons.logging.Log;
@@ -64,9 +61,6 @@ public final class MetadataGroup implements AutoCloseable {
 	/** How often the term and vote are copied besides at each leader change. */
 	private static final java.time.Duration META_COPY_INTERVAL = java.time.Duration.ofSeconds(1);
 
-	/** How long a leader that stops voting waits for its successor to take over. */
-	private static final long LEADERSHIP_TRANSFER_MS = 5_000;
-
 	private static final Log logger = LogFactory.getLog(MetadataGroup.class);
 
 	/** Where Ratis' metrics of this node are exported ({@link RaftMetrics}). */
@@ -89,9 +83,6 @@ public final class MetadataGroup implements AutoCloseable {
 
 	/** The file of the two-phase commit of ring changes that the log replaced. */
 	static final String AGREEMENT_FILE = "ring-agreement";
-
-	/** Voters of a ring of five normal nodes or more. */
-	static final int MAX_VOTERS = 5;
 
 	private final ClusterState state;
 
@@ -165,37 +156,10 @@ public final class MetadataGroup implements AutoCloseable {
 
 	/**
 	 * The voters of a ring: its first normal nodes by id, five of five or more, three of
-	 * three or four, all of fewer.
+	 * three or four, all of fewer ({@link GroupPeers#voters}).
 	 */
 	public static List<RingNode> voters(Ring ring) {
-		List<RingNode> normal = ring.nodes()
-			.stream()
-			.filter((node) -> node.state() == NodeState.NORMAL)
-			.filter((node) -> ring.change() == null || !ring.change().declaresDead(node.id()))
-			.sorted(Comparator.comparing(RingNode::id))
-			.toList();
-		int count = (normal.size() >= MAX_VOTERS) ? MAX_VOTERS : (normal.size() >= 3) ? 3 : normal.size();
-		return normal.subList(0, count);
-	}
-
-	/** The voters and, as listeners, every other node of the ring not removed. */
-	static List<RaftPeer> peers(Ring ring) {
-		List<RingNode> voters = voters(ring);
-		List<RaftPeer> peers = new ArrayList<>();
-		for (RingNode voter : voters) {
-			peers.add(peer(voter, RaftPeerRole.FOLLOWER));
-		}
-		for (RingNode node : ring.nodes()) {
-			boolean dead = ring.change() != null && ring.change().declaresDead(node.id());
-			if (node.state() != NodeState.REMOVED && !dead && !voters.contains(node)) {
-				peers.add(peer(node, RaftPeerRole.LISTENER));
-			}
-		}
-		return peers;
-	}
-
-	private static RaftPeer peer(RingNode node, RaftPeerRole role) {
-		return RaftPeer.newBuilder().setId(node.id()).setAddress(node.node().base()).setStartupRole(role).build();
+		return GroupPeers.voters(ring);
 	}
 
 	/** Starts the Raft server (once the node's routes answer). */
@@ -215,7 +179,7 @@ public final class MetadataGroup implements AutoCloseable {
 			.setOption(RaftStorage.StartupOption.RECOVER);
 		if (ring != null) {
 			this.groupId = groupId(ring.clusterId());
-			builder.setGroup(RaftGroup.valueOf(this.groupId, peers(ring)));
+			builder.setGroup(RaftGroup.valueOf(this.groupId, GroupPeers.peers(ring)));
 		}
 		this.metaGuard.repair();
 		RaftServer raft = builder.build();
@@ -412,7 +376,7 @@ public final class MetadataGroup implements AutoCloseable {
 		if (ring == null) {
 			throw new IllegalStateException("this node has no ring: it is not a member of a metadata group");
 		}
-		List<RaftPeer> peers = peers(ring);
+		List<RaftPeer> peers = GroupPeers.peers(ring);
 		RaftClient current = this.client;
 		if (current != null && peers.equals(this.clientPeers)) {
 			return current;
@@ -464,9 +428,15 @@ public final class MetadataGroup implements AutoCloseable {
 				RaftPeerId leader = division.getInfo().getLeaderId();
 				view.put("leader", (leader != null) ? leader.toString() : null);
 				view.put("voters",
-						ids(division.getRaftConf().getCurrentPeers(RaftPeerRole.FOLLOWER)).stream().sorted().toList());
+						GroupPeers.ids(division.getRaftConf().getCurrentPeers(RaftPeerRole.FOLLOWER))
+							.stream()
+							.sorted()
+							.toList());
 				view.put("listeners",
-						ids(division.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER)).stream().sorted().toList());
+						GroupPeers.ids(division.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER))
+							.stream()
+							.sorted()
+							.toList());
 				view.put("applied", division.getInfo().getLastAppliedIndex());
 				var role = division.getInfo().getRoleInfoProto();
 				if (role.hasLeaderInfo()) {
@@ -547,9 +517,10 @@ public final class MetadataGroup implements AutoCloseable {
 
 	/**
 	 * On the leader: makes the group's voters and listeners those the log's ring calls
-	 * for ({@link #peers}): a node new to the group is given it first (Ratis' group
-	 * management), then the configuration changes through Ratis' own joint consensus.
-	 * Does nothing on another node, or while a configuration change is under way.
+	 * for ({@link GroupPeers#peers}): a node new to the group is given it first (Ratis'
+	 * group management), then the configuration changes through Ratis' own joint
+	 * consensus. Does nothing on another node, or while a configuration change is under
+	 * way.
 	 */
 	public Mono<Void> reconcilePeers() {
 		return Mono.fromRunnable(this::reconcileNow).subscribeOn(this.scheduler).then();
@@ -563,74 +534,11 @@ public final class MetadataGroup implements AutoCloseable {
 			return;
 		}
 		try {
-			org.apache.ratis.server.RaftConfiguration conf = raft.getDivision(group).getRaftConf();
-			if (!conf.getPreviousPeers().isEmpty()) {
-				return;
-			}
-			List<RaftPeer> wanted = peers(ring);
-			java.util.Set<String> voters = ids(conf.getCurrentPeers(RaftPeerRole.FOLLOWER));
-			java.util.Set<String> listeners = ids(conf.getCurrentPeers(RaftPeerRole.LISTENER));
-			List<RaftPeer> wantedVoters = wanted.stream()
-				.filter((peer) -> peer.getStartupRole() == RaftPeerRole.FOLLOWER)
-				.toList();
-			List<RaftPeer> wantedListeners = wanted.stream()
-				.filter((peer) -> peer.getStartupRole() == RaftPeerRole.LISTENER)
-				.toList();
-			if (voters.equals(ids(wantedVoters)) && listeners.equals(ids(wantedListeners))) {
-				return;
-			}
-			RaftClient raftClient = client();
-			String self = this.state.self().id();
-			if (!ids(wantedVoters).contains(self)) {
-				// A leader the new configuration no longer counts as a voter (it is
-				// leaving) hands its leadership to a voter that stays first: a leader
-				// that demoted itself to a listener stays leader of a configuration it
-				// does not vote in, and no further change of the configuration gets
-				// through (Ratis 3.2.1). The next leader changes the configuration.
-				RaftPeer next = wantedVoters.stream()
-					.filter((peer) -> voters.contains(peer.getId().toString()))
-					.findFirst()
-					.orElse(null);
-				if (next != null) {
-					logger.info("Metadata group: leadership handed from " + self + " to " + next.getId()
-							+ " before this node stops voting");
-					RaftClientReply moved = raftClient.admin().transferLeadership(next.getId(), LEADERSHIP_TRANSFER_MS);
-					if (!moved.isSuccess()) {
-						logger.warn("Metadata group leadership not handed over yet: " + moved.getException());
-					}
-					return;
-				}
-			}
-			for (RaftPeer peer : wanted) {
-				String id = peer.getId().toString();
-				if (!voters.contains(id) && !listeners.contains(id)) {
-					try {
-						raftClient.getGroupManagementApi(peer.getId()).add(RaftGroup.valueOf(group, wanted));
-						logger.info("Metadata group given to " + id);
-					}
-					catch (IOException ex) {
-						// Already a member there (it restarted), or down: the
-						// configuration
-						// change below waits for it to catch up, or fails and is tried
-						// again.
-						logger.debug("Giving the metadata group to " + id + ": " + ex.getMessage());
-					}
-				}
-			}
-			logger.info("Metadata group: voters " + voters + " -> " + ids(wantedVoters) + ", listeners " + listeners
-					+ " -> " + ids(wantedListeners));
-			RaftClientReply reply = raftClient.admin().setConfiguration(wantedVoters, wantedListeners);
-			if (!reply.isSuccess()) {
-				logger.warn("Metadata group configuration not changed: " + reply.getException());
-			}
+			GroupPeers.reconcile(raft.getDivision(group).getRaftConf(), group, ring, this.state.self().id(), client());
 		}
 		catch (IOException | RuntimeException ex) {
 			logger.warn("Metadata group configuration not changed yet: " + ex.getMessage());
 		}
-	}
-
-	private static java.util.Set<String> ids(java.util.Collection<RaftPeer> peers) {
-		return peers.stream().map((peer) -> peer.getId().toString()).collect(java.util.stream.Collectors.toSet());
 	}
 
 	@Override
