@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * length or checksum does not match the header is reported as corrupt with the file's
  * name, never used.
  */
-final class AtomicFiles {
+public final class AtomicFiles {
 
 	private AtomicFiles() {
 	}
@@ -36,16 +36,34 @@ final class AtomicFiles {
 		byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
 		CRC32C crc = new CRC32C();
 		crc.update(bytes);
-		String header = magic + " " + version + " " + HexFormat.of().toHexDigits((int) crc.getValue()) + " "
-				+ bytes.length + "\n";
+		byte[] header = (magic + " " + version + " " + HexFormat.of().toHexDigits((int) crc.getValue()) + " "
+				+ bytes.length + "\n")
+			.getBytes(StandardCharsets.US_ASCII);
+		byte[] content = new byte[header.length + bytes.length];
+		System.arraycopy(header, 0, content, 0, header.length);
+		System.arraycopy(bytes, 0, content, header.length, bytes.length);
+		try {
+			replace(target, content);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("cannot write " + target, ex);
+		}
+	}
+
+	/**
+	 * Replaces {@code target} with {@code content}, durably and whole: written to a
+	 * temporary file in the same folder, forced to disk, renamed over the target, and the
+	 * folder forced. A failed write leaves the old file as it was.
+	 * @throws IOException when any step fails (the temporary file is removed)
+	 */
+	public static void replace(Path target, byte[] content) throws IOException {
 		Path folder = target.toAbsolutePath().getParent();
 		Path temporary = folder.resolve(target.getFileName() + ".tmp");
 		try {
 			Files.createDirectories(folder);
 			try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE,
 					StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-				ByteBuffer buffer = ByteBuffer.allocate(header.length() + bytes.length);
-				buffer.put(header.getBytes(StandardCharsets.US_ASCII)).put(bytes).flip();
+				ByteBuffer buffer = ByteBuffer.wrap(content);
 				while (buffer.hasRemaining()) {
 					channel.write(buffer);
 				}
@@ -56,8 +74,8 @@ final class AtomicFiles {
 				directory.force(true);
 			}
 		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("cannot write " + target, ex);
+		finally {
+			Files.deleteIfExists(temporary);
 		}
 	}
 

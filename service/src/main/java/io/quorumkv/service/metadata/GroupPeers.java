@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import io.quorumkv.service.cluster.NodeState;
@@ -83,8 +84,8 @@ final class GroupPeers {
 	 * {@code ring} calls for, one step at a time; nothing while a change of it is under
 	 * way.
 	 */
-	static void reconcile(RaftConfiguration conf, RaftGroupId group, Ring ring, String self, RaftClient raftClient)
-			throws IOException {
+	static void reconcile(RaftConfiguration conf, RaftGroupId group, Ring ring, String self,
+			Supplier<RaftClient> clients) throws IOException {
 		if (!conf.getPreviousPeers().isEmpty()) {
 			return;
 		}
@@ -100,6 +101,7 @@ final class GroupPeers {
 		if (voters.equals(ids(wantedVoters)) && listeners.equals(ids(wantedListeners))) {
 			return;
 		}
+		RaftClient raftClient = clients.get();
 		if (!ids(wantedVoters).contains(self)) {
 			// A leader the new configuration no longer counts as a voter (it is leaving)
 			// hands its leadership to a voter that stays first: a leader that demoted

@@ -58,9 +58,6 @@ import reactor.core.scheduler.Scheduler;
  */
 public final class MetadataGroup implements AutoCloseable {
 
-	/** How often the term and vote are copied besides at each leader change. */
-	private static final java.time.Duration META_COPY_INTERVAL = java.time.Duration.ofSeconds(1);
-
 	private static final Log logger = LogFactory.getLog(MetadataGroup.class);
 
 	/** Where Ratis' metrics of this node are exported ({@link RaftMetrics}). */
@@ -68,9 +65,6 @@ public final class MetadataGroup implements AutoCloseable {
 
 	/** Keeps Ratis' term and vote recoverable after a failed write of them. */
 	private final RaftMetaGuard metaGuard;
-
-	/** Copies the term and vote while the group runs (they change with elections). */
-	private volatile @Nullable Disposable metaCopies;
 
 	/** The id the Raft server runs under, while it runs. */
 	private volatile @Nullable String exportedAs;
@@ -145,7 +139,7 @@ public final class MetadataGroup implements AutoCloseable {
 		this.folder = dataFolder.resolve("raft");
 		this.metaGuard = new RaftMetaGuard(this.folder, dataFolder.resolve("raft-meta-copy"));
 		this.settings = settings;
-		this.machine = new RingStateMachine(this::adopt, this::leaderChanged);
+		this.machine = new RingStateMachine(this::adopt, this::leaderChanged, this::rememberTerm);
 	}
 
 	/** The group id of a cluster: a name-based UUID of its id. */
@@ -187,9 +181,6 @@ public final class MetadataGroup implements AutoCloseable {
 		raft.start();
 		this.server = raft;
 		this.metaGuard.remember();
-		this.metaCopies = Flux.interval(META_COPY_INTERVAL, this.scheduler)
-			.onBackpressureDrop()
-			.subscribe((tick) -> this.metaGuard.remember());
 		logger.info("Metadata group started" + ((ring != null)
 				? " for cluster " + ring.clusterId() + ", voters " + voters(ring).stream().map(RingNode::id).toList()
 				: " without a group (waiting to be joined)"));
@@ -467,8 +458,18 @@ public final class MetadataGroup implements AutoCloseable {
 		this.leaderListeners.add(listener);
 	}
 
-	private void leaderChanged() {
+	/**
+	 * Copies the term and vote (they change with elections): the copy follows each leader
+	 * change and each first entry of a new term, and an election no one won is covered by
+	 * {@link RaftMetaGuard}'s margin (with Ratis' pre-vote, on by default, a node only
+	 * starts an election a majority would join).
+	 */
+	private void rememberTerm() {
 		this.scheduler.schedule(this.metaGuard::remember);
+	}
+
+	private void leaderChanged() {
+		rememberTerm();
 		for (Runnable listener : this.leaderListeners) {
 			try {
 				listener.run();
@@ -534,7 +535,8 @@ public final class MetadataGroup implements AutoCloseable {
 			return;
 		}
 		try {
-			GroupPeers.reconcile(raft.getDivision(group).getRaftConf(), group, ring, this.state.self().id(), client());
+			GroupPeers.reconcile(raft.getDivision(group).getRaftConf(), group, ring, this.state.self().id(),
+					this::client);
 		}
 		catch (IOException | RuntimeException ex) {
 			logger.warn("Metadata group configuration not changed yet: " + ex.getMessage());
@@ -548,11 +550,6 @@ public final class MetadataGroup implements AutoCloseable {
 	}
 
 	private synchronized void stop() {
-		Disposable copies = this.metaCopies;
-		if (copies != null) {
-			copies.dispose();
-			this.metaCopies = null;
-		}
 		Disposable format = this.formatting;
 		if (format != null) {
 			format.dispose();

@@ -2,12 +2,9 @@ package io.quorumkv.service.metadata;
 
 import java.io.IOException;
 import java.io.StringReader;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -19,6 +16,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import io.quorumkv.service.cluster.AtomicFiles;
+
 /**
  * Keeps Ratis' term and vote ({@code raft/<group>/current/raft-meta}) recoverable after a
  * write of it failed. Ratis 3.2.1 rewrites that file through a temporary file that it
@@ -29,14 +28,15 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>
  * This guard copies every well-formed {@code raft-meta} into
- * {@code raft-meta-copy/<group>} (written whole to a temporary file, forced, then
- * renamed: a failed write leaves the last copy), when the group starts and whenever the
- * term changes. Before the group starts, a {@code raft-meta} without a term is rewritten
- * from the copy with the copy's term plus {@value #TERM_MARGIN} and no vote: a term above
- * any the node can have voted in since the copy was taken (each of those needed a term
- * change the copy would have followed, unless more than the margin came between two
- * copies), so the node never votes twice in one term; the cluster's next election simply
- * starts from that term.
+ * {@code raft-meta-copy/<group>} ({@link AtomicFiles#replace}: a failed write leaves the
+ * last copy), when the group starts, at each leader change and when the first entry of a
+ * new term is applied. Before the group starts, a {@code raft-meta} without a term is
+ * rewritten from the copy with the copy's term plus {@value #TERM_MARGIN} and no vote: a
+ * term above any the node can have voted in since the copy was taken (only elections no
+ * one won pass without a copy, and with Ratis' pre-vote a node starts an election only
+ * when a majority would join it, so far fewer than the margin come between two copies),
+ * so the node never votes twice in one term; the cluster's next election simply starts
+ * from that term.
  */
 final class RaftMetaGuard {
 
@@ -72,7 +72,7 @@ final class RaftMetaGuard {
 				continue;
 			}
 			try {
-				writeWhole(this.copies.resolve(name), Files.readAllBytes(meta));
+				AtomicFiles.replace(this.copies.resolve(name), Files.readAllBytes(meta));
 				this.remembered.put(name, term);
 			}
 			catch (IOException ex) {
@@ -101,7 +101,7 @@ final class RaftMetaGuard {
 				continue;
 			}
 			long term = copied + TERM_MARGIN;
-			writeWhole(meta, ("term=" + term + "\nvotedFor=\n").getBytes(StandardCharsets.ISO_8859_1));
+			AtomicFiles.replace(meta, ("term=" + term + "\nvotedFor=\n").getBytes(StandardCharsets.ISO_8859_1));
 			logger.warn(meta + " held no term (a write of it failed, as on a full disk): rewritten from its copy with "
 					+ "term " + term + " (the copy's " + copied + " + " + TERM_MARGIN + ") and no vote");
 			repaired.add(name);
@@ -135,26 +135,6 @@ final class RaftMetaGuard {
 		}
 		catch (IOException | NumberFormatException ex) {
 			return null;
-		}
-	}
-
-	/** Writes a temporary file whole, forces it, then renames it over {@code target}. */
-	private static void writeWhole(Path target, byte[] content) throws IOException {
-		Files.createDirectories(target.getParent());
-		Path temporary = target.resolveSibling(target.getFileName() + ".tmp");
-		try {
-			try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE,
-					StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-				java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(content);
-				while (buffer.hasRemaining()) {
-					channel.write(buffer);
-				}
-				channel.force(true);
-			}
-			Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-		}
-		finally {
-			Files.deleteIfExists(temporary);
 		}
 	}
 

@@ -50,15 +50,23 @@ final class RingStateMachine extends BaseStateMachine {
 
 	private final Runnable leaderChanged;
 
+	private final Runnable newTerm;
+
+	/** The highest term of an entry applied; -1 before the first. */
+	private volatile long appliedTerm = -1;
+
 	private volatile @Nullable Ring ring;
 
 	/**
 	 * @param adopt hands an applied ring to the node; the entry's answer waits for it
 	 * @param leaderChanged told when the group's leader changes
+	 * @param newTerm told when the first entry of a term above all before it is applied
+	 * (every leader appends one as it takes office)
 	 */
-	RingStateMachine(Function<Ring, CompletableFuture<?>> adopt, Runnable leaderChanged) {
+	RingStateMachine(Function<Ring, CompletableFuture<?>> adopt, Runnable leaderChanged, Runnable newTerm) {
 		this.adopt = adopt;
 		this.leaderChanged = leaderChanged;
+		this.newTerm = newTerm;
 	}
 
 	/** The log's ring as this node has applied it; null before the first. */
@@ -164,6 +172,15 @@ final class RingStateMachine extends BaseStateMachine {
 		}
 		logger.info("Metadata log entry " + TermIndex.valueOf(entry) + " applied: " + applied.describe());
 		return this.adopt.apply(applied).handle((done, error) -> answer);
+	}
+
+	@Override
+	public void notifyTermIndexUpdated(long term, long index) {
+		super.notifyTermIndexUpdated(term, index);
+		if (term > this.appliedTerm) {
+			this.appliedTerm = term;
+			this.newTerm.run();
+		}
 	}
 
 	@Override

@@ -190,21 +190,23 @@ public final class PeerClient implements AutoCloseable {
 	 */
 	public <T> Mono<T> call(Node peer, HttpMethod method, String pathAndQuery, byte @Nullable [] body,
 			@Nullable Duration responseTimeout, Function<ClientResponse, Mono<T>> answer) {
-		return Mono
-			.defer(() -> request(peer, method, pathAndQuery, body, responseTimeout).exchangeToMono((response) -> {
-				this.ring.observe(peer, response.headers().asHttpHeaders().getFirst(InternalApi.RING));
-				return answer.apply(response);
-			}));
+		return Mono.defer(() -> request(peer, method, pathAndQuery, body, responseTimeout)
+			.exchangeToMono(observing(peer, answer)));
 	}
 
 	/** {@link #call} of an answer read as a stream. */
 	public <T> Flux<T> callMany(Node peer, HttpMethod method, String pathAndQuery, byte @Nullable [] body,
 			@Nullable Duration responseTimeout, Function<ClientResponse, Flux<T>> answer) {
-		return Flux
-			.defer(() -> request(peer, method, pathAndQuery, body, responseTimeout).exchangeToFlux((response) -> {
-				this.ring.observe(peer, response.headers().asHttpHeaders().getFirst(InternalApi.RING));
-				return answer.apply(response);
-			}));
+		return Flux.defer(() -> request(peer, method, pathAndQuery, body, responseTimeout)
+			.exchangeToFlux(observing(peer, answer)));
+	}
+
+	/** {@code answer}, once the ring the peer's answer names has been observed. */
+	private <R> Function<ClientResponse, R> observing(Node peer, Function<ClientResponse, R> answer) {
+		return (response) -> {
+			this.ring.observe(peer, response.headers().asHttpHeaders().getFirst(InternalApi.RING));
+			return answer.apply(response);
+		};
 	}
 
 	private WebClient.RequestHeadersSpec<?> request(Node peer, HttpMethod method, String pathAndQuery,

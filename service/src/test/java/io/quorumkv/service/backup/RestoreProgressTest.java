@@ -3,7 +3,6 @@ package io.quorumkv.service.backup;
 import static io.quorumkv.service.support.Eventually.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -34,15 +33,7 @@ class RestoreProgressTest {
 		try (TestCluster cluster = new TestCluster(this.root, 1,
 				Map.of("management.endpoints.web.exposure.include", "health,quorumkv"))) {
 			cluster.start(0);
-			for (int i = 0; i < KEYS; i++) {
-				cluster.client(0)
-					.put()
-					.uri("/v0/entity?id=key-" + i)
-					.bodyValue(("value-" + i).getBytes(StandardCharsets.UTF_8))
-					.exchange()
-					.expectStatus()
-					.isCreated();
-			}
+			cluster.putKeys(KEYS, 0);
 			WebTestClient admin = cluster.adminClient(0).mutate().responseTimeout(Duration.ofSeconds(60)).build();
 			TestCluster.body(admin.post()
 				.uri("/actuator/quorumkv/snapshot")

@@ -3,7 +3,6 @@ package io.quorumkv.service.membership;
 import static io.quorumkv.service.support.Eventually.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -39,15 +38,7 @@ class AutoJoinTest {
 			for (int node = 0; node < 3; node++) {
 				cluster.start(node, Map.of("quorumkv.cluster.nodes", seeds));
 			}
-			for (int i = 0; i < KEYS; i++) {
-				cluster.client(i % 3)
-					.put()
-					.uri("/v0/entity?id=key-" + i)
-					.bodyValue(("value-" + i).getBytes(StandardCharsets.UTF_8))
-					.exchange()
-					.expectStatus()
-					.isCreated();
-			}
+			cluster.putKeys(KEYS, 0, 1, 2);
 			cluster.start(3, Map.of("quorumkv.cluster.nodes", seeds, "quorumkv.cluster.membership.auto-join", "true"));
 			int ready = cluster.readiness(3);
 			if (cluster.bean(3, ClusterState.class).ring().isEmpty()) {
@@ -64,16 +55,7 @@ class AutoJoinTest {
 				}
 			});
 			assertThat(cluster.readiness(3)).isEqualTo(200);
-			for (int i = 0; i < KEYS; i++) {
-				cluster.client(3)
-					.get()
-					.uri("/v0/entity?id=key-" + i)
-					.exchange()
-					.expectStatus()
-					.isOk()
-					.expectBody(String.class)
-					.isEqualTo("value-" + i);
-			}
+			cluster.expectKeys(KEYS, 3);
 		}
 	}
 

@@ -74,9 +74,7 @@ class MembershipChangeTest {
 		assertThat(newcomerId).isGreaterThan(ids.get(0)).isLessThan(ids.get(1));
 		ClusterStates.writeNodeId(root.resolve("node3"), newcomerId);
 		cluster.start(3, Map.of("quorumkv.cluster.nodes", seeds));
-		for (int i = 0; i < KEYS; i++) {
-			put(i % 3, "key-" + i, "value-" + i);
-		}
+		cluster.putKeys(KEYS, 0, 1, 2);
 	}
 
 	@AfterAll
@@ -298,17 +296,7 @@ class MembershipChangeTest {
 			}
 			assertThat(wrong).as("keys not on exactly %d nodes", copies).isEmpty();
 		});
-		for (int i = 0; i < KEYS; i++) {
-			int reader = nodes.get(i % nodes.size());
-			cluster.client(reader)
-				.get()
-				.uri("/v0/entity?id=key-" + i)
-				.exchange()
-				.expectStatus()
-				.isOk()
-				.expectBody(String.class)
-				.isEqualTo("value-" + i);
-		}
+		cluster.expectKeys(KEYS, nodes.stream().mapToInt(Integer::intValue).toArray());
 	}
 
 	private static int held(int node) {
@@ -331,16 +319,6 @@ class MembershipChangeTest {
 			.uri("/actuator/quorumkv/" + action)
 			.contentType(MediaType.APPLICATION_JSON)
 			.bodyValue(json), status);
-	}
-
-	private static void put(int node, String key, String value) {
-		cluster.client(node)
-			.put()
-			.uri("/v0/entity?id=" + key)
-			.bodyValue(value.getBytes(StandardCharsets.UTF_8))
-			.exchange()
-			.expectStatus()
-			.isCreated();
 	}
 
 }

@@ -3,6 +3,7 @@ package io.quorumkv.service.support;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -223,6 +224,37 @@ public final class TestCluster implements AutoCloseable {
 			this.clients[node] = TestClients.forUrl(url(node), (this.tls != null) ? this.tls.anonymousClient() : null);
 		}
 		return this.clients[node];
+	}
+
+	/**
+	 * Writes {@code key-<i>} = {@code value-<i>} for every i below {@code count}, key i
+	 * through {@code nodes[i % nodes.length]}, each answered 201.
+	 */
+	public void putKeys(int count, int... nodes) {
+		for (int i = 0; i < count; i++) {
+			client(nodes[i % nodes.length]).put()
+				.uri("/v0/entity?id=key-" + i)
+				.bodyValue(("value-" + i).getBytes(StandardCharsets.UTF_8))
+				.exchange()
+				.expectStatus()
+				.isCreated();
+		}
+	}
+
+	/**
+	 * Reads back what {@link #putKeys} wrote, key i through
+	 * {@code nodes[i % nodes.length]}.
+	 */
+	public void expectKeys(int count, int... nodes) {
+		for (int i = 0; i < count; i++) {
+			client(nodes[i % nodes.length]).get()
+				.uri("/v0/entity?id=key-" + i)
+				.exchange()
+				.expectStatus()
+				.isOk()
+				.expectBody(String.class)
+				.isEqualTo("value-" + i);
+		}
 	}
 
 	/** A client of one node's admin operations, with the test admin key. */
