@@ -22,7 +22,10 @@
 #      (jvm.gc.live.data.size) and heap in use, written to debt-<keys>.tsv; the run's write
 #      amplification, the longest request (wrk2's corrected maximum: a stall of S seconds at a
 #      constant rate shows as a request that waited about S) and the debt's trend; the node's
-#      GC pauses by cause (gc-pauses-<keys>.txt) and its GC and safepoint log (jvm-<keys>.log).
+#      GC pauses by cause (gc-pauses-<keys>.txt) and its GC and safepoint log (jvm-<keys>.log);
+#   6. for each key count, the stall watchdog's reports from the node's log (stalls-<keys>.txt:
+#      an event loop that ran no task, or a JVM that stood still, for 1 s or more, with the
+#      stacks of the loop and the storage's threads; docs/operations.md).
 #
 #   scripts/scale-probe.sh [--small N] [--large N] [--duration S] [--rate R] [--paced S]
 #                          [--debt-minutes M] [--port P]
@@ -204,6 +207,11 @@ for keys in "$small" "$large"; do
   done
   kill -9 "$node_pid" 2>/dev/null || true
   node_pid=""
+  # The stall watchdog's reports (docs/operations.md): each with the stacks under it, up to
+  # the next line of the log that starts with a time.
+  awk '/^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T/ { keep = /StallWatchdog/ } keep' "$out/node-$keys.log" >"$out/stalls-$keys.txt"
+  log "stall watchdog, $keys keys: $(grep -c 'has run no task' "$out/stalls-$keys.txt") event-loop stalls," \
+    "$(grep -c 'stood still' "$out/stalls-$keys.txt") JVM stalls of 1 s or more (stalls-$keys.txt)"
   rm -rf "$node_dir"
 done
 cat "$out/table.md"

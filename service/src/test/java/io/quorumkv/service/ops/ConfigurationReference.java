@@ -40,6 +40,7 @@ final class ConfigurationReference {
 		SECTIONS.put("quorumkv.cluster.tls", "TLS between the nodes (docs/security.md)");
 		SECTIONS.put("quorumkv.http", "Public API limits");
 		SECTIONS.put("quorumkv.security", "Client authentication and the admin credential (docs/security.md)");
+		SECTIONS.put("quorumkv.watchdog", "Stall watchdog (docs/operations.md)");
 	}
 
 	private static final String HEADER = """

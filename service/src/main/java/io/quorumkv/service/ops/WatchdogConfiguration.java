@@ -1,0 +1,18 @@
+package io.quorumkv.service.ops;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quorumkv.service.peer.EventLoopTimers;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** The stall watchdog over the node's event loops. */
+@Configuration(proxyBeanMethods = false)
+class WatchdogConfiguration {
+
+	@Bean(initMethod = "start", destroyMethod = "close")
+	StallWatchdog stallWatchdog(EventLoopTimers timers, WatchdogProperties properties, MeterRegistry meters) {
+		return new StallWatchdog(timers.loops(), properties, meters);
+	}
+
+}
