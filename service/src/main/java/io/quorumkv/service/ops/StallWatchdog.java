@@ -154,6 +154,10 @@ public final class StallWatchdog implements AutoCloseable {
 
 	private void look(long now) {
 		for (int i = 0; i < this.loops.length; i++) {
+			if (this.loops[i].isShuttingDown()) {
+				// A loop that shuts down runs no more timer tasks: quiet, not stalled.
+				continue;
+			}
 			long quiet = now - this.beats.get(i);
 			if (quiet >= this.stallNanos && !this.reported[i]) {
 				this.reported[i] = true;

@@ -72,6 +72,20 @@ class StallWatchdogTest {
 	}
 
 	@Test
+	void aLoopThatShutsDownIsNotReportedAsStalled() throws Exception {
+		try (StallWatchdog watchdog = new StallWatchdog(loops(), properties(), this.meters, this.reports::add,
+				(nanos) -> TimeUnit.NANOSECONDS.sleep(nanos))) {
+			watchdog.start();
+			Thread.sleep(200);
+			// Shutting down with a quiet period: the loops cancel their timer tasks and
+			// wait.
+			this.group.shutdownGracefully(2, 5, TimeUnit.SECONDS);
+			Thread.sleep(1200);
+			assertThat(this.reports).isEmpty();
+		}
+	}
+
+	@Test
 	void aStallOfZeroTurnsItOff() throws Exception {
 		EventExecutor[] loops = loops();
 		try (StallWatchdog watchdog = new StallWatchdog(loops,
