@@ -19,80 +19,22 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 
 /**
- * Every {@code quorumkv.*} setting of a node, validated when bound: a bad value stops the
- * start with a message naming the property.
+ * The {@code quorumkv.*} settings several packages read (the storage, the cluster, the
+ * public API's limits), validated when bound: a bad value stops the start with a message
+ * naming the property. A setting of one concern lives with its package and binds there:
+ * {@code quorumkv.repair} ({@code repair.RepairProperties}),
+ * {@code quorumkv.cluster.membership} ({@code membership.MembershipProperties}),
+ * {@code quorumkv.cluster.hints} and {@code .scan} ({@code replication}),
+ * {@code quorumkv.cluster.breaker} and {@code .stream} ({@code peer}),
+ * {@code quorumkv.security} and {@code quorumkv.watchdog}.
  *
  * @param storage where and how the node keeps its data
  * @param cluster the nodes of the cluster and this node's place in it
  * @param http limits of the public API
- * @param repair anti-entropy repair between the replicas of each range
  */
 @ConfigurationProperties("quorumkv")
 public record QuorumKvProperties(@DefaultValue StorageProperties storage, @DefaultValue ClusterProperties cluster,
-		@DefaultValue HttpProperties http, @DefaultValue RepairProperties repair) {
-
-	/**
-	 * Anti-entropy repair (see docs/reliability.md): replicas of each token range compare
-	 * Merkle trees and stream only the entries that differ, on a schedule and on demand.
-	 *
-	 * @param scheduled whether this node repairs its primary keys (those it is the first
-	 * owner of) every interval
-	 * @param interval time between scheduled repairs; keep it well under the tombstone
-	 * grace period
-	 * @param jitter each wait is drawn within this fraction of the interval around it
-	 * @param ranges slices of the token space repaired and recorded separately (the same
-	 * on every node)
-	 * @param leavesPerRange leaves of each range's tree, a power of two: more leaves,
-	 * less compared entry by entry when few entries differ, more memory (24 bytes a node)
-	 * @param descendBelow a differing sub-range with at most this many entries on both
-	 * sides is compared entry by entry rather than descended into
-	 * @param maxDigests entry digests a repair holds at once, over every replica: the
-	 * replicas' digest streams are merged by key and settled in batches of this many
-	 * digests
-	 * @param batch reads or writes in flight on the replica streams when pulling and
-	 * pushing
-	 * @param maxEntriesPerSecond entries a second this node's repair work reads, over
-	 * every scan (its repairs and its peers'); 0 for no limit
-	 * @param callTimeout longest wait for one repair call to a peer (a tree build scans
-	 * its storage)
-	 * @param sessionTimeout a node drops a peer's repair session idle this long
-	 * @param maxServedSessions peers' repair sessions a node serves at once; more are
-	 * refused with 503
-	 */
-	public record RepairProperties(@DefaultValue("true") boolean scheduled, @DefaultValue("24h") Duration interval,
-			@DefaultValue("0.1") double jitter, @DefaultValue("16") int ranges,
-			@DefaultValue("4096") int leavesPerRange, @DefaultValue("32") int descendBelow,
-			@DefaultValue("100000") int maxDigests, @DefaultValue("256") int batch,
-			@DefaultValue("50000") long maxEntriesPerSecond, @DefaultValue("10m") Duration callTimeout,
-			@DefaultValue("10m") Duration sessionTimeout, @DefaultValue("2") int maxServedSessions) {
-
-		public RepairProperties {
-			if (interval.isNegative() || interval.isZero()) {
-				throw new IllegalArgumentException("quorumkv.repair.interval must be positive");
-			}
-			if (jitter < 0 || jitter >= 1) {
-				throw new IllegalArgumentException("quorumkv.repair.jitter must be in [0, 1)");
-			}
-			if (ranges < 1 || ranges > 65_536) {
-				throw new IllegalArgumentException("quorumkv.repair.ranges must be 1..65536");
-			}
-			if (leavesPerRange < 1 || leavesPerRange > 1 << 20 || Integer.bitCount(leavesPerRange) != 1) {
-				throw new IllegalArgumentException("quorumkv.repair.leaves-per-range must be a power of two, 1..2^20");
-			}
-			if (descendBelow < 1 || maxDigests < 1 || batch < 1 || maxServedSessions < 1) {
-				throw new IllegalArgumentException(
-						"quorumkv.repair.descend-below, max-digests, batch and max-served-sessions must be at least 1");
-			}
-			if (maxEntriesPerSecond < 0) {
-				throw new IllegalArgumentException("quorumkv.repair.max-entries-per-second must not be negative");
-			}
-			if (callTimeout.isNegative() || callTimeout.isZero() || sessionTimeout.isNegative()
-					|| sessionTimeout.isZero()) {
-				throw new IllegalArgumentException("quorumkv.repair.call-timeout and session-timeout must be positive");
-			}
-		}
-
-	}
+		@DefaultValue HttpProperties http) {
 
 	/**
 	 * Storage settings.
@@ -263,20 +205,16 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * fail at once
 	 * @param maxConcurrentCallsPerPeer replica operations in flight on one stream to a
 	 * peer (one per event loop); more fail at once
-	 * @param breaker circuit breaker per peer
-	 * @param hints hinted handoff
 	 * @param maxConcurrentRepairs read repairs in flight; more are skipped and counted
 	 * @param placement how keys are placed on nodes: {@code rendezvous} or
 	 * {@code consistent-hash}
 	 * @param virtualNodes virtual nodes per node for {@code consistent-hash}
-	 * @param stream the streams of replica operations to each peer
 	 * @param replicationFactor how many nodes hold each key (the first of its placement
 	 * order), 1 up to the number of nodes; by default every node; the default and the
 	 * largest {@code from} of a request. Like {@code nodes}, it seeds the ring of a
 	 * cluster's first start only
 	 * @param id the cluster's id, which a node of another cluster does not share; by
 	 * default derived from {@code nodes}
-	 * @param membership membership changes: agreement, streaming, clean-up
 	 * @param tls TLS of the calls to the peers
 	 * @param maxClockSkew a timestamp from another node (a replica write, a batch, a
 	 * hint, a read answer, a repair stream) further ahead of this node's wall clock than
@@ -286,18 +224,15 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * never stamps below an earlier write
 	 * @param clockOffsetWarning health warns (status WARNING) when a peer's measured
 	 * clock offset exceeds this; less than max-clock-skew
-	 * @param scan the pages a range read asks each member for
 	 */
 	public record ClusterProperties(@DefaultValue List<URI> nodes, @Nullable URI self, @Nullable String secret,
 			@DefaultValue("1s") Duration replicaTimeout, @DefaultValue("500ms") Duration connectTimeout,
 			@DefaultValue("64") int maxConnectionsPerPeer, @DefaultValue("1024") int maxPendingPerPeer,
-			@DefaultValue("512") int maxConcurrentCallsPerPeer, @DefaultValue BreakerProperties breaker,
-			@DefaultValue HintProperties hints, @DefaultValue("256") int maxConcurrentRepairs,
+			@DefaultValue("512") int maxConcurrentCallsPerPeer, @DefaultValue("256") int maxConcurrentRepairs,
 			@DefaultValue("rendezvous") PlacementSetting placement, @DefaultValue("128") int virtualNodes,
-			@DefaultValue StreamProperties stream, @Nullable Integer replicationFactor, @Nullable String id,
-			@DefaultValue MembershipProperties membership, @DefaultValue TlsProperties tls,
+			@Nullable Integer replicationFactor, @Nullable String id, @DefaultValue TlsProperties tls,
 			@DefaultValue("500ms") Duration maxClockSkew, @DefaultValue("1s") Duration clockReservation,
-			@DefaultValue("250ms") Duration clockOffsetWarning, @DefaultValue ScanProperties scan) {
+			@DefaultValue("250ms") Duration clockOffsetWarning) {
 
 		public ClusterProperties {
 			nodes = List.copyOf(nodes);
@@ -331,41 +266,6 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	}
 
 	/**
-	 * The pages of a range read: the coordinator asks each member for a page of its local
-	 * entries at a time, tombstones and older versions included, and for the next page
-	 * only when its merge needs it (docs/architecture.md). A page is the client's limit
-	 * plus {@code pageSlack}, at least {@code minPage} and at most {@code maxPage}
-	 * entries; a range without a limit reads pages of {@code maxPage}.
-	 *
-	 * @param minPage fewest entries a member is asked for at once
-	 * @param maxPage most entries a member is asked for at once: what one page costs a
-	 * member and the coordinator is bounded by it
-	 * @param pageSlack entries a page asks for beyond the limit, for the tombstones and
-	 * older versions the merge drops, so that one page per member usually ends a scan
-	 */
-	public record ScanProperties(@DefaultValue("64") int minPage, @DefaultValue("1000") int maxPage,
-			@DefaultValue("64") int pageSlack) {
-
-		public ScanProperties {
-			if (minPage < 1 || maxPage < minPage || maxPage > 100_000) {
-				throw new IllegalArgumentException(
-						"quorumkv.cluster.scan.min-page and max-page must be 1 <= min-page <= max-page <= 100000");
-			}
-			if (pageSlack < 0 || pageSlack > 100_000) {
-				throw new IllegalArgumentException("quorumkv.cluster.scan.page-slack must be 0..100000");
-			}
-		}
-
-		/** The page a member is asked for, for a range read of at most {@code limit}. */
-		public int pageSize(long limit) {
-			// No limit is Long.MAX_VALUE: cut it to a page before adding the slack.
-			long wanted = Math.min(limit, this.maxPage) + this.pageSlack;
-			return (int) Math.max(this.minPage, Math.min(this.maxPage, wanted));
-		}
-
-	}
-
-	/**
 	 * TLS between the nodes (docs/security.md). The server side is Spring Boot's
 	 * {@code server.ssl.bundle}; this is the side of the calls a node makes to its peers.
 	 *
@@ -392,164 +292,12 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 
 	}
 
-	/**
-	 * The streams of replica operations between nodes (docs/design.md, "The peer
-	 * transport"): for each peer and each event loop one long-lived exchange carries the
-	 * replica reads and writes, hints and read repair included. Keep {@code maxFrame} the
-	 * same on every node: it also bounds the frames a node accepts.
-	 *
-	 * @param maxFrame the largest frame of a stream (at least one value of the largest
-	 * size with its key and framing is always allowed), and the cap of the other binary
-	 * bodies between nodes
-	 * @param localWrites whether the writes a node coordinates whose answer waits for a
-	 * peer anyway (ack above one) go to its own storage together, once per turn of its
-	 * event loop (one WAL write for all the requests of a wake-up), instead of one by one
-	 * @param heartbeat how often an open stream pings its peer: it keeps the stream open
-	 * through the peer's {@code quorumkv.http.read-timeout} (keep it well below that),
-	 * measures the peer's clock, and a missed one ends the stream
-	 * @param idleClose a stream that carried no operation for this long is closed
-	 * @param maxBackoff after failed attempts to open a stream, the longest wait before
-	 * the next (operations meanwhile fail at once); the wait ends early when the peer is
-	 * known to be up
-	 */
-	public record StreamProperties(@DefaultValue("1MB") DataSize maxFrame, @DefaultValue("true") boolean localWrites,
-			@DefaultValue("1s") Duration heartbeat, @DefaultValue("60s") Duration idleClose,
-			@DefaultValue("1s") Duration maxBackoff) {
-
-		public StreamProperties {
-			if (maxFrame.toBytes() < 1024 || maxFrame.toBytes() > Integer.MAX_VALUE / 2) {
-				throw new IllegalArgumentException("quorumkv.cluster.stream.max-frame must be 1KB..1GB");
-			}
-			positive(heartbeat, "stream.heartbeat");
-			positive(idleClose, "stream.idle-close");
-			positive(maxBackoff, "stream.max-backoff");
-		}
-
-	}
-
-	/**
-	 * Membership changes (docs/membership.md): how keys stream to their new owners (the
-	 * changes themselves are entries of the metadata log).
-	 *
-	 * @param callTimeout how long a node waits for a peer's answer to a membership call
-	 * (a newcomer's identity, a target's transfers)
-	 * @param streamRate bytes per second a node receiving keys takes from all its sources
-	 * together
-	 * @param streamBatch entries of a transfer written to storage together, at most this
-	 * many bytes
-	 * @param streamSources how many of its sources a node receiving keys pulls from at
-	 * once; the others wait their turn. A source's first stream recompiles much of its
-	 * serving code (the JIT sees new types in the shared Reactor and Netty paths); one at
-	 * a time, the other replicas of a key answer while it does
-	 * @param checkpointInterval how often a node receiving keys makes them durable and
-	 * records how far each transfer has come (where it resumes after a restart)
-	 * @param pollInterval how often the leader of the metadata group checks the transfers
-	 * of the change under way (and the group's voters), and a member waiting for its turn
-	 * to clean up asks the member before it
-	 * @param autoCleanup whether a node removes the keys it no longer owns once a change
-	 * has finished (otherwise {@code scripts/qkv cleanup} does)
-	 * @param cleanupDelay how long after a change has finished a node waits before its
-	 * automatic clean-up, so that the last replica writes of the previous ring (those
-	 * still under way when it was replaced) have landed and are removed too; the members
-	 * then clean up one at a time, in the order of their ids, each once the one before it
-	 * has finished (or does not answer)
-	 * @param cleanupRate entries a clean-up looks at per second (kept or removed): at
-	 * full speed it reads and rewrites the node's whole store as fast as a core allows
-	 * @param autoJoin whether a node started without a ring asks the nodes of
-	 * {@code quorumkv.cluster.nodes} to join it, every {@code poll-interval} until one
-	 * agrees (a new pod of a StatefulSet that scales up); until it is a member its
-	 * readiness is down
-	 */
-	public record MembershipProperties(@DefaultValue("5s") Duration callTimeout,
-			@DefaultValue("64MB") DataSize streamRate, @DefaultValue("1MB") DataSize streamBatch,
-			@DefaultValue("1") int streamSources, @DefaultValue("1s") Duration checkpointInterval,
-			@DefaultValue("500ms") Duration pollInterval, @DefaultValue("true") boolean autoCleanup,
-			@DefaultValue("5s") Duration cleanupDelay, @DefaultValue("50000") long cleanupRate,
-			@DefaultValue("false") boolean autoJoin) {
-
-		public MembershipProperties {
-			positive(callTimeout, "membership.call-timeout");
-			positive(checkpointInterval, "membership.checkpoint-interval");
-			positive(pollInterval, "membership.poll-interval");
-			positive(cleanupDelay, "membership.cleanup-delay");
-			if (streamRate.toBytes() < 1024) {
-				throw new IllegalArgumentException("quorumkv.cluster.membership.stream-rate must be at least 1KB");
-			}
-			if (streamBatch.toBytes() < 1024 || streamBatch.toBytes() > 64 * 1024 * 1024) {
-				throw new IllegalArgumentException("quorumkv.cluster.membership.stream-batch must be 1KB..64MB");
-			}
-			if (cleanupRate < 1) {
-				throw new IllegalArgumentException("quorumkv.cluster.membership.cleanup-rate must be at least 1");
-			}
-			if (streamSources < 1 || streamSources > 64) {
-				throw new IllegalArgumentException("quorumkv.cluster.membership.stream-sources must be 1..64");
-			}
-		}
-
-	}
-
-	/**
-	 * The circuit breaker of each peer: after enough failed calls it opens and calls to
-	 * the peer fail at once instead of costing a timeout each; after {@code waitInOpen} a
-	 * few trial calls decide whether it closes again.
-	 *
-	 * @param failureRateThreshold percentage of failed calls that opens the breaker
-	 * @param slidingWindow calls the failure rate is computed over
-	 * @param minimumCalls calls needed before the rate is computed
-	 * @param waitInOpen how long an open breaker refuses calls
-	 * @param halfOpenCalls trial calls a breaker admits once the wait is over; it closes
-	 * when they succeed. Clients' requests are trial calls too: too few, and a burst of
-	 * requests right after a peer comes back is refused while the first trials run
-	 */
-	public record BreakerProperties(@DefaultValue("50") int failureRateThreshold, @DefaultValue("20") int slidingWindow,
-			@DefaultValue("5") int minimumCalls, @DefaultValue("2s") Duration waitInOpen,
-			@DefaultValue("10") int halfOpenCalls) {
-
-		public BreakerProperties {
-			if (failureRateThreshold < 1 || failureRateThreshold > 100) {
-				throw new IllegalArgumentException("quorumkv.cluster.breaker.failure-rate-threshold must be 1..100");
-			}
-			atLeastOne(slidingWindow, "breaker.sliding-window");
-			atLeastOne(minimumCalls, "breaker.minimum-calls");
-			positive(waitInOpen, "breaker.wait-in-open");
-			atLeastOne(halfOpenCalls, "breaker.half-open-calls");
-		}
-
-	}
-
-	/**
-	 * Hinted handoff: writes a replica missed are kept (durably, apart from the data) and
-	 * delivered when it is reachable again.
-	 *
-	 * @param maxPending hints kept per peer; more are dropped and counted
-	 * @param maxAge hints older than this are dropped instead of delivered
-	 * @param deliveryInterval how often pending hints are tried
-	 * @param maxBackoff longest pause after failed deliveries to a peer
-	 */
-	public record HintProperties(@DefaultValue("100000") long maxPending, @DefaultValue("3h") Duration maxAge,
-			@DefaultValue("1s") Duration deliveryInterval, @DefaultValue("30s") Duration maxBackoff) {
-
-		public HintProperties {
-			if (maxPending < 0) {
-				throw new IllegalArgumentException("quorumkv.cluster.hints.max-pending must not be negative");
-			}
-			positive(maxAge, "hints.max-age");
-			positive(deliveryInterval, "hints.delivery-interval");
-			positive(maxBackoff, "hints.max-backoff");
-		}
-
-	}
-
 	private static void positive(Duration value, String name) {
-		if (value.isNegative() || value.isZero()) {
-			throw new IllegalArgumentException("quorumkv.cluster." + name + " must be positive");
-		}
+		Bounds.positive(value, "quorumkv.cluster." + name);
 	}
 
 	private static void atLeastOne(long value, String name) {
-		if (value < 1) {
-			throw new IllegalArgumentException("quorumkv.cluster." + name + " must be at least 1");
-		}
+		Bounds.atLeastOne(value, "quorumkv.cluster." + name);
 	}
 
 	/**

@@ -2,6 +2,7 @@ package io.quorumkv.service.http;
 
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.peer.InternalApi;
+import io.quorumkv.service.peer.StreamProperties;
 import io.quorumkv.service.repair.RepairService;
 import io.quorumkv.service.repair.RepairSessions;
 import reactor.core.publisher.Mono;
@@ -29,11 +30,10 @@ class RepairHandler {
 
 	private final int maxBody;
 
-	RepairHandler(RepairSessions sessions, BodyBudget bodies, QuorumKvProperties properties) {
+	RepairHandler(RepairSessions sessions, BodyBudget bodies, QuorumKvProperties properties, StreamProperties stream) {
 		this.sessions = sessions;
 		this.bodies = bodies;
-		this.maxBody = InternalApi.maxFrame(properties.cluster().stream(),
-				(int) properties.http().maxBodySize().toBytes());
+		this.maxBody = InternalApi.maxFrame(stream, (int) properties.http().maxBodySize().toBytes());
 	}
 
 	/**

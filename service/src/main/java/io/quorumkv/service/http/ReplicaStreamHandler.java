@@ -16,6 +16,7 @@ import io.quorumkv.service.peer.StreamFrames;
 import io.quorumkv.service.peer.StreamFrames.Operation;
 import io.quorumkv.service.peer.StreamFrames.Result;
 import io.quorumkv.service.peer.InternalApi;
+import io.quorumkv.service.peer.StreamProperties;
 import io.quorumkv.service.security.InternalAuth;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
@@ -86,14 +87,14 @@ class ReplicaStreamHandler implements ApplicationListener<ContextClosedEvent> {
 	private volatile boolean stopped;
 
 	ReplicaStreamHandler(Storage storage, ClockGuard clock, ClusterState state, RingSync sync,
-			QuorumKvProperties properties) {
+			QuorumKvProperties properties, StreamProperties stream) {
 		this.storage = storage;
 		this.clock = clock;
 		this.state = state;
 		this.sync = sync;
 		this.maxKeySize = (int) properties.http().maxKeySize().toBytes();
 		this.maxValueSize = (int) properties.http().maxBodySize().toBytes();
-		this.maxFrameSize = InternalApi.maxFrame(properties.cluster().stream(), this.maxValueSize);
+		this.maxFrameSize = InternalApi.maxFrame(stream, this.maxValueSize);
 	}
 
 	Mono<ServerResponse> stream(ServerRequest request) {

@@ -9,10 +9,10 @@ import io.quorumkv.service.cluster.Topology;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.config.QuorumKvProperties;
-import io.quorumkv.service.config.QuorumKvProperties.MembershipProperties;
 import io.quorumkv.service.metadata.MetadataGroup;
 import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.peer.PeerClient;
+import io.quorumkv.service.peer.StreamProperties;
 import io.quorumkv.storage.Storage;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -32,8 +32,8 @@ import org.springframework.context.event.ContextClosedEvent;
 class MembershipConfiguration {
 
 	@Bean
-	RingSync ringSync(ClusterState state, PeerClient peers, QuorumKvProperties properties, MeterRegistry meters) {
-		RingSync sync = new RingSync(state, peers, properties.cluster().membership().callTimeout());
+	RingSync ringSync(ClusterState state, PeerClient peers, MembershipProperties membership, MeterRegistry meters) {
+		RingSync sync = new RingSync(state, peers, membership.callTimeout());
 		peers.useRing(state::stamp, state::epoch, sync::onNewerAnswer);
 		Gauge.builder("quorumkv.ring.epoch", state, ClusterState::epoch)
 			.description("The epoch of the ring this node serves under")
@@ -48,8 +48,7 @@ class MembershipConfiguration {
 
 	@Bean
 	Cleanup cleanup(ClusterState state, Storage storage, PeerClient peers, MeterRegistry meters,
-			QuorumKvProperties properties) {
-		MembershipProperties membership = properties.cluster().membership();
+			QuorumKvProperties properties, MembershipProperties membership) {
 		return new Cleanup(state, storage, properties.storage().path(), membership.cleanupRate(), peers,
 				membership.pollInterval(), membership.callTimeout(), meters);
 	}
@@ -61,29 +60,25 @@ class MembershipConfiguration {
 
 	@Bean(destroyMethod = "close")
 	Transfers transfers(ClusterState state, PeerClient peers, Storage storage, QuorumKvProperties properties,
-			MeterRegistry meters) {
-		int maxFrame = InternalApi.maxFrame(properties.cluster().stream(),
-				(int) properties.http().maxBodySize().toBytes());
-		return new Transfers(state, peers, storage, properties.storage().path(), properties.cluster().membership(),
-				maxFrame, meters);
+			MembershipProperties membership, StreamProperties stream, MeterRegistry meters) {
+		int maxFrame = InternalApi.maxFrame(stream, (int) properties.http().maxBodySize().toBytes());
+		return new Transfers(state, peers, storage, properties.storage().path(), membership, maxFrame, meters);
 	}
 
 	@Bean(destroyMethod = "close")
 	ChangeDriver changeDriver(ClusterState state, MetadataGroup metadata, Transfers transfers, PeerClient peers,
-			QuorumKvProperties properties) {
-		MembershipProperties membership = properties.cluster().membership();
+			MembershipProperties membership) {
 		return new ChangeDriver(state, metadata, transfers, peers, membership.pollInterval(), membership.callTimeout());
 	}
 
 	@Bean
 	Membership membership(ClusterState state, MetadataGroup metadata, PeerClient peers, Transfers transfers,
-			Cleanup cleanup, RingSync sync, QuorumKvProperties properties) {
+			Cleanup cleanup, RingSync sync, MembershipProperties membership) {
 		// A newcomer notes whether its storage is empty before it adopts the ring that
 		// adds it, whichever way that ring comes (the log, or a peer's newer stamp).
 		metadata.beforeFirstRing(cleanup::noteIfNewcomer);
 		sync.beforeFirstRing(cleanup::noteIfNewcomer);
-		return new Membership(state, metadata, peers, transfers, cleanup,
-				properties.cluster().membership().callTimeout());
+		return new Membership(state, metadata, peers, transfers, cleanup, membership.callTimeout());
 	}
 
 	/**
@@ -92,15 +87,14 @@ class MembershipConfiguration {
 	 */
 	@Bean
 	ApplicationListener<ApplicationReadyEvent> membershipStarter(ClusterState state, Transfers transfers,
-			Cleanup cleanup, QuorumKvProperties properties) {
+			Cleanup cleanup, MembershipProperties membership) {
 		return (event) -> {
 			AtomicReference<@Nullable Ring> previous = new AtomicReference<>(state.ring().orElse(null));
 			state.onChange((ring) -> {
 				Ring before = previous.getAndSet(ring);
 				RingChange ended = (before != null && ring.change() == null) ? before.change() : null;
-				if (ended != null && properties.cluster().membership().autoCleanup()
-						&& ring.isMember(state.self().id())) {
-					cleanup.runInTurn(ring, ended.id(), properties.cluster().membership().cleanupDelay())
+				if (ended != null && membership.autoCleanup() && ring.isMember(state.self().id())) {
+					cleanup.runInTurn(ring, ended.id(), membership.cleanupDelay())
 						.subscribe(null, (error) -> LogFactory.getLog(Cleanup.class)
 							.warn("Cleanup after epoch " + ring.epoch() + " did not run: " + error.getMessage()));
 				}
@@ -110,8 +104,7 @@ class MembershipConfiguration {
 	}
 
 	@Bean(destroyMethod = "close")
-	AutoJoin autoJoin(ClusterState state, PeerClient peers, Topology topology, QuorumKvProperties properties) {
-		MembershipProperties membership = properties.cluster().membership();
+	AutoJoin autoJoin(ClusterState state, PeerClient peers, Topology topology, MembershipProperties membership) {
 		return new AutoJoin(state, peers, topology.peers(), membership.pollInterval(), membership.callTimeout());
 	}
 
@@ -119,9 +112,9 @@ class MembershipConfiguration {
 	 * With {@code auto-join}, a node waiting to be joined asks its seeds once it serves.
 	 */
 	@Bean
-	ApplicationListener<ApplicationReadyEvent> autoJoinStarter(AutoJoin autoJoin, QuorumKvProperties properties) {
+	ApplicationListener<ApplicationReadyEvent> autoJoinStarter(AutoJoin autoJoin, MembershipProperties membership) {
 		return (event) -> {
-			if (properties.cluster().membership().autoJoin()) {
+			if (membership.autoJoin()) {
 				autoJoin.start();
 			}
 		};

@@ -16,7 +16,6 @@ import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.cluster.RingLayout;
-import io.quorumkv.service.config.QuorumKvProperties.MembershipProperties;
 import io.quorumkv.service.membership.TransferCodec.Frame;
 import io.quorumkv.service.membership.TransferProgress.Source;
 import io.quorumkv.service.peer.InternalApi;

@@ -6,7 +6,7 @@ import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.NodeState;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingNode;
-import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.membership.MembershipProperties;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -27,9 +27,9 @@ class MembershipHealthIndicator implements HealthIndicator {
 
 	private final boolean autoJoin;
 
-	MembershipHealthIndicator(ClusterState cluster, QuorumKvProperties properties) {
+	MembershipHealthIndicator(ClusterState cluster, MembershipProperties membership) {
 		this.cluster = cluster;
-		this.autoJoin = properties.cluster().membership().autoJoin();
+		this.autoJoin = membership.autoJoin();
 	}
 
 	@Override

@@ -2,7 +2,6 @@ package io.quorumkv.service.peer;
 
 import java.nio.ByteBuffer;
 
-import io.quorumkv.service.config.QuorumKvProperties.StreamProperties;
 import io.quorumkv.service.security.InternalAuth;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;

@@ -11,7 +11,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClockSkewException;
 import io.quorumkv.service.cluster.Node;
-import io.quorumkv.service.config.QuorumKvProperties.BreakerProperties;
 
 /**
  * A Resilience4j circuit breaker per peer (a dead peer fails fast). A peer's refusal for

@@ -18,7 +18,6 @@ import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.PeerClocks;
 import io.quorumkv.service.cluster.RingStamp;
 import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
-import io.quorumkv.service.config.QuorumKvProperties.StreamProperties;
 import io.quorumkv.service.security.PeerTls;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -71,15 +70,17 @@ public final class PeerClient implements AutoCloseable {
 	private final ReplicaStreams streams;
 
 	/**
+	 * @param stream the replica streams' settings
+	 * @param breaker the breaker of each peer
 	 * @param peers the peers known at start: each gets the per-peer pool limits
 	 * @param loops the event loops to run on: the server's own, so that a call to a peer
 	 * needs no thread hop
 	 * @param deadlines the timers of the calls' time limiters, armed on the calling loop
 	 * @param tls TLS of the calls, or null for plain HTTP
 	 */
-	public PeerClient(ClusterProperties cluster, Node self, List<Node> peers, @Nullable String secret, int maxFrameSize,
-			int maxKeySize, LoopResources loops, EventLoopTimers deadlines, Clocks clocks, MeterRegistry meters,
-			@Nullable PeerTls tls) {
+	public PeerClient(ClusterProperties cluster, StreamProperties stream, BreakerProperties breaker, Node self,
+			List<Node> peers, @Nullable String secret, int maxFrameSize, int maxKeySize, LoopResources loops,
+			EventLoopTimers deadlines, Clocks clocks, MeterRegistry meters, @Nullable PeerTls tls) {
 		this.maxFrameSize = maxFrameSize;
 		this.clocks = clocks;
 		this.replicaTimeout = cluster.replicaTimeout();
@@ -102,8 +103,7 @@ public final class PeerClient implements AutoCloseable {
 			builder.defaultHeader(InternalApi.SECRET, secret);
 		}
 		this.client = builder.build();
-		this.breakers = new PeerBreakers(cluster.breaker(), meters);
-		StreamProperties stream = cluster.stream();
+		this.breakers = new PeerBreakers(breaker, meters);
 		this.streams = new ReplicaStreams(this.client, deadlines.loops(), this::breaker, new StreamLinks(),
 				new ReplicaStreams.Settings(cluster.maxConcurrentCallsPerPeer(), maxFrameSize, maxKeySize,
 						cluster.replicaTimeout(), stream.heartbeat(), stream.idleClose(), stream.maxBackoff()),

@@ -8,7 +8,6 @@ import io.quorumkv.service.cluster.ClockGuard;
 import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.config.QuorumKvProperties;
-import io.quorumkv.service.config.QuorumKvProperties.RepairProperties;
 import io.quorumkv.service.peer.PeerClient;
 import io.quorumkv.storage.Storage;
 import reactor.core.scheduler.Scheduler;
@@ -27,8 +26,8 @@ import org.springframework.context.annotation.Configuration;
 class RepairConfiguration {
 
 	@Bean
-	RangeReplicas rangeReplicas(ClusterState cluster, QuorumKvProperties properties) {
-		return new RingRangeReplicas(cluster, properties.repair().ranges());
+	RangeReplicas rangeReplicas(ClusterState cluster, RepairProperties repair) {
+		return new RingRangeReplicas(cluster, repair.ranges());
 	}
 
 	@Bean
@@ -42,13 +41,13 @@ class RepairConfiguration {
 	}
 
 	@Bean
-	RepairSettings repairSettings(QuorumKvProperties properties) {
-		return RepairSettings.of(properties.repair(), (int) properties.http().maxKeySize().toBytes());
+	RepairSettings repairSettings(QuorumKvProperties properties, RepairProperties repair) {
+		return RepairSettings.of(repair, (int) properties.http().maxKeySize().toBytes());
 	}
 
 	@Bean
-	Pacer repairPacer(QuorumKvProperties properties, RepairThreads threads) {
-		return new Pacer(properties.repair().maxEntriesPerSecond(), threads.scheduler());
+	Pacer repairPacer(RepairProperties repair, RepairThreads threads) {
+		return new Pacer(repair.maxEntriesPerSecond(), threads.scheduler());
 	}
 
 	@Bean
@@ -61,7 +60,7 @@ class RepairConfiguration {
 	@Bean
 	RepairService repairService(ClusterState cluster, Storage storage, PeerClient peers, HybridLogicalClock clock,
 			ClockGuard guard, RangeReplicas ranges, RepairSettings settings, Pacer pacer, RepairThreads threads,
-			RepairHistory history, QuorumKvProperties properties, MeterRegistry meters) {
+			RepairHistory history, RepairProperties repair, MeterRegistry meters) {
 		RepairContext context = new RepairContext(cluster.self(), storage, new RepairPeers(peers, settings), guard,
 				settings, pacer, threads.scheduler());
 		return new RepairService(context, ranges, clock, history,
@@ -69,7 +68,7 @@ class RepairConfiguration {
 
 					@Override
 					public int size() {
-						return properties.repair().ranges();
+						return repair.ranges();
 					}
 
 					@Override
@@ -100,8 +99,7 @@ class RepairConfiguration {
 	 */
 	@Bean
 	SmartLifecycle repairSchedule(RepairService service, TombstonePurger purger, RepairThreads threads,
-			QuorumKvProperties properties) {
-		RepairProperties repair = properties.repair();
+			RepairProperties repair) {
 		RepairScheduler scheduler = new RepairScheduler(service, repair.interval(), repair.jitter(),
 				threads.scheduler());
 		return new SmartLifecycle() {

@@ -2,8 +2,6 @@ package io.quorumkv.service.repair;
 
 import java.time.Duration;
 
-import io.quorumkv.service.config.QuorumKvProperties.RepairProperties;
-
 /**
  * What repair needs of its configuration, derived once.
  *

@@ -17,7 +17,6 @@ import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.RingLayout;
 import io.quorumkv.service.cluster.RingNode;
-import io.quorumkv.service.config.QuorumKvProperties.HintProperties;
 import io.quorumkv.service.peer.PeerClient;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;

@@ -12,7 +12,8 @@ import io.quorumkv.service.cluster.PeerClocks;
 import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.service.cluster.Topology;
 import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
-import io.quorumkv.service.config.QuorumKvProperties.StreamProperties;
+import io.quorumkv.service.peer.StreamProperties;
+import io.quorumkv.service.peer.BreakerProperties;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.peer.EventLoopTimers;
 import io.quorumkv.service.peer.InternalApi;
@@ -58,14 +59,14 @@ class ReplicationConfiguration {
 	@Bean(destroyMethod = "close")
 	PeerClient peerClient(Topology topology, ClusterState cluster, QuorumKvProperties properties,
 			ReactorResourceFactory reactorResources, EventLoopTimers timers, HybridLogicalClock clock,
-			PeerClocks offsets, MeterRegistry meters, SslBundles sslBundles) {
-		int maxFrameSize = InternalApi.maxFrame(properties.cluster().stream(),
-				(int) properties.http().maxBodySize().toBytes());
+			PeerClocks offsets, MeterRegistry meters, SslBundles sslBundles, StreamProperties stream,
+			BreakerProperties breaker) {
+		int maxFrameSize = InternalApi.maxFrame(stream, (int) properties.http().maxBodySize().toBytes());
 		String bundle = properties.cluster().tls().bundle();
 		PeerTls tls = (bundle != null) ? PeerTls.of(sslBundles, bundle) : null;
-		return new PeerClient(properties.cluster(), cluster.self(), peers(cluster), topology.secret(), maxFrameSize,
-				(int) properties.http().maxKeySize().toBytes(), reactorResources.getLoopResources(), timers,
-				new PeerClient.Clocks(clock, offsets), meters, tls);
+		return new PeerClient(properties.cluster(), stream, breaker, cluster.self(), peers(cluster), topology.secret(),
+				maxFrameSize, (int) properties.http().maxKeySize().toBytes(), reactorResources.getLoopResources(),
+				timers, new PeerClient.Clocks(clock, offsets), meters, tls);
 	}
 
 	/** The other nodes of the ring this node starts with. */
@@ -119,15 +120,15 @@ class ReplicationConfiguration {
 
 	@Bean(destroyMethod = "close")
 	HintStore hintStore(StorageFactory storages, ClusterState cluster, QuorumKvProperties properties,
-			MeterRegistry meters) {
+			HintProperties hintSettings, MeterRegistry meters) {
 		return new HintStore(storages.openLocal(properties.storage().path().resolve("hints")), peers(cluster),
-				properties.cluster().hints().maxPending(), meters);
+				hintSettings.maxPending(), meters);
 	}
 
 	@Bean(destroyMethod = "close")
 	HintedHandoff hintedHandoff(HintStore hints, PeerClient peers, ClusterState cluster, Storage storage,
-			QuorumKvProperties properties, HybridLogicalClock clock, MeterRegistry meters) {
-		return new HintedHandoff(hints, peers, cluster, storage, properties.cluster().hints(), clock, meters);
+			HintProperties settings, HybridLogicalClock clock, MeterRegistry meters) {
+		return new HintedHandoff(hints, peers, cluster, storage, settings, clock, meters);
 	}
 
 	/**
@@ -141,15 +142,14 @@ class ReplicationConfiguration {
 	@Bean
 	ReplicationService replicationService(ClusterState state, Storage storage, HybridLogicalClock clock,
 			ClockGuard guard, PeerClient peers, HintStore hints, EventLoopTimers timers, QuorumKvProperties properties,
-			MeterRegistry meters) {
+			StreamProperties stream, ScanProperties scan, MeterRegistry meters) {
 		ClusterProperties cluster = properties.cluster();
-		StreamProperties stream = cluster.stream();
 		LocalReplica local = new LocalReplica(state.self(), storage,
 				new LocalWrites(storage, cluster.replicaTimeout(), timers, stream.localWrites()),
 				cluster.replicaTimeout(), timers);
 		ReplicaDirectory replicas = new ReplicaDirectory(local, state::self,
 				(peer) -> new PeerReplica(peer, peers, hints, guard));
-		return new ReplicationService(state, replicas, clock, cluster.maxConcurrentRepairs(), cluster.scan(), meters);
+		return new ReplicationService(state, replicas, clock, cluster.maxConcurrentRepairs(), scan, meters);
 	}
 
 }

@@ -24,7 +24,6 @@ import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingLayout.Targets;
 import io.quorumkv.service.cluster.RingLayout;
 import io.quorumkv.service.cluster.RingNode;
-import io.quorumkv.service.config.QuorumKvProperties.ScanProperties;
 import io.quorumkv.service.peer.PeerClient;
 import io.quorumkv.service.peer.StaleRingException;
 import io.quorumkv.storage.Entry;

@@ -37,6 +37,10 @@ final class ConfigurationReference {
 		SECTIONS.put("quorumkv.cluster", "Cluster");
 		SECTIONS.put("quorumkv.cluster.breaker", "Circuit breaker per peer");
 		SECTIONS.put("quorumkv.cluster.hints", "Hinted handoff");
+		SECTIONS.put("quorumkv.cluster.membership", "Membership changes (docs/membership.md)");
+		SECTIONS.put("quorumkv.cluster.scan", "Range reads");
+		SECTIONS.put("quorumkv.cluster.stream", "Replica streams between nodes");
+		SECTIONS.put("quorumkv.repair", "Anti-entropy repair (docs/reliability.md)");
 		SECTIONS.put("quorumkv.cluster.tls", "TLS between the nodes (docs/security.md)");
 		SECTIONS.put("quorumkv.http", "Public API limits");
 		SECTIONS.put("quorumkv.security", "Client authentication and the admin credential (docs/security.md)");
@@ -48,7 +52,7 @@ final class ConfigurationReference {
 
 			<!-- Generated from service/target/classes/META-INF/spring-configuration-metadata.json
 			     by ConfigurationReference (service tests); do not edit: edit the Javadoc of
-			     QuorumKvProperties and run the generator. ConfigurationReferenceTest fails when
+			     the *Properties record that binds it and run the generator. ConfigurationReferenceTest fails when
 			     this file and the metadata differ. -->
 
 			Every setting is a Spring property: `--name=value` on the command line, an

@@ -6,7 +6,6 @@ import java.util.concurrent.TimeUnit;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.quorumkv.service.cluster.Node;
-import io.quorumkv.service.config.QuorumKvProperties.BreakerProperties;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -81,10 +81,8 @@ class RepairRefusalTest {
 	@Test
 	void aPeerRefusesToBuildTreesWhileAMembershipChangeIsUnderWay() throws IOException {
 		RepairSessions sessions = new RepairSessions(null,
-				RepairSettings.of(
-						new io.quorumkv.service.config.QuorumKvProperties.RepairProperties(true, Duration.ofHours(24),
-								0.1, 16, 4096, 32, 100_000, 256, 0, Duration.ofMinutes(1), Duration.ofMinutes(1), 2),
-						1024),
+				RepairSettings.of(new RepairProperties(true, Duration.ofHours(24), 0.1, 16, 4096, 32, 100_000, 256, 0,
+						Duration.ofMinutes(1), Duration.ofMinutes(1), 2), 1024),
 				null, null, RepairHistory.open(this.dir.resolve("repair-history")), ring(4, true), "http://127.0.0.1:2",
 				new SimpleMeterRegistry());
 		byte[] body = RepairCodec.trees(new RepairCodec.TreesRequest(RepairCodec.SessionId.random(), 2,

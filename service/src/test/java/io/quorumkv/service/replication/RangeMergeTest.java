@@ -11,7 +11,6 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
 import io.quorumkv.storage.Keys;
@@ -196,10 +195,8 @@ class RangeMergeTest {
 
 	@Test
 	void aShortScanOverALargeRangeAsksEachMemberForOneBoundedPage() {
-		QuorumKvProperties.ScanProperties scan = new Binder(new MapConfigurationPropertySource(Map.of()))
-			.bindOrCreate("quorumkv", QuorumKvProperties.class)
-			.cluster()
-			.scan();
+		ScanProperties scan = new Binder(new MapConfigurationPropertySource(Map.of()))
+			.bindOrCreate("quorumkv.cluster.scan", ScanProperties.class);
 		int pageSize = scan.pageSize(10);
 		assertThat(pageSize).isEqualTo(74);
 		List<FakeMember> members = List.of(new FakeMember(), new FakeMember(), new FakeMember());

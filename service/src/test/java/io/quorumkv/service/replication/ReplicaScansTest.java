@@ -20,7 +20,9 @@ import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.peer.EntryFrame;
 import io.quorumkv.service.peer.EventLoopTimers;
 import io.quorumkv.service.peer.InternalApi;
+import io.quorumkv.service.peer.BreakerProperties;
 import io.quorumkv.service.peer.PeerClient;
+import io.quorumkv.service.peer.StreamProperties;
 import io.quorumkv.storage.Entry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -78,8 +80,12 @@ class ReplicaScansTest {
 			.bindOrCreate("quorumkv", QuorumKvProperties.class);
 		this.peer = new Node(URI.create("http://127.0.0.1:" + this.server.port()));
 		SimpleMeterRegistry meters = new SimpleMeterRegistry();
-		this.client = new PeerClient(properties.cluster(), Node.of("http://127.0.0.1:1"), List.of(this.peer),
-				"the-secret", 1 << 20, 1024, this.loops, new EventLoopTimers(this.loops.onClient(true)),
+		Binder defaults = new Binder(new MapConfigurationPropertySource(Map.of()));
+		this.client = new PeerClient(properties.cluster(),
+				defaults.bindOrCreate("quorumkv.cluster.stream", StreamProperties.class),
+				defaults.bindOrCreate("quorumkv.cluster.breaker", BreakerProperties.class),
+				Node.of("http://127.0.0.1:1"), List.of(this.peer), "the-secret", 1 << 20, 1024, this.loops,
+				new EventLoopTimers(this.loops.onClient(true)),
 				new PeerClient.Clocks(HybridLogicalClock.inMemory(java.time.Clock.systemUTC(), Duration.ofMillis(500)),
 						new PeerClocks(List.of(this.peer), Duration.ofSeconds(10), meters)),
 				meters, null);
