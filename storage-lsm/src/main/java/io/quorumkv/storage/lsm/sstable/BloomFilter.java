@@ -1,8 +1,10 @@
 package io.quorumkv.storage.lsm.sstable;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.function.LongFunction;
 
 import org.jspecify.annotations.Nullable;
 
@@ -18,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * The filter is its encoded bytes in a {@link MemorySegment}: a table's filter is a slice
  * of a copy in the table's arena (off the Java heap, see {@link SsTable}); a filter being
- * built is a heap segment. Probes read the big-endian words where they lie.
+ * built by a table builder is in the builder's own arena, off the heap too. Probes read
+ * the big-endian words where they lie.
  */
 public final class BloomFilter {
 
@@ -41,12 +44,24 @@ public final class BloomFilter {
 		this.bitCount = wordCount * 64;
 	}
 
-	/** An empty filter sized for {@code keys} keys, on the heap (a builder's). */
+	/** An empty filter sized for {@code keys} keys, on the heap. */
 	public static BloomFilter create(long keys, int bitsPerKey) {
+		return create(keys, bitsPerKey, (size) -> MemorySegment.ofArray(new byte[Math.toIntExact(size)]));
+	}
+
+	/**
+	 * An empty filter sized for {@code keys} keys, in memory of {@code arena} (a table
+	 * builder's, off the heap: a large table's filter is over half a G1 region).
+	 */
+	public static BloomFilter create(long keys, int bitsPerKey, Arena arena) {
+		return create(keys, bitsPerKey, (size) -> arena.allocate(size).fill((byte) 0));
+	}
+
+	private static BloomFilter create(long keys, int bitsPerKey, LongFunction<MemorySegment> allocate) {
 		long bits = Math.max(64, keys * bitsPerKey);
 		int wordCount = (int) Math.min((Integer.MAX_VALUE - 8 - HEADER) / 8, (bits + 63) / 64);
 		int probes = (int) Math.max(1, Math.min(30, Math.round(bitsPerKey * Math.log(2))));
-		MemorySegment bytes = MemorySegment.ofArray(new byte[HEADER + 8 * wordCount]);
+		MemorySegment bytes = allocate.apply(HEADER + 8L * wordCount);
 		bytes.set(ValueLayout.JAVA_BYTE, 0, (byte) probes);
 		bytes.set(INT, 1, wordCount);
 		return new BloomFilter(bytes, probes, wordCount);

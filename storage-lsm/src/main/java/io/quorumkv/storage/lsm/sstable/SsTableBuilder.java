@@ -4,13 +4,18 @@ import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
-import java.util.Arrays;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.zip.CRC32C;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Keys;
 import io.quorumkv.storage.lsm.io.AppendFile;
 import io.quorumkv.storage.lsm.io.FileIo;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes one table file in the {@link TableFormat#CURRENT current} format: data blocks
@@ -44,9 +49,16 @@ public final class SsTableBuilder implements AutoCloseable {
 
 	private final BlockBuilder block = new BlockBuilder();
 
-	private final java.io.ByteArrayOutputStream index = new java.io.ByteArrayOutputStream();
+	/** The index's entries, in chunks ({@link MetaBuffer}: no humongous array). */
+	private final MetaBuffer index = new MetaBuffer();
 
-	private long[] hashes = new long[1024];
+	/** The keys' hashes for the filter, {@value #HASHES_PER_CHUNK} to a chunk (64 KB). */
+	private final List<long[]> hashes = new ArrayList<>();
+
+	private static final int HASHES_PER_CHUNK = MetaBuffer.CHUNK / Long.BYTES;
+
+	/** Copies a native segment's bytes to the file, a piece at a time. */
+	private byte @Nullable [] scratch;
 
 	private long position;
 
@@ -116,10 +128,12 @@ public final class SsTableBuilder implements AutoCloseable {
 		if (this.count == 0) {
 			this.minKey = key;
 		}
-		if (this.count == this.hashes.length) {
-			this.hashes = Arrays.copyOf(this.hashes, this.hashes.length * 2);
+		int slot = (int) (this.count % HASHES_PER_CHUNK);
+		if (slot == 0) {
+			this.hashes.add(new long[HASHES_PER_CHUNK]);
 		}
-		this.hashes[(int) this.count++] = BloomFilter.hash(key);
+		this.hashes.get(this.hashes.size() - 1)[slot] = BloomFilter.hash(key);
+		this.count++;
 		this.tombstones += entry.isTombstone() ? 1 : 0;
 		this.minTimestamp = Math.min(this.minTimestamp, entry.timestamp());
 		this.maxTimestamp = Math.max(this.maxTimestamp, entry.timestamp());
@@ -162,13 +176,42 @@ public final class SsTableBuilder implements AutoCloseable {
 	private BlockHandle writeBlock(byte[] contents, BlockCodec storedWith) throws IOException {
 		CRC32C crc = new CRC32C();
 		crc.update(contents);
-		crc.update(storedWith.id());
-		BlockHandle handle = new BlockHandle(this.position, contents.length);
 		this.out.write(contents);
+		return trailer(crc, contents.length, storedWith);
+	}
+
+	/** Writes a block held in native memory (the filter), in pieces, and its trailer. */
+	private BlockHandle writeBlock(MemorySegment contents) throws IOException {
+		CRC32C crc = new CRC32C();
+		crc.update(contents.asByteBuffer());
+		byte[] piece = (this.scratch != null) ? this.scratch : (this.scratch = new byte[MetaBuffer.CHUNK]);
+		for (long at = 0; at < contents.byteSize(); at += piece.length) {
+			int length = (int) Math.min(piece.length, contents.byteSize() - at);
+			MemorySegment.copy(contents, ValueLayout.JAVA_BYTE, at, piece, 0, length);
+			this.out.write(piece, 0, length);
+		}
+		return trailer(crc, Math.toIntExact(contents.byteSize()), BlockCodec.NONE);
+	}
+
+	/** Writes the index block: the count of blocks, then the gathered entries. */
+	private BlockHandle writeIndexBlock() throws IOException {
+		byte[] count = java.nio.ByteBuffer.allocate(4).putInt(this.blocks).array();
+		CRC32C crc = new CRC32C();
+		crc.update(count);
+		this.index.checksum(crc);
+		this.out.write(count);
+		this.index.writeTo(this.out);
+		return trailer(crc, Math.toIntExact(count.length + this.index.size()), BlockCodec.NONE);
+	}
+
+	/** Ends a block of {@code size} bytes whose checksum {@code crc} holds so far. */
+	private BlockHandle trailer(CRC32C crc, int size, BlockCodec storedWith) throws IOException {
+		crc.update(storedWith.id());
+		BlockHandle handle = new BlockHandle(this.position, size);
 		int c = (int) crc.getValue();
 		this.out.write(new byte[] { (byte) storedWith.id(), (byte) (c >>> 24), (byte) (c >>> 16), (byte) (c >>> 8),
 				(byte) c });
-		this.position += contents.length + TableFormat.trailerSize(TableFormat.CURRENT);
+		this.position += size + TableFormat.trailerSize(TableFormat.CURRENT);
 		return handle;
 	}
 
@@ -183,17 +226,19 @@ public final class SsTableBuilder implements AutoCloseable {
 		if (!this.block.isEmpty()) {
 			flushBlock();
 		}
-		BloomFilter bloom = BloomFilter.create(this.count, this.bloomBitsPerKey);
-		for (int i = 0; i < this.count; i++) {
-			bloom.addHash(this.hashes[i]);
+		BlockHandle bloomHandle;
+		try (Arena filterMemory = Arena.ofConfined()) {
+			BloomFilter bloom = BloomFilter.create(this.count, this.bloomBitsPerKey, filterMemory);
+			long added = 0;
+			for (long[] chunk : this.hashes) {
+				for (int i = 0; i < chunk.length && added < this.count; i++, added++) {
+					bloom.addHash(chunk[i]);
+				}
+			}
+			bloomHandle = writeBlock(bloom.encoded());
 		}
-		BlockHandle bloomHandle = writeBlock(bloom.encode(), BlockCodec.NONE);
-		byte[] indexBytes = this.index.toByteArray();
-		byte[] indexBlock = java.nio.ByteBuffer.allocate(4 + indexBytes.length)
-			.putInt(this.blocks)
-			.put(indexBytes)
-			.array();
-		BlockHandle indexHandle = writeBlock(indexBlock, BlockCodec.NONE);
+		this.hashes.clear();
+		BlockHandle indexHandle = writeIndexBlock();
 		TableProperties properties = new TableProperties(this.minKey, this.lastKey, this.count, this.tombstones,
 				this.minTimestamp, this.maxTimestamp, this.codec.id(), this.rawDataBytes, this.storedDataBytes);
 		BlockHandle propertiesHandle = writeBlock(properties.encode(), BlockCodec.NONE);

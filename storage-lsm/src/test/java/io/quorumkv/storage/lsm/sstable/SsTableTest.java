@@ -59,6 +59,39 @@ class SsTableTest {
 		}
 	}
 
+	/**
+	 * A table large enough that its keys' hashes fill many of the builder's chunks and
+	 * its index more than one {@link MetaBuffer} chunk: the filter built in native memory
+	 * is byte for byte the filter built on the heap from the same keys, and every key is
+	 * found through the index.
+	 */
+	@Test
+	void aLargeTableWritesTheSameFilterAsAHeapFilterAndFindsEveryKey() throws IOException {
+		TreeMap<byte[], Entry> entries = new TreeMap<>(Keys.ORDER);
+		BloomFilter heap = BloomFilter.create(100_000, 10);
+		for (int i = 0; i < 100_000; i++) {
+			byte[] key = String.format("key-%08d", i).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+			entries.put(key, Entry.value(key, new byte[100], i));
+			heap.add(key);
+		}
+		SsTable table = write(entries, 4096);
+		try {
+			byte[] file = Files.readAllBytes(this.dir.resolve("000001.sst"));
+			Footer footer = Footer.decode(
+					java.util.Arrays.copyOfRange(file, file.length - Footer.ENCODED_SIZE, file.length), file.length);
+			assertThat(footer.index().size()).as("index bytes").isGreaterThan(MetaBuffer.CHUNK);
+			byte[] written = java.util.Arrays.copyOfRange(file, (int) footer.bloom().offset(),
+					(int) footer.bloom().offset() + footer.bloom().size());
+			assertThat(written).isEqualTo(heap.encode());
+			for (Entry e : entries.values()) {
+				assertThat(table.find(e.key())).isEqualTo(e);
+			}
+		}
+		finally {
+			table.release();
+		}
+	}
+
 	@RepeatedTest(5)
 	void randomTablesAnswerLookupsAndSeeks(Random random) throws IOException {
 		TreeMap<byte[], Entry> entries = randomEntries(random, 500 + random.nextInt(1500));
