@@ -158,10 +158,11 @@ class EntityHandler {
 	 * GET /v0/entities: the live records of a key range in key order, from {@code start}
 	 * (inclusive) or {@code after} (exclusive: the last key of a previous page) to
 	 * {@code end} (exclusive), at most {@code limit}, read at {@code replicas} (see
-	 * {@link ReplicationService#range}). The default format is one chunk per record,
-	 * {@code key \n value}; {@code Accept: application/x-ndjson} gives one JSON object
-	 * per line ({@link ScanFormat}). The status is decided by the first record (or the
-	 * end, or an error); then the records are written as the socket drains.
+	 * {@link ReplicationService#range}). The default format is one JSON object per line;
+	 * {@code Accept: application/octet-stream} gives one chunk per record,
+	 * {@code key \n value} ({@link ScanFormat}). The status is decided by the first
+	 * record (or the end, or an error); then the records are written as the socket
+	 * drains.
 	 */
 	Mono<ServerResponse> range(ServerRequest request) {
 		return handle("range", request, QueryParameters.RANGE, "GET /v0/entities", (query) -> {

@@ -14,12 +14,13 @@ import org.springframework.http.MediaType;
 /**
  * How the records of a range are written.
  * <ul>
- * <li>{@link #RECORDS} (the default, {@code application/octet-stream}): one chunk per
- * record, the key bytes, {@code \n}, the value bytes. Only a client that sees chunk
- * boundaries can split it when a key or value holds {@code \n}.</li>
- * <li>{@link #NDJSON} ({@code Accept: application/x-ndjson}): one JSON object per line,
- * {@code {"key":"<base64>","value":"<base64>","version":"<hex>"}}, self-delimiting
+ * <li>{@link #NDJSON} (the default, {@code application/x-ndjson}): one JSON object per
+ * line, {@code {"key":"<base64>","value":"<base64>","version":"<hex>"}}, self-delimiting
  * whatever the bytes; the version is the one a GET shows as {@code ETag}.</li>
+ * <li>{@link #RECORDS} ({@code Accept: application/octet-stream}, the first releases'
+ * default, kept for their clients): one chunk per record, the key bytes, {@code \n}, the
+ * value bytes. Only a client that sees chunk boundaries can split it when a key or value
+ * holds {@code \n}.</li>
  * </ul>
  */
 enum ScanFormat {
@@ -60,14 +61,14 @@ enum ScanFormat {
 	/**
 	 * The format an {@code Accept} header (parsed by Spring) asks for, by RFC 9110
 	 * §12.5.1: each format takes the quality of the most specific media range that
-	 * includes it, the higher quality wins, and {@link #RECORDS} wins a tie (the
-	 * default). No header, or one that names neither format, not even by a wildcard, is
-	 * {@link #RECORDS} (the header is disregarded, as RFC 9110 allows).
+	 * includes it, the higher quality wins, and {@link #NDJSON} wins a tie (the default).
+	 * No header, or one that names neither format, not even by a wildcard, is
+	 * {@link #NDJSON} (the header is disregarded, as RFC 9110 allows).
 	 * @throws ApiException (406) when the header refuses both, with {@code q=0}
 	 */
 	static ScanFormat accepted(List<MediaType> accept) {
 		if (accept.isEmpty()) {
-			return RECORDS;
+			return NDJSON;
 		}
 		double records = quality(accept, RECORDS.mediaType);
 		double ndjson = quality(accept, NDJSON.mediaType);
@@ -75,7 +76,7 @@ enum ScanFormat {
 			throw new ApiException(HttpStatus.NOT_ACCEPTABLE, "a range is sent as " + RECORDS.mediaType + " or "
 					+ NDJSON.mediaType + "; the Accept header refuses both");
 		}
-		return (ndjson > records) ? NDJSON : RECORDS;
+		return (records > ndjson) ? RECORDS : NDJSON;
 	}
 
 	/**

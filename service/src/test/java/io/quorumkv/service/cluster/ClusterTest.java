@@ -31,6 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
@@ -304,6 +305,7 @@ class ClusterTest {
 			String body = this.cluster.client(node)
 				.get()
 				.uri(this.cluster.uri(node, "/v0/entities?start=range-&end=range."))
+				.accept(MediaType.APPLICATION_OCTET_STREAM)
 				.exchange()
 				.expectStatus()
 				.isOk()
@@ -331,6 +333,7 @@ class ClusterTest {
 			this.cluster.client(0)
 				.get()
 				.uri(this.cluster.uri(0, "/v0/entities?start=r" + replicas))
+				.accept(MediaType.APPLICATION_OCTET_STREAM)
 				.exchange()
 				.expectStatus()
 				.isOk()

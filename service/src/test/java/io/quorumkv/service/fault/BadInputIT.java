@@ -460,7 +460,9 @@ class BadInputIT {
 			assertThat(get.status()).as(entry.getKey()).isEqualTo(200);
 			assertThat(get.body()).as(entry.getKey()).isEqualTo(entry.getValue());
 		}
-		RawExchange range = exchange(request("GET", "/v0/entities?start=known-&end=known.", null), false);
+		RawExchange range = exchange(
+				request("GET", "/v0/entities?start=known-&end=known.", null, "Accept: application/octet-stream"),
+				false);
 		StringBuilder expected = new StringBuilder();
 		this.known.forEach((key, value) -> expected.append(key).append('\n').append(value));
 		assertThat(dechunk(range)).isEqualTo(expected.toString());

@@ -30,6 +30,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -302,6 +303,7 @@ class EntityApiTest {
 		delete("id=r-c").expectStatus().isAccepted();
 		this.client.get()
 			.uri("/v0/entities?start=r-b&end=r-e")
+			.accept(MediaType.APPLICATION_OCTET_STREAM)
 			.exchange()
 			.expectStatus()
 			.isOk()
@@ -311,6 +313,7 @@ class EntityApiTest {
 			.isEqualTo("r-b\nvr-br-d\nvr-d");
 		this.client.get()
 			.uri("/v0/entities?start=r-d")
+			.accept(MediaType.APPLICATION_OCTET_STREAM)
 			.exchange()
 			.expectStatus()
 			.isOk()
@@ -337,6 +340,7 @@ class EntityApiTest {
 		// Count chunks on the wire with a raw client: one per record.
 		List<Integer> chunkSizes = new ArrayList<>();
 		HttpClient.create()
+			.headers((headers) -> headers.set(HttpHeaders.ACCEPT, MediaType.APPLICATION_OCTET_STREAM_VALUE))
 			.get()
 			.uri("http://127.0.0.1:" + this.port + "/v0/entities?start=big-range-&end=big-range.")
 			.responseContent()

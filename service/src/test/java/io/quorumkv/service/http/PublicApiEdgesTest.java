@@ -85,7 +85,8 @@ class PublicApiEdgesTest {
 			new Case("GET", "/v0/status", 200, "OK"), new Case("GET", "/v0/status?", 200, "OK"),
 			new Case("PUT", "/v0/entity?id=edge&ttl=600&replicas=1/1", 201, ""),
 			new Case("GET", "/v0/entity?id=edge&ack=1&from=1", 200, ""),
-			new Case("GET", "/v0/entities?start=edge&end=edgf&limit=1&replicas=1/1", 200, "edge"));
+			new Case("GET", "/v0/entities?start=edge&end=edgf&limit=1&replicas=1/1",
+					"Accept: application/octet-stream\r\n", 200, "edge"));
 
 	/** HEAD on an entity: a GET's status and headers, no body. */
 	static final List<Case> HEAD = List.of(new Case("PUT", "/v0/entity?id=head", 201, ""),
@@ -94,8 +95,9 @@ class PublicApiEdgesTest {
 
 	/** An empty bound is an open end, for start, after and end alike. */
 	static final List<Case> BOUNDS = List.of(new Case("PUT", "/v0/entity?id=b1", 201, ""),
-			new Case("GET", "/v0/entities?start=", 200, "b1"), new Case("GET", "/v0/entities?after=", 200, "b1"),
-			new Case("GET", "/v0/entities?start=b&end=", 200, "b1"),
+			new Case("GET", "/v0/entities?start=", "Accept: application/octet-stream\r\n", 200, "b1"),
+			new Case("GET", "/v0/entities?after=", "Accept: application/octet-stream\r\n", 200, "b1"),
+			new Case("GET", "/v0/entities?start=b&end=", "Accept: application/octet-stream\r\n", 200, "b1"),
 			new Case("GET", "/v0/entities?start=b1&after=b0", 400, "exactly one of 'start'"),
 			new Case("GET", "/v0/entities", 400, "exactly one of 'start'"));
 
@@ -111,6 +113,11 @@ class PublicApiEdgesTest {
 			new Case("GET", "/v0/entities?start=fmt&limit=1", "Accept: application/x-ndjson\r\n", 200,
 					"Content-Type: application/x-ndjson"),
 			new Case("GET", "/v0/entities?start=fmt&limit=1", "Accept: text/html\r\n", 200,
+					"Content-Type: application/x-ndjson"),
+			new Case("GET", "/v0/entities?start=fmt&limit=1", 200, "Content-Type: application/x-ndjson"),
+			new Case("GET", "/v0/entities?start=fmt&limit=1", "Accept: */*\r\n", 200,
+					"Content-Type: application/x-ndjson"),
+			new Case("GET", "/v0/entities?start=fmt&limit=1", "Accept: application/octet-stream\r\n", 200,
 					"Content-Type: application/octet-stream"),
 			new Case("GET", "/v0/entities?start=fmt&limit=1", "Accept: */*;q=0\r\n", 406, "refuses both"),
 			new Case("GET", "/v0/entities?start=fmt&limit=1", "Accept: application/\r\n", 400, "media type"));

@@ -22,6 +22,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpMethod;
+import org.springframework.http.MediaType;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -84,6 +85,7 @@ class TtlApiTest {
 	private String scan(String start, String end) {
 		return this.client.get()
 			.uri(uri("/v0/entities?start=" + start + "&end=" + end))
+			.accept(MediaType.APPLICATION_OCTET_STREAM)
 			.exchange()
 			.expectStatus()
 			.isOk()
