@@ -28,7 +28,11 @@
 #      stacks of the loop and the storage's threads; docs/operations.md).
 #
 #   scripts/scale-probe.sh [--small N] [--large N] [--duration S] [--rate R] [--paced S]
-#                          [--debt-minutes M] [--port P]
+#                          [--debt-minutes M] [--port P] [--keep-large DIR | --reuse-large DIR]
+#     --keep-large DIR   moves the large key count's data folder to DIR at the end instead of
+#                        deleting it (100 million keys take 12 GB and 18 minutes to load)
+#     --reuse-large DIR  starts the large key count's node on DIR, kept by an earlier run,
+#                        without loading (the runs write into it, and it is kept)
 #     defaults: --small 100000 --large 10000000 --duration 30 --rate 10000 --paced 60
 #               --debt-minutes 30 (0 leaves the long run out) --port 18795
 #     QKV_JAVA_OPTS  the node's JVM options (default "-Xmx1g -XX:+UseG1GC")
@@ -49,6 +53,8 @@ rate=10000
 paced=60
 debt_minutes=30
 port=18795
+keep_large=""
+reuse_large=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --small) small="${2:?}"; shift 2 ;;
@@ -58,6 +64,8 @@ while [ $# -gt 0 ]; do
     --paced) paced="${2:?}"; shift 2 ;;
     --debt-minutes) debt_minutes="${2:?}"; shift 2 ;;
     --port) port="${2:?}"; shift 2 ;;
+    --keep-large) keep_large="${2:?}"; shift 2 ;;
+    --reuse-large) reuse_large="${2:?}"; shift 2 ;;
     *) echo "scale-probe.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -124,12 +132,21 @@ echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|" >>"$out
 
 for keys in "$small" "$large"; do
   node_dir="$work/node-$keys"
-  log "loading $keys keys (LsmLoader)"
-  "$JAVA" -cp "$ROOT/jmh/target/benchmarks.jar" io.quorumkv.bench.LsmLoader "$node_dir/data" "$keys" 100 random \
-    >"$out/loader-$keys.log" 2>&1
-  grep '^loader: [0-9,]* entries\|^loader: total' "$out/loader-$keys.log" | tee -a "$out/summary.txt" >&2
-  load_rate="$(sed -n 's/.*(\([0-9]*\) entries\/s).*/\1/p' "$out/loader-$keys.log")"
-  load_wamp="$(sed -n 's/.*(write amplification \([0-9.]*\)).*/\1/p' "$out/loader-$keys.log")"
+  if [ "$keys" = "$large" ] && [ -n "$reuse_large" ]; then
+    # A folder an earlier run kept (--keep-large): no load; the runs below write into it.
+    node_dir="$reuse_large"
+    [ -d "$node_dir/data" ] || { echo "scale-probe.sh: $node_dir holds no data folder" >&2; exit 1; }
+    log "reusing $keys keys in $node_dir (no load)"
+    load_rate="reused"
+    load_wamp="-"
+  else
+    log "loading $keys keys (LsmLoader)"
+    "$JAVA" -cp "$ROOT/jmh/target/benchmarks.jar" io.quorumkv.bench.LsmLoader "$node_dir/data" "$keys" 100 random \
+      >"$out/loader-$keys.log" 2>&1
+    grep '^loader: [0-9,]* entries\|^loader: total' "$out/loader-$keys.log" | tee -a "$out/summary.txt" >&2
+    load_rate="$(sed -n 's/.*(\([0-9]*\) entries\/s).*/\1/p' "$out/loader-$keys.log")"
+    load_wamp="$(sed -n 's/.*(write amplification \([0-9.]*\)).*/\1/p' "$out/loader-$keys.log")"
+  fi
 
   # The collector's pauses and the safepoints (time to reach one included): what a stall of the
   # node was, when a request waited long.
@@ -212,7 +229,16 @@ for keys in "$small" "$large"; do
   awk '/^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T/ { keep = /StallWatchdog/ } keep' "$out/node-$keys.log" >"$out/stalls-$keys.txt"
   log "stall watchdog, $keys keys: $(grep -c 'has run no task' "$out/stalls-$keys.txt") event-loop stalls," \
     "$(grep -c 'stood still' "$out/stalls-$keys.txt") JVM stalls of 1 s or more (stalls-$keys.txt)"
-  rm -rf "$node_dir"
+  if [ "$keys" = "$large" ] && [ -n "$reuse_large" ]; then
+    log "kept $node_dir (reused)"
+  elif [ "$keys" = "$large" ] && [ -n "$keep_large" ]; then
+    rm -rf "$keep_large"
+    mkdir -p "$(dirname "$keep_large")"
+    mv "$node_dir" "$keep_large"
+    log "kept the $keys keys' folder in $keep_large (--reuse-large $keep_large skips the load next time)"
+  else
+    rm -rf "$node_dir"
+  fi
 done
 cat "$out/table.md"
 [ -f "$out/debt.md" ] && cat "$out/debt.md"
