@@ -14,7 +14,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param beat how often each event loop records that it runs, and the watchdog looks
  */
 @ConfigurationProperties("quorumkv.watchdog")
-public record WatchdogProperties(@DefaultValue("1s") Duration stall, @DefaultValue("100ms") Duration beat) {
+public record WatchdogProperties(@DefaultValue("1s") Duration stall, @DefaultValue("250ms") Duration beat) {
 
 	public WatchdogProperties {
 		if (stall.isNegative()) {

@@ -215,6 +215,7 @@ final class LsmEngine {
 		if (this.options.fsync() == FsyncPolicy.ALWAYS) {
 			return synced(this.syncer.request(List.of(wal)));
 		}
+		this.syncer.written();
 		return Mono.empty();
 	}
 

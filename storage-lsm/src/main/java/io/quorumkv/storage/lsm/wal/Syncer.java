@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -21,7 +22,9 @@ import org.jspecify.annotations.Nullable;
  * event loop) ever waits for the disk: the returned futures complete on this thread. With
  * a period it also forces every live segment periodically ({@code INTERVAL}): the active
  * one and those of frozen memtables whose flush has not finished, which may hold writes
- * acknowledged before the memtable was frozen.
+ * acknowledged before the memtable was frozen. A period that finds nothing to force puts
+ * the thread to rest until the next write ({@link #written()}) or request, so an idle
+ * engine costs no wake-ups.
  */
 public final class Syncer implements AutoCloseable {
 
@@ -36,6 +39,12 @@ public final class Syncer implements AutoCloseable {
 	private final Thread thread;
 
 	private volatile boolean running = true;
+
+	/**
+	 * Whether the periodic sync rests: set by the syncer after a period found nothing to
+	 * force, cleared by the first {@link #written()} after it (which wakes the thread).
+	 */
+	private final AtomicBoolean resting = new AtomicBoolean();
 
 	/**
 	 * @param live the segments the periodic sync forces
@@ -68,15 +77,35 @@ public final class Syncer implements AutoCloseable {
 		return request.done;
 	}
 
+	/**
+	 * Tells the periodic sync that a record was appended; wakes it if it rests. Costs a
+	 * volatile read while it does not.
+	 */
+	public void written() {
+		if (this.resting.get() && this.resting.compareAndSet(true, false)) {
+			this.queue.add(new Request(List.of(), new CompletableFuture<>()));
+		}
+	}
+
 	private void run() {
-		long periodNanos = (this.period != null) ? this.period.toNanos() : TimeUnit.SECONDS.toNanos(1);
+		long periodNanos = (this.period != null) ? this.period.toNanos() : 0;
 		long nextTick = System.nanoTime() + periodNanos;
 		List<Request> batch = new ArrayList<>();
 		while (true) {
 			Request first = null;
 			try {
-				first = this.running ? this.queue.poll(Math.max(0, nextTick - System.nanoTime()), TimeUnit.NANOSECONDS)
-						: this.queue.poll();
+				if (!this.running) {
+					first = this.queue.poll();
+				}
+				else if (this.period == null || this.resting.get()) {
+					first = this.queue.take();
+					// A write or a request ends the rest: the next period starts now.
+					this.resting.set(false);
+					nextTick = System.nanoTime() + periodNanos;
+				}
+				else {
+					first = this.queue.poll(Math.max(0, nextTick - System.nanoTime()), TimeUnit.NANOSECONDS);
+				}
 			}
 			catch (InterruptedException ex) {
 				// close() wakes us up: serve what is queued, then stop.
@@ -89,10 +118,14 @@ public final class Syncer implements AutoCloseable {
 			for (Request r : batch) {
 				writers.addAll(r.writers);
 			}
-			if (System.nanoTime() - nextTick >= 0) {
+			if (this.period != null && this.running && System.nanoTime() - nextTick >= 0) {
 				nextTick = System.nanoTime() + periodNanos;
-				if (this.period != null && this.running) {
-					writers.addAll(this.live.get());
+				List<WalWriter> segments = this.live.get();
+				if (anyUnsynced(segments)) {
+					writers.addAll(segments);
+				}
+				else {
+					rest();
 				}
 			}
 			syncAll(writers, batch);
@@ -101,6 +134,27 @@ public final class Syncer implements AutoCloseable {
 				break;
 			}
 		}
+	}
+
+	/**
+	 * Rests until the next write. A writer appends, then reads {@link #resting}; this
+	 * sets it, then reads the segments again: one of the two sees the other, so a write
+	 * is never left without a period.
+	 */
+	private void rest() {
+		this.resting.set(true);
+		if (anyUnsynced(this.live.get())) {
+			this.resting.set(false);
+		}
+	}
+
+	private static boolean anyUnsynced(List<WalWriter> segments) {
+		for (WalWriter segment : segments) {
+			if (segment.hasUnsynced()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private void syncAll(Set<WalWriter> writers, List<Request> batch) {

@@ -298,6 +298,11 @@ public final class WalWriter implements AutoCloseable {
 		}
 	}
 
+	/** Whether records were written that no force has covered yet. */
+	public boolean hasUnsynced() {
+		return this.writtenPosition > this.syncedPosition;
+	}
+
 	public boolean isSyncedTo(long position) {
 		return this.syncedPosition >= position;
 	}
