@@ -31,11 +31,7 @@ final class MetaBuffer {
 	/** Appends {@code length} bytes of {@code bytes} from {@code offset}. */
 	void write(byte[] bytes, int offset, int length) {
 		while (length > 0) {
-			if (this.used == this.current.length) {
-				this.current = new byte[CHUNK];
-				this.chunks.add(this.current);
-				this.used = 0;
-			}
+			makeRoom();
 			int step = Math.min(length, this.current.length - this.used);
 			System.arraycopy(bytes, offset, this.current, this.used, step);
 			this.used += step;
@@ -47,7 +43,20 @@ final class MetaBuffer {
 
 	/** Appends a big-endian int. */
 	void writeInt(int value) {
-		write(new byte[] { (byte) (value >>> 24), (byte) (value >>> 16), (byte) (value >>> 8), (byte) value }, 0, 4);
+		for (int shift = 24; shift >= 0; shift -= 8) {
+			makeRoom();
+			this.current[this.used++] = (byte) (value >>> shift);
+			this.size++;
+		}
+	}
+
+	/** Starts a new chunk when the current one is full. */
+	private void makeRoom() {
+		if (this.used == this.current.length) {
+			this.current = new byte[CHUNK];
+			this.chunks.add(this.current);
+			this.used = 0;
+		}
 	}
 
 	/** Bytes written. */
