@@ -57,7 +57,7 @@ class MetadataConfiguration {
 	@Bean(destroyMethod = "close")
 	MetadataGroup metadataGroup(ClusterState state, PeerClient peers, RaftEndpoint endpoint, Scheduler raftScheduler,
 			Scheduler raftCallbacks, QuorumKvProperties properties, MeterRegistry meters) {
-		MetadataGroup.Settings settings = MetadataGroup.Settings.DEFAULTS;
+		MetadataTiming settings = MetadataTiming.DEFAULTS;
 		RaftTransport transport = new RaftTransport(peers, settings.requestTimeout(), MAX_MESSAGE, raftCallbacks);
 		return new MetadataGroup(state, transport, endpoint, raftScheduler, properties.storage().path(), settings,
 				meters);

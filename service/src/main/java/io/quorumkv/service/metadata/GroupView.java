@@ -1,0 +1,65 @@
+package io.quorumkv.service.metadata;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a node knows of the metadata group, for {@code qkv status}: the group, its leader
+ * (by node id, null while none is known), whether this node leads, the voters and
+ * listeners, the last applied index, and on the leader how long ago each other member
+ * last answered it.
+ */
+final class GroupView {
+
+	private GroupView() {
+	}
+
+	static Map<String, @Nullable Object> of(@Nullable RaftServer raft, @Nullable RaftGroupId group, boolean leads) {
+		Map<String, @Nullable Object> view = new LinkedHashMap<>();
+		view.put("group", (group != null) ? group.getUuid().toString() : null);
+		view.put("leads", leads);
+		if (raft == null || group == null) {
+			return view;
+		}
+		try {
+			RaftServer.Division division = raft.getDivision(group);
+			RaftPeerId leader = division.getInfo().getLeaderId();
+			view.put("leader", (leader != null) ? leader.toString() : null);
+			view.put("voters",
+					GroupPeers.ids(division.getRaftConf().getCurrentPeers(RaftPeerRole.FOLLOWER))
+						.stream()
+						.sorted()
+						.toList());
+			view.put("listeners",
+					GroupPeers.ids(division.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER))
+						.stream()
+						.sorted()
+						.toList());
+			view.put("applied", division.getInfo().getLastAppliedIndex());
+			var role = division.getInfo().getRoleInfoProto();
+			if (role.hasLeaderInfo()) {
+				// The leader's view of who is up: how long since each other member of
+				// the group last answered it (heartbeats go every few hundred ms).
+				Map<String, Long> heard = new TreeMap<>();
+				role.getLeaderInfo()
+					.getFollowerInfoList()
+					.forEach((follower) -> heard.put(follower.getId().getId().toStringUtf8(),
+							follower.getLastRpcElapsedTimeMs()));
+				view.put("lastHeardMs", heard);
+			}
+		}
+		catch (IOException ex) {
+			view.put("leader", null);
+		}
+		return view;
+	}
+
+}

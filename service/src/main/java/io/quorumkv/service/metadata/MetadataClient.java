@@ -1,0 +1,147 @@
+package io.quorumkv.service.metadata;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.cluster.RingJson;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * This node's Raft client of the metadata group: linearizable reads of the log's ring and
+ * proposals of ring commands. It is made again when the ring's peers change, and learns
+ * the leader by itself from any peer it reaches. Ratis' calls run on the metadata
+ * scheduler, never on an event loop.
+ */
+final class MetadataClient implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(MetadataClient.class);
+
+	/**
+	 * Attempts of one client request, 200 ms apart (each under the request timeout): an
+	 * election after a leader's death takes a few seconds.
+	 */
+	private static final int RETRIES = 60;
+
+	private final RaftTransport transport;
+
+	private final Supplier<Optional<Ring>> ring;
+
+	private final Supplier<RaftProperties> properties;
+
+	private final Scheduler scheduler;
+
+	private final Duration timeout;
+
+	private @Nullable RaftClient client;
+
+	private List<RaftPeer> clientPeers = List.of();
+
+	/**
+	 * @param ring the ring whose nodes are the group's peers (the log's, or this node's
+	 * before it has applied one)
+	 * @param timeout how long a read or a proposal may take, retries included
+	 */
+	MetadataClient(RaftTransport transport, Supplier<Optional<Ring>> ring, Supplier<RaftProperties> properties,
+			Scheduler scheduler, Duration timeout) {
+		this.transport = transport;
+		this.ring = ring;
+		this.properties = properties;
+		this.scheduler = scheduler;
+		this.timeout = timeout;
+	}
+
+	/** The log's ring, read through the leader (linearizable); empty before the first. */
+	Mono<Optional<Ring>> read() {
+		return Mono.defer(() -> Mono.fromFuture(client().async().sendReadOnly(Message.EMPTY)))
+			.subscribeOn(this.scheduler)
+			.map((reply) -> {
+				failIfNotSuccess(reply);
+				String json = reply.getMessage().getContent().toStringUtf8();
+				return "null".equals(json) ? Optional.<Ring>empty() : Optional.of(RingJson.read(json));
+			})
+			.timeout(this.timeout, this.scheduler);
+	}
+
+	/** Appends {@code command} to the log; completes with what applying it did. */
+	Mono<RingCommand.Outcome> submit(RingCommand command) {
+		byte[] bytes = command.toBytes();
+		return Mono.defer(() -> Mono.fromFuture(client().async().send(Message.valueOf(ByteString.copyFrom(bytes)))))
+			.subscribeOn(this.scheduler)
+			.map((reply) -> {
+				failIfNotSuccess(reply);
+				return RingCommand.Outcome.read(reply.getMessage().getContent().toByteArray());
+			})
+			.timeout(this.timeout, this.scheduler);
+	}
+
+	private static void failIfNotSuccess(RaftClientReply reply) {
+		if (!reply.isSuccess()) {
+			throw new IllegalStateException("the metadata log did not take the request: "
+					+ ((reply.getException() != null) ? reply.getException().getMessage() : "no reason given"));
+		}
+	}
+
+	/** The client for the ring's peers of now. */
+	synchronized RaftClient client() {
+		Ring current = this.ring.get().orElse(null);
+		if (current == null) {
+			throw new IllegalStateException("this node has no ring: it is not a member of a metadata group");
+		}
+		List<RaftPeer> peers = GroupPeers.peers(current);
+		RaftClient made = this.client;
+		if (made != null && peers.equals(this.clientPeers)) {
+			return made;
+		}
+		if (made != null) {
+			closeQuietly(made);
+		}
+		made = RaftClient.newBuilder()
+			.setRaftGroup(RaftGroup.valueOf(MetadataGroup.groupId(current.clusterId()), peers))
+			.setProperties(this.properties.get())
+			.setClientRpc(new HttpClientRpc(this.transport))
+			.setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(RETRIES,
+					TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)))
+			.build();
+		this.client = made;
+		this.clientPeers = peers;
+		return made;
+	}
+
+	@Override
+	public synchronized void close() {
+		RaftClient made = this.client;
+		if (made != null) {
+			closeQuietly(made);
+			this.client = null;
+			this.clientPeers = List.of();
+		}
+	}
+
+	private static void closeQuietly(RaftClient client) {
+		try {
+			client.close();
+		}
+		catch (IOException ex) {
+			logger.debug("Closing a Raft client: " + ex.getMessage());
+		}
+	}
+
+}
