@@ -4,11 +4,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Predicate;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -46,8 +44,6 @@ import reactor.util.retry.Retry;
 public final class Transfers implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(Transfers.class);
-
-	private static final int MAX_BATCH_ENTRIES = 1024;
 
 	/**
 	 * Failed attempts in a row after which a source is given up on (about 9 s of backoff
@@ -268,7 +264,7 @@ public final class Transfers implements AutoCloseable {
 		return this.peers.stream(source, path, idle)
 			.publishOn(this.writer, WRITER_PREFETCH)
 			.concatMapIterable(decoder::decode)
-			.bufferUntil(new Cutter(this.settings.streamBatch().toBytes()))
+			.bufferUntil(new BatchCutter(this.settings.streamBatch().toBytes()))
 			.concatMap((frames) -> apply(changeId, id, frames), 1)
 			.concatWith(Mono.defer(() -> decoder.isComplete() ? Mono.empty()
 					: Mono.error(new IllegalStateException("stream ended inside a frame"))));
@@ -355,82 +351,11 @@ public final class Transfers implements AutoCloseable {
 
 	/**
 	 * This node's part in the change under way: whether it receives keys, and how far
-	 * each stream has come; {@code done} once every stream is complete and durable.
+	 * each stream has come; {@code done} once every stream is complete and durable
+	 * ({@link TransferStatus}).
 	 */
 	public Map<String, Object> status() {
-		Map<String, Object> status = new LinkedHashMap<>();
-		RingLayout layout = this.state.layout();
-		RingChange change = (layout != null) ? layout.ring().change() : null;
-		status.put("node", this.state.self().id());
-		status.put("epoch", this.state.epoch());
-		if (change == null) {
-			status.put("change", null);
-			return status;
-		}
-		status.put("change", change.id());
-		status.put("phase", change.phase().label());
-		if (change.phase() != RingChange.Phase.STREAMING) {
-			status.put("target", false);
-			status.put("done", true);
-			return status;
-		}
-		TransferPlan plan = new TransferPlan(layout);
-		String self = this.state.self().id();
-		boolean target = plan.targets().stream().anyMatch((node) -> node.id().equals(self));
-		status.put("target", target);
-		TransferProgress current = this.progress;
-		List<Map<String, Object>> sources = new ArrayList<>();
-		boolean done = true;
-		long keys = 0;
-		long bytes = 0;
-		long scanned = 0;
-		long estimate = 0;
-		boolean estimated = true;
-		for (Node source : target ? plan.sources(self) : List.<Node>of()) {
-			Source p = (current != null && current.change().equals(change.id()))
-					? current.sources().getOrDefault(source.id(), Source.FRESH) : Source.FRESH;
-			Long sourceEstimate = this.estimates.get(source.id());
-			Map<String, Object> row = new LinkedHashMap<>();
-			row.put("source", source.id());
-			row.put("done", p.done());
-			row.put("keys", p.keys());
-			row.put("bytes", p.bytes());
-			row.put("scannedBytes", p.scanned());
-			row.put("estimatedBytes", (sourceEstimate != null) ? sourceEstimate : -1L);
-			sources.add(row);
-			done &= p.done();
-			keys += p.keys();
-			bytes += p.bytes();
-			if (!p.done()) {
-				scanned += p.scanned();
-				if (sourceEstimate == null || sourceEstimate < 0) {
-					estimated = false;
-				}
-				else {
-					estimate += Math.max(sourceEstimate, p.scanned());
-				}
-			}
-		}
-		status.put("done", done);
-		status.put("streams", sources.size());
-		status.put("streamsDone", sources.stream().filter((row) -> (Boolean) row.get("done")).count());
-		status.put("keys", keys);
-		status.put("bytes", bytes);
-		double seconds = (this.startedNanos > 0) ? (System.nanoTime() - this.startedNanos) / 1e9 : 0;
-		double rate = (seconds > 0) ? (bytes - this.bytesAtStart) / seconds : 0;
-		double scanRate = (seconds > 0 && scanned > 0) ? scanned / seconds : 0;
-		status.put("bytesPerSecond", Math.round(rate));
-		status.put("keysPerSecond", (seconds > 0) ? Math.round(keys / seconds) : 0);
-		Long eta = null;
-		if (done) {
-			eta = 0L;
-		}
-		else if (estimated && scanRate > 0) {
-			eta = Math.round((estimate - scanned) / scanRate);
-		}
-		status.put("etaSeconds", eta);
-		status.put("sources", sources);
-		return status;
+		return TransferStatus.of(this.state, this.progress, this.estimates, this.startedNanos, this.bytesAtStart);
 	}
 
 	/** The smallest key after {@code key}. */
@@ -445,35 +370,6 @@ public final class Transfers implements AutoCloseable {
 		stopAll();
 		this.files.dispose();
 		this.writer.dispose();
-	}
-
-	/** Cuts the frames into batches of at most a byte size or a count. */
-	private static final class Cutter implements Predicate<Frame> {
-
-		private final long maxBytes;
-
-		private long bytes;
-
-		private int count;
-
-		Cutter(long maxBytes) {
-			this.maxBytes = maxBytes;
-		}
-
-		@Override
-		public boolean test(Frame frame) {
-			if (frame instanceof Frame.Data data) {
-				this.bytes += TransferSource.size(data.entry());
-			}
-			this.count++;
-			if (this.bytes >= this.maxBytes || this.count >= MAX_BATCH_ENTRIES || frame instanceof Frame.Progress) {
-				this.bytes = 0;
-				this.count = 0;
-				return true;
-			}
-			return false;
-		}
-
 	}
 
 }
