@@ -2,29 +2,20 @@ package io.quorumkv.service.ops;
 
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
-import io.micrometer.core.instrument.Measurement;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Statistic;
 import io.quorumkv.service.backup.NodeSnapshots;
 import io.quorumkv.service.backup.Restore;
 import io.quorumkv.service.backup.RestoreProgress;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.HybridLogicalClock;
-import io.quorumkv.service.cluster.PlacementStrategy;
-import io.quorumkv.service.cluster.Ring;
-import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.cluster.RingJson;
-import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.service.membership.Membership;
 import io.quorumkv.service.repair.RepairService;
 import io.quorumkv.service.replication.HintStore;
 import io.quorumkv.service.peer.PeerClient;
 import io.quorumkv.storage.Storage;
-import io.quorumkv.storage.StorageStats;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -80,13 +71,9 @@ public class QuorumKvEndpoint {
 
 	private static final Log logger = LogFactory.getLog(QuorumKvEndpoint.class);
 
-	private static final List<String> HINT_METERS = List.of("stored", "delivered", "dropped");
-
 	private final ClusterState state;
 
 	private final Storage storage;
-
-	private final MeterRegistry meters;
 
 	private final ClusterView cluster;
 
@@ -100,6 +87,8 @@ public class QuorumKvEndpoint {
 
 	private final SnapshotActions snapshots;
 
+	private final NodeTables tables;
+
 	public QuorumKvEndpoint(ClusterState state, PeerClient peers, HintStore hints, Storage storage,
 			Membership membership, RepairService repair, MeterRegistry meters, NodeSnapshots snapshots, Restore restore,
 			HybridLogicalClock clock) {
@@ -110,8 +99,8 @@ public class QuorumKvEndpoint {
 		this.repair = repair;
 		this.repairView = new RepairView(repair, state.self());
 		this.storage = storage;
-		this.meters = meters;
 		this.cluster = new ClusterView(state, peers, hints, meters);
+		this.tables = new NodeTables(state, storage, meters, this.cluster, restore);
 	}
 
 	@ReadOperation
@@ -120,9 +109,9 @@ public class QuorumKvEndpoint {
 		Map<String, @Nullable Object> view = new LinkedHashMap<>();
 		view.put("node", self());
 		view.put("ring", this.state.ring().map((ring) -> RingJson.map(ring)).orElse(null));
-		view.put("placement", this.cluster.ring(strategy()));
+		view.put("placement", this.cluster.ring(this.tables.strategy()));
 		view.put("nodes", nodes);
-		view.put("hints", hints(nodes));
+		view.put("hints", this.tables.hints(nodes));
 		view.put("storage", StorageView.of(this.storage.stats()));
 		view.put("transfers", this.membership.transfers());
 		view.put("repair", this.repairView.json());
@@ -134,11 +123,12 @@ public class QuorumKvEndpoint {
 	@ReadOperation(produces = "text/plain")
 	public Mono<String> table(@Selector String section) {
 		return switch (section) {
-			case "status" -> this.membership.status().map((status) -> statusTable() + MembershipView.text(status));
+			case "status" ->
+				this.membership.status().map((status) -> this.tables.status() + MembershipView.text(status));
 			case "membership" -> this.membership.status().map(MembershipView::text);
-			case "ring" -> Mono.fromSupplier(this::ringTable);
-			case "hints" -> Mono.fromSupplier(this::hintsTable);
-			case "storage" -> Mono.fromSupplier(this::storageTable);
+			case "ring" -> Mono.fromSupplier(this.tables::ring);
+			case "hints" -> Mono.fromSupplier(this.tables::hints);
+			case "storage" -> Mono.fromSupplier(this.tables::storage);
 			case "repair" -> Mono.fromSupplier(this.repairView::table);
 			case "snapshots" -> this.snapshots.table();
 			default -> throw new InvalidEndpointRequestException("unknown section " + section,
@@ -232,118 +222,6 @@ public class QuorumKvEndpoint {
 
 	private String self() {
 		return this.state.self().base();
-	}
-
-	private String strategy() {
-		Ring ring = this.state.ring().orElse(null);
-		if (ring == null) {
-			return "none (not a member yet)";
-		}
-		String name = RingJson.strategyLabel(ring.strategy());
-		return (ring.strategy() == PlacementStrategy.CONSISTENT_HASH)
-				? name + " (" + ring.virtualNodes() + " virtual nodes)" : name;
-	}
-
-	private Map<String, Object> hints(List<Map<String, @Nullable Object>> nodes) {
-		Map<String, Object> hints = new LinkedHashMap<>();
-		hints.put("pending", nodes.stream().mapToLong((node) -> (Long) node.get("pendingHints")).sum());
-		for (String name : HINT_METERS) {
-			hints.put(name, count("quorumkv.hints." + name));
-		}
-		return hints;
-	}
-
-	private long count(String name) {
-		double sum = 0;
-		for (Meter meter : this.meters.find(name).meters()) {
-			for (Measurement measurement : meter.measure()) {
-				if (measurement.getStatistic() == Statistic.COUNT) {
-					sum += measurement.getValue();
-				}
-			}
-		}
-		return (long) sum;
-	}
-
-	private String statusTable() {
-		StorageStats stats = this.storage.stats();
-		TextTable table = new TextTable("NODE", "STATE", "BREAKER", "LAST", "IN-FLIGHT", "P50-MS", "P99-MS", "MEAN-MS",
-				"HINTS", "OWNS");
-		for (Map<String, @Nullable Object> node : this.cluster.nodes()) {
-			@SuppressWarnings("unchecked")
-			Map<String, Object> latency = (Map<String, Object>) node.get("latency");
-			Object inFlight = (node.get("maxInFlight") != null) ? node.get("inFlight") + "/" + node.get("maxInFlight")
-					: null;
-			table.row(node.get("url"), node.get("state"), node.get("breaker"), node.get("lastOutcome"), inFlight,
-					(latency != null) ? latency.get("p50Ms") : null, (latency != null) ? latency.get("p99Ms") : null,
-					(latency != null) ? latency.get("meanMs") : null, node.get("pendingHints"),
-					percent((Double) node.get("primaryShare")));
-		}
-		RestoreProgress restoring = this.restore.progress();
-		return "node " + self() + ": placement " + strategy() + ", backend " + stats.backend() + ", storage "
-				+ (stats.healthy() ? "healthy" : "FAILED: " + stats.failure()) + "\n" + table
-				+ ((restoring != null) ? restoring.line() + "\n" : "");
-	}
-
-	private String ringTable() {
-		Map<Integer, Map<String, Double>> spread = this.cluster.spread();
-		String[] header = new String[spread.size() + 3];
-		header[0] = "NODE";
-		header[1] = "URL";
-		header[2] = "STATE";
-		int column = 3;
-		for (int from : spread.keySet()) {
-			header[column++] = "FROM=" + from;
-		}
-		TextTable table = new TextTable(header);
-		Ring ring = this.state.ring().orElse(null);
-		if (ring == null) {
-			return "node " + self() + ": no ring yet; it waits to be joined (scripts/qkv join " + self() + ")\n";
-		}
-		for (RingNode node : ring.nodes()) {
-			Object[] row = new Object[header.length];
-			row[0] = node.id();
-			row[1] = node.url();
-			row[2] = node.state().label();
-			column = 3;
-			for (Map<String, Double> shares : spread.values()) {
-				row[column++] = percent(shares.get(node.id()));
-			}
-			table.row(row);
-		}
-		RingChange change = ring.change();
-		return "node " + self() + ": cluster " + ring.clusterId() + ", epoch " + ring.epoch() + ", replication factor "
-				+ ring.replicationFactor() + ", placement " + strategy()
-				+ ((change != null)
-						? "; change " + change.id() + ": " + change.kind().label() + " of " + change.nodeId() + ", "
-								+ change.phase().label() + ", asked of " + change.coordinator()
-						: "; no change under way")
-				+ "\nshare of " + ClusterView.SAMPLE_KEYS
-				+ " sample keys whose replica set (new owners) includes the node\n" + table;
-	}
-
-	private String hintsTable() {
-		List<Map<String, @Nullable Object>> nodes = this.cluster.nodes();
-		TextTable table = new TextTable("PEER", "STATE", "PENDING");
-		nodes.stream()
-			.filter((node) -> !(Boolean) node.get("self"))
-			.forEach((node) -> table.row(node.get("url"), node.get("state"), node.get("pendingHints")));
-		Map<String, Object> totals = hints(nodes);
-		return "node " + self() + ": hints pending " + totals.get("pending") + "; since start stored "
-				+ totals.get("stored") + ", delivered " + totals.get("delivered") + ", dropped " + totals.get("dropped")
-				+ "\n" + table;
-	}
-
-	private String storageTable() {
-		StorageStats stats = this.storage.stats();
-		TextTable table = new TextTable("NAME", "VALUE");
-		StorageView.rows(stats).forEach((name, value) -> table.row(name, value));
-		return "node " + self() + ": backend " + stats.backend() + ", "
-				+ (stats.healthy() ? "healthy" : "FAILED: " + stats.failure()) + "\n" + table;
-	}
-
-	private static @Nullable String percent(@Nullable Double share) {
-		return (share != null) ? String.format(Locale.ROOT, "%.1f%%", share * 100) : null;
 	}
 
 }
