@@ -1,12 +1,8 @@
 package io.quorumkv.service.membership;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -16,24 +12,16 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClusterState;
-import io.quorumkv.service.cluster.DataFiles;
-import io.quorumkv.service.cluster.Node;
-import io.quorumkv.service.cluster.NodeState;
 import io.quorumkv.service.cluster.Ring;
-import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.cluster.RingLayout;
 import io.quorumkv.service.cluster.RingNode;
-import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.peer.PeerClient;
 import io.quorumkv.storage.Storage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Removes from this node's storage the keys it no longer owns ({@link Storage#retain}):
@@ -44,14 +32,14 @@ import tools.jackson.databind.json.JsonMapper;
  * prepare a change (a change could make it an owner of keys being removed).
  * <p>
  * The automatic clean-ups of a change's members run one at a time, in the order of their
- * ids ({@link #runInTurn}): each member waits until the one before it has neither one
- * waiting nor one running ({@code GET /internal/v0/cleanup}), as an operator runs
- * Cassandra's {@code nodetool cleanup} node by node. A clean-up rewrites a node's whole
- * store; one at a time, a quorum of every key's replicas is free of it, and the cluster
- * gives it one node's share of its machines instead of every node's at once.
+ * ids ({@link #runInTurn}, {@link CleanupTurn}): each member waits until the one before
+ * it has neither one waiting nor one running ({@code GET /internal/v0/cleanup}), as an
+ * operator runs Cassandra's {@code nodetool cleanup} node by node. A clean-up rewrites a
+ * node's whole store; one at a time, a quorum of every key's replicas is free of it, and
+ * the cluster gives it one node's share of its machines instead of every node's at once.
  * <p>
  * A newcomer skips the automatic clean-up after its own join (or replacement) when its
- * storage was empty as it agreed to the change ({@link #noteIfNewcomer}, recorded in the
+ * storage was empty as it agreed to the change ({@link NewcomerMark}, recorded in the
  * data folder before it adopted the ring): it then holds only what the change sent it as
  * an owner (streams, and writes, repairs and hints for keys whose new owners include it),
  * all of it its own once the change ends. Rewriting its whole store to remove nothing
@@ -61,16 +49,13 @@ final class Cleanup {
 
 	private static final Log logger = LogFactory.getLog(Cleanup.class);
 
-	/** Names the change whose newcomer this node was, with an empty storage. */
-	static final String STARTED_EMPTY_FILE = "started-empty";
-
-	private static final String STARTED_EMPTY_MAGIC = "qkv-started-empty";
-
 	private final ClusterState state;
 
 	private final Storage storage;
 
-	private final Path folder;
+	private final NewcomerMark newcomer;
+
+	private final CleanupTurn turn;
 
 	private final long entriesPerSecond;
 
@@ -78,12 +63,6 @@ final class Cleanup {
 
 	/** Automatic clean-ups waiting for their turn (at most one, but for a moment). */
 	private final AtomicInteger waiting = new AtomicInteger();
-
-	private final PeerClient peers;
-
-	private final Duration pollInterval;
-
-	private final Duration callTimeout;
 
 	private final Counter removed;
 
@@ -100,11 +79,9 @@ final class Cleanup {
 			Duration pollInterval, Duration callTimeout, MeterRegistry meters) {
 		this.state = state;
 		this.storage = storage;
-		this.folder = folder;
+		this.newcomer = new NewcomerMark(state, storage, folder);
+		this.turn = new CleanupTurn(state, peers, pollInterval, callTimeout);
 		this.entriesPerSecond = entriesPerSecond;
-		this.peers = peers;
-		this.pollInterval = pollInterval;
-		this.callTimeout = callTimeout;
 		this.removed = Counter.builder("quorumkv.membership.cleanup.removed")
 			.description("Entries removed because this node no longer owns their keys")
 			.register(meters);
@@ -147,69 +124,25 @@ final class Cleanup {
 	/**
 	 * The automatic clean-up after the change that ended with {@code ring}: after
 	 * {@code delay}, once the member before this one (by id, {@link #predecessor}) has
-	 * none waiting and none running, or does not answer. Given up, with an error, when a
-	 * newer ring replaced {@code ring} in the meantime (the change that made it cleans up
-	 * after itself). A newcomer that started {@code finishedChange} with an empty storage
-	 * takes its turn all the same and passes it on at once, removing nothing: the member
-	 * after it waits for it, so for the one before it too.
+	 * none waiting and none running, or does not answer ({@link CleanupTurn}). Given up,
+	 * with an error, when a newer ring replaced {@code ring} in the meantime (the change
+	 * that made it cleans up after itself). A newcomer that started
+	 * {@code finishedChange} with an empty storage takes its turn all the same and passes
+	 * it on at once, removing nothing: the member after it waits for it, so for the one
+	 * before it too.
 	 */
 	Mono<Long> runInTurn(Ring ring, String finishedChange, Duration delay) {
 		boolean skip = startedEmptyIn(finishedChange);
-		Optional<RingNode> before = predecessor(ring, this.state.self().id());
+		Optional<RingNode> before = CleanupTurn.predecessor(ring, this.state.self().id());
 		// Counted as waiting until it has started (running) or failed: the member after
 		// this one never sees neither while this one's turn passes to its clean-up.
 		return Mono.fromRunnable(this.waiting::incrementAndGet)
 			.then(Mono.delay(delay))
-			.then(before.map((node) -> turn(ring, node)).orElse(Mono.empty()))
-			.then(Mono.fromRunnable(() -> current(ring)))
+			.then(before.map((node) -> this.turn.await(ring, node)).orElse(Mono.empty()))
+			.then(Mono.fromRunnable(() -> this.turn.current(ring)))
 			.then(started())
 			.doFinally((signal) -> this.waiting.decrementAndGet())
 			.flatMap((layout) -> skip ? skip(layout, finishedChange) : clean(layout));
-	}
-
-	/** Completes once {@code before} is not cleaning up, or does not answer. */
-	private Mono<Void> turn(Ring ring, RingNode before) {
-		return Mono.defer(() -> {
-			long start = System.nanoTime();
-			return Flux.interval(Duration.ZERO, this.pollInterval).onBackpressureDrop().concatMap((tick) -> {
-				current(ring);
-				return busy(before);
-			}).takeUntil((busy) -> !busy).then(Mono.fromRunnable(() -> {
-				long waited = (System.nanoTime() - start) / 1_000_000;
-				if (waited >= this.pollInterval.toMillis()) {
-					logger.info("Cleanup after epoch " + ring.epoch() + ": waited " + waited + " ms for node "
-							+ before.id() + " to clean up first");
-				}
-			}));
-		});
-	}
-
-	/**
-	 * Whether {@code node} has a clean-up waiting or running; false when it does not say.
-	 */
-	private Mono<Boolean> busy(RingNode node) {
-		return RingCalls.get(this.peers, node.node(), InternalApi.CLEANUP_PATH, this.callTimeout).map((reply) -> {
-			if (!reply.ok()) {
-				logger.info("Cleanup: node " + node.id() + " answered " + reply.status()
-						+ " about its own; not waiting for it");
-				return false;
-			}
-			JsonNode status = JsonMapper.shared().readTree(reply.body());
-			return status.path("running").asBoolean(false) || status.path("waiting").asBoolean(false);
-		}).onErrorResume((error) -> {
-			logger.info("Cleanup: node " + node.id() + " did not say whether it cleans up (" + error.getMessage()
-					+ "); not waiting for it");
-			return Mono.just(false);
-		});
-	}
-
-	/** Fails when a newer ring replaced {@code ring}. */
-	private void current(Ring ring) {
-		long epoch = this.state.epoch();
-		if (epoch != ring.epoch()) {
-			throw new IllegalStateException(
-					"epoch " + epoch + " replaced " + ring.epoch() + " before this node's turn came");
-		}
 	}
 
 	/**
@@ -236,12 +169,7 @@ final class Cleanup {
 	}
 
 	private long skipNow(RingLayout layout, String change) {
-		try {
-			Files.deleteIfExists(this.folder.resolve(STARTED_EMPTY_FILE));
-		}
-		catch (IOException ex) {
-			logger.warn("Cleanup: could not delete " + STARTED_EMPTY_FILE + " (" + ex.getMessage() + ")");
-		}
+		this.newcomer.forget();
 		finished(layout, 0L, 0L, "newcomer of change " + change + ", which started with an empty storage");
 		logger.info("Cleanup under epoch " + layout.epoch() + " skipped: this node joined in change " + change
 				+ " with an empty storage, so it holds only keys it owns");
@@ -249,75 +177,18 @@ final class Cleanup {
 	}
 
 	/**
-	 * Before this node, which has no ring, adopts its first one {@code next}: when that
-	 * ring's change adds this node (a join, or a replacement at its URL) and its storage
-	 * holds nothing, records so with the change's id in the data folder, durably, for
-	 * {@link #runInTurn} to skip the clean-up after that change. A node without a ring
-	 * takes no writes, so what it holds when the change ends came with the change.
+	 * Before this node, which has no ring, adopts its first one: notes whether it is a
+	 * newcomer with an empty storage ({@link NewcomerMark}).
 	 */
 	Mono<Void> noteIfNewcomer(Ring next) {
-		RingChange change = next.change();
-		if (change == null || !isNewcomer(next, this.state.self())) {
-			return Mono.empty();
-		}
-		return this.storage.scan(new byte[0], null).hasElements().flatMap((held) -> {
-			if (held) {
-				return Mono.empty();
-			}
-			return Mono.fromRunnable(
-					() -> DataFiles.write(this.folder.resolve(STARTED_EMPTY_FILE), STARTED_EMPTY_MAGIC, 1, change.id()))
-				.subscribeOn(Schedulers.boundedElastic())
-				.then(Mono.fromRunnable(() -> logger.info("Storage empty as this node is added by change " + change.id()
-						+ ": it will skip the clean-up after that change")));
-		});
-	}
-
-	/**
-	 * Whether {@code ring}'s change brings {@code self} in: a join or a replacement whose
-	 * joining node is this node (by id, or by URL for a replacement, which gives this
-	 * node the dead node's id).
-	 */
-	static boolean isNewcomer(Ring ring, Node self) {
-		RingChange change = ring.change();
-		if (change == null || (change.kind() != RingChange.Kind.JOIN && change.kind() != RingChange.Kind.REPLACE)) {
-			return false;
-		}
-		return ring.node(change.nodeId())
-			.filter((node) -> node.state() == NodeState.JOINING)
-			.filter((node) -> node.id().equals(self.id()) || node.url().equals(self.url()))
-			.isPresent();
+		return this.newcomer.noteIfNewcomer(next);
 	}
 
 	/**
 	 * Whether this node recorded that it started {@code change} with an empty storage.
 	 */
 	boolean startedEmptyIn(String change) {
-		try {
-			return change.equals(DataFiles.read(this.folder.resolve(STARTED_EMPTY_FILE), STARTED_EMPTY_MAGIC, 1));
-		}
-		catch (IllegalStateException ex) {
-			logger.warn("Cleanup: " + STARTED_EMPTY_FILE + " is unreadable (" + ex.getMessage() + "); cleaning up");
-			return false;
-		}
-	}
-
-	/**
-	 * The member whose automatic clean-up comes before this node's: the one before it
-	 * among the ring's members ordered by id; none for the first, or a node that is not a
-	 * member.
-	 */
-	static Optional<RingNode> predecessor(Ring ring, String self) {
-		List<RingNode> members = ring.nodes()
-			.stream()
-			.filter((node) -> ring.isMember(node.id()))
-			.sorted(Comparator.comparing(RingNode::id))
-			.toList();
-		for (int i = 1; i < members.size(); i++) {
-			if (members.get(i).id().equals(self)) {
-				return Optional.of(members.get(i - 1));
-			}
-		}
-		return Optional.empty();
+		return this.newcomer.startedEmptyIn(change);
 	}
 
 	/** On the ring thread: checks that no change is under way or prepared, and starts. */

@@ -37,7 +37,7 @@ class CleanupTest {
 	void membersCleanUpOneAfterTheOtherInTheOrderOfTheirIds() {
 		List<Optional<String>> before = List.of("node-a", "node-b", "node-c", "node-d", "node-e")
 			.stream()
-			.map((id) -> Cleanup.predecessor(RING, id).map(RingNode::id))
+			.map((id) -> CleanupTurn.predecessor(RING, id).map(RingNode::id))
 			.toList();
 		// The removed node-x is not a member: node-e follows node-d.
 		assertThat(before).containsExactly(Optional.empty(), Optional.of("node-a"), Optional.of("node-b"),
@@ -46,8 +46,8 @@ class CleanupTest {
 
 	@Test
 	void aNodeThatIsNotAMemberWaitsForNoOne() {
-		assertThat(Cleanup.predecessor(RING, "node-x")).isEmpty();
-		assertThat(Cleanup.predecessor(RING, "unknown")).isEmpty();
+		assertThat(CleanupTurn.predecessor(RING, "node-x")).isEmpty();
+		assertThat(CleanupTurn.predecessor(RING, "unknown")).isEmpty();
 	}
 
 	private static final List<Node> FOUR = IntStream.rangeClosed(1, 4)
@@ -65,18 +65,19 @@ class CleanupTest {
 	@Test
 	void theNewcomerIsTheNodeAJoinOrAReplacementBringsIn() {
 		Ring join = FOUR_NODES.join(NEWCOMER, "c1", "http://127.0.0.1:18081");
-		assertThat(Cleanup.isNewcomer(join, NEWCOMER)).isTrue();
-		assertThat(Cleanup.isNewcomer(join, FOUR.get(1))).as("a member of the join").isFalse();
+		assertThat(NewcomerMark.isNewcomer(join, NEWCOMER)).isTrue();
+		assertThat(NewcomerMark.isNewcomer(join, FOUR.get(1))).as("a member of the join").isFalse();
 		// A replacement gives the node at the new URL the dead node's id.
 		Ring replace = FOUR_NODES.replace("node-4", URI.create("http://127.0.0.1:18086"), "c2",
 				"http://127.0.0.1:18081");
-		assertThat(Cleanup.isNewcomer(replace, Node.of("node-6", "http://127.0.0.1:18086"))).isTrue();
-		assertThat(Cleanup.isNewcomer(replace, FOUR.get(0))).isFalse();
-		assertThat(Cleanup.isNewcomer(FOUR_NODES.decommission("node-4", "c3", "http://127.0.0.1:18081"), FOUR.get(3)))
+		assertThat(NewcomerMark.isNewcomer(replace, Node.of("node-6", "http://127.0.0.1:18086"))).isTrue();
+		assertThat(NewcomerMark.isNewcomer(replace, FOUR.get(0))).isFalse();
+		assertThat(
+				NewcomerMark.isNewcomer(FOUR_NODES.decommission("node-4", "c3", "http://127.0.0.1:18081"), FOUR.get(3)))
 			.as("a decommissioned node")
 			.isFalse();
-		assertThat(Cleanup.isNewcomer(FOUR_NODES, FOUR.get(0))).as("no change").isFalse();
-		assertThat(Cleanup.isNewcomer(join.advance().advance(), NEWCOMER)).as("the join, ended").isFalse();
+		assertThat(NewcomerMark.isNewcomer(FOUR_NODES, FOUR.get(0))).as("no change").isFalse();
+		assertThat(NewcomerMark.isNewcomer(join.advance().advance(), NEWCOMER)).as("the join, ended").isFalse();
 	}
 
 	@Test
@@ -115,13 +116,13 @@ class CleanupTest {
 				LsmStorage storage = LsmStorage.open(LsmOptions.defaults(this.dir.resolve("data")))) {
 			// An empty storage, but this node is not the one the join brings in.
 			cleanup(member, storage).noteIfNewcomer(join).block(Duration.ofSeconds(10));
-			assertThat(Files.exists(this.dir.resolve(Cleanup.STARTED_EMPTY_FILE))).isFalse();
+			assertThat(Files.exists(this.dir.resolve(NewcomerMark.STARTED_EMPTY_FILE))).isFalse();
 			// The newcomer, holding one tombstone.
 			storage.upsert(Entry.tombstone("k".getBytes(), 1)).block(Duration.ofSeconds(10));
 			Cleanup cleanup = cleanup(newcomer, storage);
 			cleanup.noteIfNewcomer(join).block(Duration.ofSeconds(10));
 			assertThat(cleanup.startedEmptyIn("c1")).isFalse();
-			assertThat(Files.exists(this.dir.resolve(Cleanup.STARTED_EMPTY_FILE))).isFalse();
+			assertThat(Files.exists(this.dir.resolve(NewcomerMark.STARTED_EMPTY_FILE))).isFalse();
 		}
 	}
 
