@@ -1,18 +1,12 @@
 package io.quorumkv.service.replication;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
-import com.dynatrace.hash4j.hashing.Hashing;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -22,7 +16,6 @@ import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -30,12 +23,8 @@ import reactor.core.publisher.Mono;
  * Writes that a replica missed, kept durably apart from the data until they are delivered
  * ({@link HintedHandoff}).
  *
- * <pre>
- * hint key   := 0x00 | u64 XXH3-64(peer id) | SHA-256(key)            (41 bytes)
- * hint value := u8 kind (0 expiring value, 1 value, 2 tombstone) | u16 peerIdLength
- *               | peer id (UTF-8) | u32 keyLength | key
- *               | [i64 expiresAt, kind 0 only] | value bytes
- * </pre>
+ * Its layout is {@link HintFormat}'s.
+ *
  *
  * The key is fixed-size whatever the data key's length, so every key the data store
  * accepts has a hint on every backend (Derby's keys end at 1,024 bytes; a peer URL plus
@@ -59,16 +48,6 @@ import reactor.core.publisher.Mono;
 public final class HintStore implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(HintStore.class);
-
-	static final byte FORMAT = 0x00;
-
-	private static final byte EXPIRING = 0;
-
-	private static final byte VALUE = 1;
-
-	private static final byte TOMBSTONE = 2;
-
-	private static final int PREFIX = 1 + Long.BYTES;
 
 	private static final Duration OPEN_TIMEOUT = Duration.ofMinutes(5);
 
@@ -104,9 +83,9 @@ public final class HintStore implements AutoCloseable {
 			.register(meters);
 		storage.purgePolicy(PurgePolicy.ANY);
 		LegacyHints.migrate(storage, peers, this).block(OPEN_TIMEOUT);
-		Map<String, Long> counts = storage.scan(new byte[] { FORMAT }, new byte[] { FORMAT + 1 })
+		Map<String, Long> counts = storage.scan(new byte[] { HintFormat.FORMAT }, new byte[] { HintFormat.FORMAT + 1 })
 			.filter((hint) -> !hint.isTombstone())
-			.map(HintStore::peerOf)
+			.map(HintFormat::peerOf)
 			.collectList()
 			.blockOptional(OPEN_TIMEOUT)
 			.orElse(List.of())
@@ -150,7 +129,8 @@ public final class HintStore implements AutoCloseable {
 
 	/** Stores the hint, whatever the limit (moving hints of the earlier layout). */
 	Mono<Void> store(String peer, Entry entry) {
-		return this.storage.upsert(Entry.value(hintKey(peer, entry.key()), encode(peer, entry), entry.timestamp()));
+		return this.storage.upsert(
+				Entry.value(HintFormat.hintKey(peer, entry.key()), HintFormat.encode(peer, entry), entry.timestamp()));
 	}
 
 	/** The hints of a peer, as the entries to deliver (in the order of their hashes). */
@@ -160,10 +140,10 @@ public final class HintStore implements AutoCloseable {
 
 	/** The hints of the peer with this id, as the entries to deliver. */
 	public Flux<Entry> hints(String peer) {
-		byte[] prefix = prefix(peer);
-		return this.storage.scan(prefix, successor(prefix))
+		byte[] prefix = HintFormat.prefix(peer);
+		return this.storage.scan(prefix, HintFormat.successor(prefix))
 			.filter((hint) -> !hint.isTombstone())
-			.map(HintStore::decode);
+			.map(HintFormat::decode);
 	}
 
 	/** Marks a hint delivered (or given up); a newer hint of the same key stays. */
@@ -173,7 +153,7 @@ public final class HintStore implements AutoCloseable {
 
 	/** Marks a hint delivered (or given up); a newer hint of the same key stays. */
 	public Mono<Void> remove(String peer, Entry entry) {
-		return this.storage.upsert(Entry.tombstone(hintKey(peer, entry.key()), entry.timestamp()))
+		return this.storage.upsert(Entry.tombstone(HintFormat.hintKey(peer, entry.key()), entry.timestamp()))
 			.doOnSuccess((ignored) -> counter(peer).updateAndGet((n) -> Math.max(0, n - 1)));
 	}
 
@@ -208,111 +188,6 @@ public final class HintStore implements AutoCloseable {
 	/** Re-counts a peer's hints after a full delivery pass. */
 	void recount(String peer, long remaining) {
 		counter(peer).set(remaining);
-	}
-
-	private static byte[] prefix(String peer) {
-		return ByteBuffer.allocate(PREFIX)
-			.put(FORMAT)
-			.putLong(Hashing.xxh3_64().hashBytesToLong(peer.getBytes(StandardCharsets.UTF_8)))
-			.array();
-	}
-
-	/** The least key greater than every key starting with {@code prefix}, or null. */
-	private static byte @Nullable [] successor(byte[] prefix) {
-		byte[] next = prefix.clone();
-		for (int i = next.length - 1; i >= 0; i--) {
-			if (next[i] != (byte) 0xFF) {
-				next[i]++;
-				return Arrays.copyOf(next, i + 1);
-			}
-		}
-		return null;
-	}
-
-	static byte[] hintKey(String peer, byte[] key) {
-		byte[] digest = sha256(key);
-		return ByteBuffer.allocate(PREFIX + digest.length).put(prefix(peer)).put(digest).array();
-	}
-
-	private static byte[] sha256(byte[] key) {
-		try {
-			return MessageDigest.getInstance("SHA-256").digest(key);
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("every JVM has SHA-256", ex);
-		}
-	}
-
-	private static byte[] encode(String peer, Entry entry) {
-		byte[] id = peer.getBytes(StandardCharsets.UTF_8);
-		if (id.length > 0xFFFF) {
-			throw new IllegalArgumentException("peer id of " + id.length + " bytes");
-		}
-		byte[] key = entry.key();
-		byte[] value = entry.value();
-		boolean expires = entry.expires();
-		byte kind = (value == null) ? TOMBSTONE : expires ? EXPIRING : VALUE;
-		ByteBuffer out = ByteBuffer.allocate(
-				1 + 2 + id.length + 4 + key.length + (expires ? Long.BYTES : 0) + ((value != null) ? value.length : 0));
-		out.put(kind).putShort((short) id.length).put(id).putInt(key.length).put(key);
-		if (expires) {
-			out.putLong(entry.expiresAt());
-		}
-		if (value != null) {
-			out.put(value);
-		}
-		return out.array();
-	}
-
-	/** The stored hint's value past its kind and peer id, or an error if damaged. */
-	private static ByteBuffer open(Entry hint) {
-		byte[] stored = hint.value();
-		ByteBuffer in = ByteBuffer.wrap((stored != null) ? stored : new byte[0]);
-		if (in.remaining() < 3) {
-			throw new IllegalStateException("hint of " + in.remaining() + " bytes is damaged");
-		}
-		byte kind = in.get();
-		int idLength = Short.toUnsignedInt(in.getShort());
-		if ((kind != VALUE && kind != TOMBSTONE && kind != EXPIRING) || idLength > in.remaining()) {
-			throw new IllegalStateException(
-					"hint with kind " + kind + " and peer id length " + idLength + " is damaged");
-		}
-		return in;
-	}
-
-	private static String peerOf(Entry hint) {
-		ByteBuffer in = open(hint);
-		byte[] id = new byte[Short.toUnsignedInt(in.getShort(1))];
-		in.get(id);
-		return new String(id, StandardCharsets.UTF_8);
-	}
-
-	private static Entry decode(Entry hint) {
-		ByteBuffer in = open(hint);
-		byte kind = in.get(0);
-		in.position(in.position() + Short.toUnsignedInt(in.getShort(1)));
-		if (in.remaining() < 4) {
-			throw new IllegalStateException("hint without its key length is damaged");
-		}
-		int keyLength = in.getInt();
-		if (keyLength < 1 || keyLength > in.remaining()) {
-			throw new IllegalStateException("hint with key length " + keyLength + " is damaged");
-		}
-		byte[] key = new byte[keyLength];
-		in.get(key);
-		if (kind == TOMBSTONE) {
-			return Entry.wrap(key, null, hint.timestamp(), Entry.NO_EXPIRY);
-		}
-		long expiresAt = Entry.NO_EXPIRY;
-		if (kind == EXPIRING) {
-			if (in.remaining() < Long.BYTES) {
-				throw new IllegalStateException("expiring hint without its expiry is damaged");
-			}
-			expiresAt = in.getLong();
-		}
-		byte[] value = new byte[in.remaining()];
-		in.get(value);
-		return Entry.wrap(key, value, hint.timestamp(), expiresAt);
 	}
 
 	static Log logger() {
