@@ -3,7 +3,9 @@ package io.quorumkv.service.http;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.membership.Membership;
+import io.quorumkv.service.metadata.Liveness;
 import io.quorumkv.service.metadata.RaftEndpoint;
+import io.quorumkv.service.peer.InternalApi;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
@@ -35,8 +37,12 @@ class RingProtocolHandler {
 
 	private final Membership membership;
 
-	RingProtocolHandler(ClusterState state, BodyBudget bodies, RaftEndpoint raft, Membership membership) {
+	private final Liveness liveness;
+
+	RingProtocolHandler(ClusterState state, BodyBudget bodies, RaftEndpoint raft, Membership membership,
+			Liveness liveness) {
 		this.state = state;
+		this.liveness = liveness;
 		this.bodies = bodies;
 		this.raft = raft;
 		this.membership = membership;
@@ -63,10 +69,16 @@ class RingProtocolHandler {
 	/**
 	 * {@code POST /internal/v0/raft/{kind}}: one Raft call, answered with the serialized
 	 * reply; 404 for an unknown kind, 400 for a body that is not its message, 503 (with
-	 * the reason) when this node's Raft server cannot answer it.
+	 * the reason) when this node's Raft server cannot answer it. A leader's append
+	 * carries its view of who is up ({@link Liveness}), learned here.
 	 */
 	Mono<ServerResponse> raft(ServerRequest request) {
 		String kind = request.pathVariable("kind");
+		String view = request.headers().firstHeader(Liveness.HEADER);
+		String from = request.headers().firstHeader(InternalApi.FROM);
+		if (view != null && from != null) {
+			this.liveness.learn(from, view);
+		}
 		return this.bodies
 			.read(request, MAX_RAFT_MESSAGE,
 					(bytes) -> this.raft.handle(kind, bytes).map((answer) -> (ServerResponse) Reply.binary(answer)))

@@ -44,15 +44,8 @@ final class GroupView {
 						.sorted()
 						.toList());
 			view.put("applied", division.getInfo().getLastAppliedIndex());
-			var role = division.getInfo().getRoleInfoProto();
-			if (role.hasLeaderInfo()) {
-				// The leader's view of who is up: how long since each other member of
-				// the group last answered it (heartbeats go every few hundred ms).
-				Map<String, Long> heard = new TreeMap<>();
-				role.getLeaderInfo()
-					.getFollowerInfoList()
-					.forEach((follower) -> heard.put(follower.getId().getId().toStringUtf8(),
-							follower.getLastRpcElapsedTimeMs()));
+			Map<String, Long> heard = heard(division);
+			if (heard != null) {
 				view.put("lastHeardMs", heard);
 			}
 		}
@@ -60,6 +53,41 @@ final class GroupView {
 			view.put("leader", null);
 		}
 		return view;
+	}
+
+	/**
+	 * The leader's view of who is up: how many milliseconds since each other member of
+	 * the group last answered it (heartbeats go every few hundred ms); empty when this
+	 * node does not lead.
+	 */
+	static Map<String, Long> heardByLeader(@Nullable RaftServer raft, @Nullable RaftGroupId group) {
+		if (raft == null || group == null) {
+			return Map.of();
+		}
+		try {
+			RaftServer.Division division = raft.getDivision(group);
+			if (!division.getInfo().isLeader()) {
+				return Map.of();
+			}
+			Map<String, Long> heard = heard(division);
+			return (heard != null) ? heard : Map.of();
+		}
+		catch (IOException ex) {
+			return Map.of();
+		}
+	}
+
+	private static @Nullable Map<String, Long> heard(RaftServer.Division division) {
+		var role = division.getInfo().getRoleInfoProto();
+		if (!role.hasLeaderInfo()) {
+			return null;
+		}
+		Map<String, Long> heard = new TreeMap<>();
+		role.getLeaderInfo()
+			.getFollowerInfoList()
+			.forEach((follower) -> heard.put(follower.getId().getId().toStringUtf8(),
+					follower.getLastRpcElapsedTimeMs()));
+		return heard;
 	}
 
 }

@@ -54,13 +54,25 @@ class MetadataConfiguration {
 		return new RaftEndpoint(raftScheduler);
 	}
 
+	/**
+	 * The shared view of who is up; a node seen up again closes this node's breakers
+	 * toward it. Down after the longest election timeout without news of it.
+	 */
+	@Bean
+	Liveness liveness(PeerClient peers) {
+		return new Liveness(MetadataTiming.DEFAULTS.electionMax().toMillis(), System::nanoTime, peers::heardFrom);
+	}
+
 	@Bean(destroyMethod = "close")
 	MetadataGroup metadataGroup(ClusterState state, PeerClient peers, RaftEndpoint endpoint, Scheduler raftScheduler,
-			Scheduler raftCallbacks, QuorumKvProperties properties, MeterRegistry meters) {
+			Scheduler raftCallbacks, QuorumKvProperties properties, MeterRegistry meters, Liveness liveness) {
 		MetadataTiming settings = MetadataTiming.DEFAULTS;
-		RaftTransport transport = new RaftTransport(peers, settings.requestTimeout(), MAX_MESSAGE, raftCallbacks);
-		return new MetadataGroup(state, transport, endpoint, raftScheduler, properties.storage().path(), settings,
-				meters);
+		RaftTransport transport = new RaftTransport(peers, settings.requestTimeout(), MAX_MESSAGE, raftCallbacks,
+				liveness);
+		MetadataGroup group = new MetadataGroup(state, transport, endpoint, raftScheduler, properties.storage().path(),
+				settings, meters);
+		liveness.leaderViewFrom(group::heardByLeader);
+		return group;
 	}
 
 	@Bean

@@ -249,6 +249,14 @@ public final class MetadataGroup implements AutoCloseable {
 		return GroupView.of(this.server, this.groupId, leads());
 	}
 
+	/**
+	 * On the leader, how many milliseconds ago each other member of the group last
+	 * answered it; empty on any other node ({@link Liveness}).
+	 */
+	Map<String, Long> heardByLeader() {
+		return GroupView.heardByLeader(this.server, this.groupId);
+	}
+
 	/** The log's ring as this node has applied it. */
 	public Optional<Ring> logged() {
 		return Optional.ofNullable(this.machine.ring());
@@ -283,10 +291,11 @@ public final class MetadataGroup implements AutoCloseable {
 
 	/** Adopts a ring the log applied ({@link RingAdoption}); knows the group by it. */
 	private CompletableFuture<?> adopt(Ring ring) {
-		if (this.groupId == null && this.adoption.concerns(ring)) {
-			this.groupId = groupId(ring.clusterId());
-		}
-		return this.adoption.adopt(ring);
+		return this.adoption.adopt(ring, () -> {
+			if (this.groupId == null) {
+				this.groupId = groupId(ring.clusterId());
+			}
+		});
 	}
 
 	/**

@@ -33,12 +33,16 @@ final class RaftTransport {
 
 	private final Scheduler completions;
 
+	private final Liveness liveness;
+
 	/**
 	 * @param completions where the asynchronous calls complete: Ratis goes on in their
 	 * callbacks (taking locks, writing its log), which must not run on an event loop
+	 * @param liveness the shared view of who is up, which each append of a leader carries
 	 */
-	RaftTransport(PeerClient peers, Duration timeout, int maxMessage, Scheduler completions) {
+	RaftTransport(PeerClient peers, Duration timeout, int maxMessage, Scheduler completions, Liveness liveness) {
 		this.peers = peers;
+		this.liveness = liveness;
 		this.timeout = timeout;
 		this.maxMessage = maxMessage;
 		this.completions = completions;
@@ -55,6 +59,7 @@ final class RaftTransport {
 		return Mono
 			.defer(() -> this.peers
 				.call(Node.of(address), HttpMethod.POST, InternalApi.RAFT_PATH + "/" + kind.path(), body, null,
+						Liveness.HEADER, (kind == RaftKind.APPEND) ? this.liveness.header() : null,
 						(response) -> PeerAnswers.joined(response, this.maxMessage)
 							.flatMap((answer) -> response.statusCode().is2xxSuccessful() ? Mono.just(answer)
 									: Mono.error(new IOException(address + " answered " + response.statusCode().value()

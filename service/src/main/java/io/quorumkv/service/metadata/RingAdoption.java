@@ -26,9 +26,8 @@ final class RingAdoption {
 		this.state = state;
 	}
 
-	/** Whether {@code ring} is one this node adopts. */
-	boolean concerns(Ring ring) {
-		Ring mine = this.state.ring().orElse(null);
+	/** Whether {@code ring} is one a node whose ring is {@code mine} (or none) adopts. */
+	private boolean concerns(Ring ring, Ring mine) {
 		if (mine != null) {
 			return ring.epoch() > mine.epoch();
 		}
@@ -36,13 +35,16 @@ final class RingAdoption {
 	}
 
 	/**
-	 * Adopts {@code ring} if it {@link #concerns} this node; completes once installed.
+	 * Adopts {@code ring} if it concerns this node (this node's ring is read once),
+	 * running {@code adopting} first; completes once installed.
 	 */
-	CompletableFuture<?> adopt(Ring ring) {
-		if (!concerns(ring)) {
+	CompletableFuture<?> adopt(Ring ring, Runnable adopting) {
+		Ring mine = this.state.ring().orElse(null);
+		if (!concerns(ring, mine)) {
 			return CompletableFuture.completedFuture(null);
 		}
-		Mono<Void> before = this.state.ring().isEmpty() ? this.beforeFirstRing.apply(ring).onErrorResume((error) -> {
+		adopting.run();
+		Mono<Void> before = (mine == null) ? this.beforeFirstRing.apply(ring).onErrorResume((error) -> {
 			logger.warn("Before adopting the first ring: " + error.getMessage());
 			return Mono.empty();
 		}) : Mono.empty();

@@ -22,13 +22,15 @@ import io.quorumkv.service.cluster.Placement;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingLayout;
 import io.quorumkv.service.cluster.RingNode;
+import io.quorumkv.service.metadata.Liveness;
 import io.quorumkv.service.replication.HintStore;
 import io.quorumkv.service.peer.PeerClient;
 import org.jspecify.annotations.Nullable;
 
 /**
- * This node's view of the cluster: every node with its breaker, bulkhead, last call and
- * latency, and how the placement spreads a fixed sample of synthetic keys.
+ * This node's view of the cluster: every node with the shared view of whether it is up
+ * ({@link Liveness}), this node's breaker toward it, bulkhead, last call and latency, and
+ * how the placement spreads a fixed sample of synthetic keys.
  */
 final class ClusterView {
 
@@ -43,10 +45,13 @@ final class ClusterView {
 
 	private final MeterRegistry meters;
 
+	private final Liveness liveness;
+
 	private volatile @Nullable Spread spread;
 
-	ClusterView(ClusterState cluster, PeerClient peers, HintStore hints, MeterRegistry meters) {
+	ClusterView(ClusterState cluster, PeerClient peers, HintStore hints, MeterRegistry meters, Liveness liveness) {
 		this.cluster = cluster;
+		this.liveness = liveness;
 		this.peers = peers;
 		this.hints = hints;
 		this.meters = meters;
@@ -84,6 +89,7 @@ final class ClusterView {
 		row.put("self", true);
 		row.put("state", "self");
 		row.put("reachable", true);
+		row.put("seen", null);
 		row.put("breaker", null);
 		row.put("lastOutcome", null);
 		row.put("inFlight", null);
@@ -102,7 +108,8 @@ final class ClusterView {
 	private Map<String, @Nullable Object> peerRow(Node peer, Map<String, Double> primaries) {
 		CircuitBreaker.State breaker = this.peers.breakerState(peer);
 		String last = this.peers.lastOutcome(peer);
-		Boolean reachable = reachable(breaker, last);
+		Map<String, Object> seen = this.liveness.of(peer.id());
+		Boolean reachable = reachable(breaker, last, seen != null && Boolean.TRUE.equals(seen.get("up")));
 		int max = this.peers.maxInFlight();
 		Map<String, @Nullable Object> row = new LinkedHashMap<>();
 		row.put("url", peer.base());
@@ -110,6 +117,7 @@ final class ClusterView {
 		row.put("self", false);
 		row.put("state", (reachable == null) ? "unknown" : (reachable ? "up" : "down"));
 		row.put("reachable", reachable);
+		row.put("seen", seen);
 		row.put("breaker", breaker.name());
 		row.put("lastOutcome", last);
 		row.put("inFlight", this.peers.inFlight(peer));
@@ -121,12 +129,16 @@ final class ClusterView {
 	}
 
 	/**
-	 * Down when the breaker refuses calls or the last call failed, up when the last call
-	 * succeeded, unknown before any call.
+	 * Down when the breaker refuses calls; else up when the shared view says so
+	 * ({@link Liveness}: a call that failed before the peer came back says nothing now);
+	 * else up or down as the last call went, unknown before any call.
 	 */
-	static @Nullable Boolean reachable(CircuitBreaker.State breaker, @Nullable String lastOutcome) {
+	static @Nullable Boolean reachable(CircuitBreaker.State breaker, @Nullable String lastOutcome, boolean seenUp) {
 		if (breaker == CircuitBreaker.State.OPEN || breaker == CircuitBreaker.State.FORCED_OPEN) {
 			return false;
+		}
+		if (seenUp) {
+			return true;
 		}
 		return (lastOutcome != null) ? "success".equals(lastOutcome) : null;
 	}

@@ -90,22 +90,36 @@ final class NodeTables {
 	/** {@code qkv status}: each node as this one sees it. */
 	String status() {
 		StorageStats stats = this.storage.stats();
-		TextTable table = new TextTable("NODE", "STATE", "BREAKER", "LAST", "IN-FLIGHT", "P50-MS", "P99-MS", "MEAN-MS",
-				"HINTS", "OWNS");
+		TextTable table = new TextTable("NODE", "STATE", "SEEN", "BREAKER", "LAST", "IN-FLIGHT", "P50-MS", "P99-MS",
+				"MEAN-MS", "HINTS", "OWNS");
 		for (Map<String, @Nullable Object> node : this.cluster.nodes()) {
 			@SuppressWarnings("unchecked")
 			Map<String, Object> latency = (Map<String, Object>) node.get("latency");
 			Object inFlight = (node.get("maxInFlight") != null) ? node.get("inFlight") + "/" + node.get("maxInFlight")
 					: null;
-			table.row(node.get("url"), node.get("state"), node.get("breaker"), node.get("lastOutcome"), inFlight,
-					(latency != null) ? latency.get("p50Ms") : null, (latency != null) ? latency.get("p99Ms") : null,
-					(latency != null) ? latency.get("meanMs") : null, node.get("pendingHints"),
-					percent((Double) node.get("primaryShare")));
+			table.row(node.get("url"), node.get("state"), seen(node.get("seen")), node.get("breaker"),
+					node.get("lastOutcome"), inFlight, (latency != null) ? latency.get("p50Ms") : null,
+					(latency != null) ? latency.get("p99Ms") : null, (latency != null) ? latency.get("meanMs") : null,
+					node.get("pendingHints"), percent((Double) node.get("primaryShare")));
 		}
 		RestoreProgress restoring = this.restore.progress();
 		return "node " + self() + ": placement " + strategy() + ", backend " + stats.backend() + ", storage "
 				+ (stats.healthy() ? "healthy" : "FAILED: " + stats.failure()) + "\n" + table
 				+ ((restoring != null) ? restoring.line() + "\n" : "");
+	}
+
+	/**
+	 * The shared view of a peer ({@link io.quorumkv.service.metadata.Liveness}):
+	 * {@code up} or {@code down} and how long ago it was heard, e.g. {@code up 0.4s};
+	 * null for this node and for a node never seen.
+	 */
+	static @Nullable String seen(@Nullable Object view) {
+		if (!(view instanceof Map<?, ?> seen)) {
+			return null;
+		}
+		long ago = ((Number) seen.get("heardMsAgo")).longValue();
+		return (Boolean.TRUE.equals(seen.get("up")) ? "up " : "down ")
+				+ String.format(java.util.Locale.ROOT, "%.1fs", ago / 1000.0);
 	}
 
 	/** {@code qkv ring}: the ring and each node's share of the sample keys. */

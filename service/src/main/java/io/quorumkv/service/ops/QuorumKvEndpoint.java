@@ -14,6 +14,7 @@ import io.quorumkv.service.cluster.RingJson;
 import io.quorumkv.service.membership.Membership;
 import io.quorumkv.service.repair.RepairService;
 import io.quorumkv.service.replication.HintStore;
+import io.quorumkv.service.metadata.Liveness;
 import io.quorumkv.service.peer.PeerClient;
 import io.quorumkv.storage.Storage;
 import org.apache.commons.logging.Log;
@@ -91,7 +92,7 @@ public class QuorumKvEndpoint {
 
 	public QuorumKvEndpoint(ClusterState state, PeerClient peers, HintStore hints, Storage storage,
 			Membership membership, RepairService repair, MeterRegistry meters, NodeSnapshots snapshots, Restore restore,
-			HybridLogicalClock clock) {
+			HybridLogicalClock clock, Liveness liveness) {
 		this.state = state;
 		this.snapshots = new SnapshotActions(snapshots, restore, clock, state.self().base());
 		this.restore = restore;
@@ -99,7 +100,7 @@ public class QuorumKvEndpoint {
 		this.repair = repair;
 		this.repairView = new RepairView(repair, state.self());
 		this.storage = storage;
-		this.cluster = new ClusterView(state, peers, hints, meters);
+		this.cluster = new ClusterView(state, peers, hints, meters, liveness);
 		this.tables = new NodeTables(state, storage, meters, this.cluster, restore);
 	}
 

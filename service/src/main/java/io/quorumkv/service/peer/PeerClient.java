@@ -190,8 +190,20 @@ public final class PeerClient implements AutoCloseable {
 	 */
 	public <T> Mono<T> call(Node peer, HttpMethod method, String pathAndQuery, byte @Nullable [] body,
 			@Nullable Duration responseTimeout, Function<ClientResponse, Mono<T>> answer) {
-		return Mono.defer(() -> request(peer, method, pathAndQuery, body, responseTimeout)
-			.exchangeToMono(observing(peer, answer)));
+		return call(peer, method, pathAndQuery, body, responseTimeout, null, null, answer);
+	}
+
+	/** {@link #call} with one more header, when {@code headerValue} is not null. */
+	public <T> Mono<T> call(Node peer, HttpMethod method, String pathAndQuery, byte @Nullable [] body,
+			@Nullable Duration responseTimeout, @Nullable String headerName, @Nullable String headerValue,
+			Function<ClientResponse, Mono<T>> answer) {
+		return Mono.defer(() -> {
+			WebClient.RequestHeadersSpec<?> request = request(peer, method, pathAndQuery, body, responseTimeout);
+			if (headerName != null && headerValue != null) {
+				request.header(headerName, headerValue);
+			}
+			return request.exchangeToMono(observing(peer, answer));
+		});
 	}
 
 	/** {@link #call} of an answer read as a stream. */

@@ -19,12 +19,15 @@ import org.junit.jupiter.api.Test;
 class OperatorViewsTest {
 
 	@Test
-	void reachabilityFollowsTheBreakerThenTheLastCall() {
-		assertThat(ClusterView.reachable(CircuitBreaker.State.OPEN, "success")).isFalse();
-		assertThat(ClusterView.reachable(CircuitBreaker.State.FORCED_OPEN, null)).isFalse();
-		assertThat(ClusterView.reachable(CircuitBreaker.State.CLOSED, "success")).isTrue();
-		assertThat(ClusterView.reachable(CircuitBreaker.State.HALF_OPEN, "timeout")).isFalse();
-		assertThat(ClusterView.reachable(CircuitBreaker.State.CLOSED, null)).isNull();
+	void reachabilityFollowsTheBreakerThenTheSharedViewThenTheLastCall() {
+		assertThat(ClusterView.reachable(CircuitBreaker.State.OPEN, "success", false)).isFalse();
+		assertThat(ClusterView.reachable(CircuitBreaker.State.FORCED_OPEN, null, false)).isFalse();
+		assertThat(ClusterView.reachable(CircuitBreaker.State.CLOSED, "success", false)).isTrue();
+		assertThat(ClusterView.reachable(CircuitBreaker.State.HALF_OPEN, "timeout", false)).isFalse();
+		assertThat(ClusterView.reachable(CircuitBreaker.State.CLOSED, null, false)).isNull();
+		// The shared view says up: a call that failed before the peer returned is past.
+		assertThat(ClusterView.reachable(CircuitBreaker.State.CLOSED, "error", true)).isTrue();
+		assertThat(ClusterView.reachable(CircuitBreaker.State.OPEN, "error", true)).isFalse();
 	}
 
 	@Test

@@ -56,10 +56,10 @@ class QkvScriptTest {
 		assertThat(result.exit()).as(result.output()).isZero();
 		assertThat(result.output()).contains("node " + cluster.url(0) + ": placement rendezvous, backend lsm")
 			.contains("node " + cluster.url(1) + ": placement rendezvous, backend lsm")
-			.containsPattern("NODE +STATE +BREAKER +LAST +IN-FLIGHT +P50-MS +P99-MS +MEAN-MS +HINTS +OWNS")
+			.containsPattern("NODE +STATE +SEEN +BREAKER +LAST +IN-FLIGHT +P50-MS +P99-MS +MEAN-MS +HINTS +OWNS")
 			.containsPattern(cluster.url(0) + " +self ")
-			.containsPattern(
-					cluster.url(1) + " +up +CLOSED +success +0/\\d+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +0 +\\d+\\.\\d%");
+			.containsPattern(cluster.url(1)
+					+ " +up +(-|up [0-9.]+s) +CLOSED +success +0/\\d+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +0 +\\d+\\.\\d%");
 	}
 
 	@Test

@@ -144,7 +144,7 @@ class QuorumKvEndpointTest {
 		assertThat(status).startsWith("node " + SELF + ": placement rendezvous, backend lsm, storage healthy\n");
 		assertThat(status.lines().skip(1).findFirst()).get()
 			.asString()
-			.matches("NODE +STATE +BREAKER +LAST +IN-FLIGHT +P50-MS +P99-MS +MEAN-MS +HINTS +OWNS");
+			.matches("NODE +STATE +SEEN +BREAKER +LAST +IN-FLIGHT +P50-MS +P99-MS +MEAN-MS +HINTS +OWNS");
 		assertThat(status).containsPattern(SELF + " +self +- +- +- ");
 		assertThat(text("ring")).containsPattern("NODE +URL +STATE +FROM=1 +FROM=2\n")
 			.containsPattern(DEAD + " +" + DEAD + " +normal +\\d+\\.\\d% +100\\.0%")
