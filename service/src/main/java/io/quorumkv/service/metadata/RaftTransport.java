@@ -5,6 +5,7 @@ import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.peer.InternalApi;
@@ -13,6 +14,10 @@ import io.quorumkv.service.peer.PeerClient;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
+import reactor.util.context.Context;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.http.HttpMethod;
 
@@ -24,6 +29,23 @@ import org.springframework.http.HttpMethod;
  * any lost call (it retries or elects).
  */
 final class RaftTransport {
+
+	private static final Log logger = LogFactory.getLog(RaftTransport.class);
+
+	/**
+	 * Reactor's context key of a local {@code onErrorDropped} hook (Reactor's
+	 * {@code Hooks.KEY_ON_ERROR_DROPPED}).
+	 */
+	private static final String ON_ERROR_DROPPED = "reactor.onErrorDropped.local";
+
+	/**
+	 * A call whose caller gave up (Ratis interrupts a blocked vote when its server
+	 * closes, or cancels an append it no longer needs) may still fail afterwards: there
+	 * is no one left to tell, so the failure is logged at debug level, not dropped to
+	 * Reactor's global hook as an error nobody handled.
+	 */
+	private static final Context DROPPED_AFTER_CANCEL = Context.of(ON_ERROR_DROPPED,
+			(Consumer<Throwable>) (error) -> logger.debug("A Raft call failed after its caller gave up: " + error));
 
 	private final PeerClient peers;
 
@@ -67,7 +89,8 @@ final class RaftTransport {
 											+ new String(answer, StandardCharsets.UTF_8).strip()))))
 				.timeout(this.timeout, this.peers.timers())
 				.onErrorMap((error) -> !(error instanceof IOException),
-						(error) -> new IOException(kind.path() + " to " + address + " failed: " + error, error)));
+						(error) -> new IOException(kind.path() + " to " + address + " failed: " + error, error)))
+			.contextWrite(DROPPED_AFTER_CANCEL);
 	}
 
 	/** The call as Ratis' asynchronous protocols want it. */
