@@ -137,37 +137,8 @@ log "load generator: $WRK_KIND ($WRK_VERSION)$([ "$WRK_KIND" = wrk2 ] ||
 
 # --- async-profiler -----------------------------------------------------------------------
 
-profiler_lib=""
-
-ensure_profiler() {
-  [ -z "$profiler_lib" ] || return 0
-  if [ -n "${QKV_ASYNC_PROFILER_LIB:-}" ]; then
-    profiler_lib="$QKV_ASYNC_PROFILER_LIB"
-  else
-    local version="${QKV_ASYNC_PROFILER_VERSION:-4.6}" tools jar
-    tools="$ROOT/run/tools/async-profiler-$version"
-    profiler_lib="$tools/linux-x64/libasyncProfiler.so"
-    if [ ! -f "$profiler_lib" ]; then
-      log "fetching tools.profiler:async-profiler:$version from Maven Central"
-      mkdir -p "$tools"
-      (cd "$ROOT" && ./mvnw -q dependency:copy -Dartifact="tools.profiler:async-profiler:$version" \
-        -DoutputDirectory="$tools" >"$tools/fetch.log" 2>&1) ||
-        { cat "$tools/fetch.log" >&2; die "could not fetch async-profiler $version"; }
-      jar="$tools/async-profiler-$version.jar"
-      (cd "$tools" && "$(dirname "$JAVA")/jar" xf "$jar" linux-x64/libasyncProfiler.so)
-    fi
-  fi
-  [ -f "$profiler_lib" ] || die "no async-profiler library at $profiler_lib"
-}
-
-# Loads async-profiler into a running node and passes it a command ("start,event=..." or
-# "stop,file=..."). jcmd splits its arguments at '=', so the options go in double quotes.
-profiler_command() {
-  local pid="$1" options="$2" output
-  output="$("$(dirname "$JAVA")/jcmd" "$pid" JVMTI.agent_load "$profiler_lib" "\"$options\"" 2>&1)" || true
-  echo "$output"
-  grep -q 'return code: 0' <<<"$output"
-}
+# shellcheck source=scripts/lib/profiler.sh
+. "$ROOT/scripts/lib/profiler.sh"
 
 # --- one scenario -------------------------------------------------------------------------
 

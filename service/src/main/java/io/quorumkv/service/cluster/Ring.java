@@ -106,7 +106,13 @@ public record Ring(String clusterId, long epoch, int replicationFactor, Placemen
 	}
 
 	public Optional<RingNode> node(String id) {
-		return this.nodes.stream().filter((node) -> node.id().equals(id)).findFirst();
+		// A loop, not a stream: every request looks its node up (ReplicationService).
+		for (RingNode node : this.nodes) {
+			if (node.id().equals(id)) {
+				return Optional.of(node);
+			}
+		}
+		return Optional.empty();
 	}
 
 	/** Whether the node is in the ring and not removed. */

@@ -98,8 +98,11 @@ public class ReplicationService {
 		if (layout == null) {
 			throw new NotServingException("this node is not a member of a cluster yet: join it first");
 		}
-		if (!layout.ring().isMember(this.cluster.self().id())
-				&& layout.ring().node(this.cluster.self().id()).isPresent()) {
+		// One lookup per call: a node of the ring that is no member was removed.
+		if (layout.ring()
+			.node(this.cluster.self().id())
+			.filter((self) -> self.state() == NodeState.REMOVED)
+			.isPresent()) {
 			throw new NotServingException("this node was removed from the cluster");
 		}
 		return layout;

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Where two servers' CPU goes per request, from async-profiler's collapsed stacks.
+
+    profile-compare.py NAME=FILE.collapsed:REQUESTS NAME=FILE.collapsed:REQUESTS
+
+Each sample is one millisecond of CPU (event=cpu,interval=1ms), put in one part (ANYWHERE,
+then NEAREST below); the table gives microseconds per request of each part for each
+server, and the difference. Used by
+scripts/profile-one-node.sh (docs/performance.md).
+"""
+import sys
+
+# (part, markers): a sample whose stack has a frame containing one of these markers
+# anywhere belongs to the first such part.
+ANYWHERE = [
+    ("JIT compiler threads", ["CompileBroker::", "C2Compiler::", "Compilation::"]),
+    ("GC threads", ["G1ConcurrentRefine", "G1YoungCollector", "GCTaskThread", "WorkerThread::run",
+                    "G1ServiceThread", "ConcurrentGCThread"]),
+    ("per-request read and idle timeouts (Reactor Netty handlers added and removed)",
+     ["IdleTimeoutHandler.addIdleTimeoutHandler", "IdleTimeoutHandler.removeIdleTimeoutHandler",
+      "HttpServerOperations.startReadTimeout", "HttpServerOperations.stopReadTimeout"]),
+    ("WAL append (write syscall included)", ["io/quorumkv/storage/lsm/wal/"]),
+    ("memtable and the rest of the storage", ["io/quorumkv/storage/"]),
+    ("socket send (the response; loopback delivery to the client included)", ["__x64_sys_sendto",
+                                                                               "__x64_sys_writev"]),
+    ("socket receive", ["__x64_sys_recvfrom", "__x64_sys_read_", "__x64_sys_readv"]),
+    ("epoll", ["__x64_sys_epoll"]),
+]
+
+# Any other sample belongs to the part of the frame nearest its leaf that has one of these
+# markers: the code that was running, whoever called it (the response's encoding, called
+# from a QuorumKV callback, is Netty's).
+NEAREST = [
+    ("QuorumKV's handlers, filters and replication (Java)", ["io/quorumkv/"]),
+    ("WebFlux (Java)", ["org/springframework/"]),
+    ("Reactor Netty and Netty (Java)", ["reactor/netty/", "io/netty/"]),
+    ("metrics (Micrometer)", ["io/micrometer/"]),
+]
+
+PARTS = ANYWHERE + NEAREST
+
+
+def load(path):
+    samples = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            if stack:
+                samples.append((stack, int(count)))
+    return samples
+
+
+def parts(samples):
+    totals = {name: 0 for name, _ in PARTS}
+    totals["other"] = 0
+    for stack, count in samples:
+        totals[part(stack)] += count
+    return totals
+
+
+def part(stack):
+    for name, markers in ANYWHERE:
+        if any(marker in stack for marker in markers):
+            return name
+    for frame in reversed(stack.split(";")):
+        for name, markers in NEAREST:
+            if any(frame.startswith(marker) for marker in markers):
+                return name
+    return "other"
+
+
+def main(args):
+    if len(args) != 2:
+        sys.exit(__doc__)
+    servers = []
+    for arg in args:
+        name, _, rest = arg.partition("=")
+        path, _, requests = rest.rpartition(":")
+        samples = load(path)
+        servers.append((name, parts(samples), sum(c for _, c in samples), int(requests)))
+    (a, pa, ta, ra), (b, pb, tb, rb) = servers
+    print(f"| part | {a} (µs/request) | {b} (µs/request) | difference |")
+    print("|---|---|---|---|")
+    for name in [n for n, _ in PARTS] + ["other"]:
+        x = pa[name] * 1000 / ra
+        y = pb[name] * 1000 / rb
+        print(f"| {name} | {x:.2f} | {y:.2f} | {x - y:+.2f} |")
+    print(f"| **all sampled CPU** | **{ta * 1000 / ra:.2f}** | **{tb * 1000 / rb:.2f}** | "
+          f"**{ta * 1000 / ra - tb * 1000 / rb:+.2f}** |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
