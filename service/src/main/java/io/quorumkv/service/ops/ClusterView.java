@@ -108,7 +108,7 @@ final class ClusterView {
 	private Map<String, @Nullable Object> peerRow(Node peer, Map<String, Double> primaries) {
 		CircuitBreaker.State breaker = this.peers.breakerState(peer);
 		String last = this.peers.lastOutcome(peer);
-		Map<String, Object> seen = this.liveness.of(peer.id());
+		@Nullable Map<String, Object> seen = this.liveness.of(peer.id());
 		Boolean reachable = reachable(breaker, last, seen != null && Boolean.TRUE.equals(seen.get("up")));
 		int max = this.peers.maxInFlight();
 		Map<String, @Nullable Object> row = new LinkedHashMap<>();

@@ -119,7 +119,7 @@ final class NodeTables {
 		}
 		long ago = ((Number) seen.get("heardMsAgo")).longValue();
 		return (Boolean.TRUE.equals(seen.get("up")) ? "up " : "down ")
-				+ String.format(java.util.Locale.ROOT, "%.1fs", ago / 1000.0);
+				+ String.format(Locale.ROOT, "%.1fs", ago / 1000.0);
 	}
 
 	/** {@code qkv ring}: the ring and each node's share of the sample keys. */

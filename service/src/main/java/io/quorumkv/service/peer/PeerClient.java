@@ -104,7 +104,8 @@ public final class PeerClient implements AutoCloseable {
 		}
 		this.client = builder.build();
 		this.breakers = new PeerBreakers(breaker, meters);
-		this.streams = new ReplicaStreams(this.client, deadlines.loops(), this::breaker, new StreamLinks(),
+		this.streams = new ReplicaStreams(this.client, deadlines.loops(), this::breaker,
+				new StreamLinks(this.ring, clocks, this.lastOutcomes, this::heardFrom),
 				new ReplicaStreams.Settings(cluster.maxConcurrentCallsPerPeer(), maxFrameSize, maxKeySize,
 						cluster.replicaTimeout(), stream.heartbeat(), stream.idleClose(), stream.maxBackoff()),
 				meters);
@@ -124,46 +125,6 @@ public final class PeerClient implements AutoCloseable {
 	public void heardFrom(String peerId) {
 		this.breakers.close(peerId);
 		this.streams.peerIsUp(peerId);
-	}
-
-	/** What the replica streams tell this client and ask of it. */
-	private final class StreamLinks implements ReplicaStreams.Links {
-
-		@Override
-		public @Nullable String stamp() {
-			return PeerClient.this.ring.stamp();
-		}
-
-		@Override
-		public long epoch() {
-			return PeerClient.this.ring.epoch();
-		}
-
-		@Override
-		public void newerRing(Node peer, @Nullable String stamp, long epoch) {
-			PeerClient.this.ring.newer(peer, stamp, epoch);
-		}
-
-		@Override
-		public long wallMicros() {
-			return PeerClient.this.clocks.clock().wallMicros();
-		}
-
-		@Override
-		public void clockSample(Node peer, long sentMicros, long receivedMicros, long peerMicros) {
-			PeerClient.this.clocks.offsets().sample(peer.base(), sentMicros, receivedMicros, peerMicros);
-		}
-
-		@Override
-		public void reached(Node peer) {
-			heardFrom(peer.id());
-		}
-
-		@Override
-		public void outcome(Node peer, String outcome) {
-			PeerClient.this.lastOutcomes.put(peer.id(), outcome);
-		}
-
 	}
 
 	/** The clock of the calls' round trips, and where the peers' offsets are kept. */
