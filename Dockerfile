@@ -39,9 +39,16 @@ RUN java -XX:AOTCacheOutput=quorumkv.aot -Dquorumkv.aot-training=true -jar quoru
  && rm -rf /tmp/aot-training
 # The heap starts at its maximum (InitialRAMPercentage = MaxRAMPercentage): a heap G1 sized small
 # under a light start marks continuously once the node holds its share of the keys.
+# A container listens on every interface (a node alone listens on loopback), so clients must
+# authenticate: give API keys (QUORUMKV_SECURITY_APIKEYS_<NAME>_SHA256 and _ACCESS, or a file,
+# docs/security.md) and TLS (SPRING_SSL_BUNDLE_*, SERVER_SSL_BUNDLE); the node's startup line says
+# which of them it has. QUORUMKV_SECURITY_PUBLIC_API=open opens the API to anyone who reaches it.
 ENV QUORUMKV_STORAGE_PATH=/data \
+    SERVER_ADDRESS=0.0.0.0 \
     SERVER_PORT=8080 \
+    MANAGEMENT_SERVER_ADDRESS=0.0.0.0 \
     MANAGEMENT_SERVER_PORT=9080 \
+    QUORUMKV_SECURITY_PUBLIC_API=authenticated \
     JAVA_OPTS="-XX:InitialRAMPercentage=75 -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError"
 VOLUME /data
 EXPOSE 8080 9080

@@ -2,7 +2,7 @@
 # Runs a local QuorumKV cluster: N `java -jar service/target/quorumkv.jar` nodes on 127.0.0.1.
 #
 #   scripts/cluster.sh up [--nodes N] [--backend lsm|h2|derby] [--placement rendezvous|consistent-hash]
-#                         [--base-port P] [--dir D] [--fresh] [--tls CERTS] [--aot]
+#                         [--base-port P] [--dir D] [--fresh] [--tls CERTS | --insecure] [--aot]
 #   scripts/cluster.sh down|status [--dir D]
 #   scripts/cluster.sh kill NODE [--dir D]      # SIGKILL of one node (fault runs)
 #   scripts/cluster.sh restart NODE [--dir D]   # start it again with the cluster's settings
@@ -17,10 +17,19 @@
 # cluster into D/secret (mode 600) and handed to the nodes through the environment, never on the
 # command line and never printed; so is an admin API key, D/admin-key (mode 600), of which the
 # nodes get only the SHA-256 (docs/security.md). `up --fresh` deletes the nodes' earlier data
-# first. `up --tls CERTS` serves the API over TLS with mutual TLS between the nodes, from the PEM
-# files CERTS/ca.crt, CERTS/node.crt and CERTS/node.key (scripts/dev-certs.sh makes them): node
-# URLs are then https:// (Actuator's too: its port takes the server's TLS), and D/ca.crt is a copy
-# of the CA for scripts/qkv --cluster-dir D.
+# first.
+# Secure by default: the API is served over TLS, with mutual TLS between the nodes, and clients
+# authenticate with an API key. `up` makes a CA of its own for the cluster in D/ca (its key stays
+# there), a node certificate in D/certs for the cluster id in D/cluster-id (scripts/dev-certs.sh),
+# and a read-write API key in D/api-key (mode 600; the nodes get its SHA-256); D/ca.crt is the CA
+# for clients and for scripts/qkv --cluster-dir D:
+#   curl --cacert D/ca.crt -H "Authorization: Bearer $(cat D/api-key)" https://127.0.0.1:8081/v0/entity?id=k
+# `up --tls CERTS` takes the PEM files CERTS/ca.crt, CERTS/node.crt and CERTS/node.key instead
+# (the nodes' quorumkv.cluster.id must then be the one in the certificate: QKV_NODE_ARGS). Node
+# URLs are https:// (Actuator's too: its port takes the server's TLS). `up --insecure` serves plain
+# HTTP with the public API open to anyone on this host (the load and benchmark scripts use it:
+# they measure the store, not TLS; scripts/tls-cost.sh measures TLS). QKV_NODE_ARGS that set
+# quorumkv.security.public-api themselves keep their setting.
 # The nodes `up` starts seed the cluster (quorumkv.cluster.nodes); a node `add` starts is given
 # them as its seed list and serves nothing until `scripts/qkv join` adds it to the ring
 # (docs/membership.md).
@@ -131,6 +140,8 @@ JAVA_OPTS="${QKV_JAVA_OPTS:--Xmx1g -XX:+UseG1GC}"
 NODE_ARGS="${QKV_NODE_ARGS:-}"
 FRESH=0
 TLS_DIR=""
+INSECURE=0
+CLUSTER_ID=""
 AOT=0
 
 parse_options() {
@@ -143,6 +154,7 @@ parse_options() {
       --dir) DIR="${2:?--dir needs a value}"; shift 2 ;;
       --fresh) FRESH=1; shift ;;
       --tls) TLS_DIR="${2:?--tls needs a folder}"; shift 2 ;;
+      --insecure) INSECURE=1; shift ;;
       --aot) AOT=1; shift ;;
       -h | --help) usage 0 ;;
       *) die "unknown option: $1 (see --help)" ;;
@@ -156,6 +168,7 @@ parse_options() {
   case "$PLACEMENT" in rendezvous | consistent-hash) ;;
     *) die "--placement must be rendezvous or consistent-hash, not $PLACEMENT" ;;
   esac
+  [ -z "$TLS_DIR" ] || [ "$INSECURE" = 0 ] || die "--tls and --insecure exclude each other"
   mkdir -p "$DIR"
   DIR="$(cd "$DIR" && pwd)"
   if [ -n "$TLS_DIR" ]; then
@@ -176,16 +189,46 @@ save_settings() {
     printf 'JAVA_OPTS=%q\n' "$JAVA_OPTS"
     printf 'NODE_ARGS=%q\n' "$NODE_ARGS"
     printf 'TLS_DIR=%q\n' "$TLS_DIR"
+    printf 'INSECURE=%q\n' "$INSECURE"
+    printf 'CLUSTER_ID=%q\n' "$CLUSTER_ID"
     printf 'AOT=%q\n' "$AOT"
   } >"$DIR/cluster.env"
 }
 
 load_settings() {
   [ -f "$DIR/cluster.env" ] || die "no cluster in $DIR (run: scripts/cluster.sh up --dir $DIR)"
+  INSECURE=""
+  CLUSTER_ID=""
   # shellcheck source=/dev/null
   . "$DIR/cluster.env"
   SEEDS="${SEEDS:-$NODES}"
   AOT="${AOT:-0}"
+  # A cluster an earlier version of this script started: TLS as it had it, API keys off.
+  INSECURE="${INSECURE:-1}"
+}
+
+# The cluster's own CA, node certificate, cluster id and API key (see the header), made once
+# per D and kept across `up`s, so that clients and stored data stay valid.
+make_credentials() {
+  [ -s "$DIR/cluster-id" ] || (umask 077 && echo "local-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')" >"$DIR/cluster-id")
+  CLUSTER_ID="$(cat "$DIR/cluster-id")"
+  if [ ! -f "$DIR/ca/ca.crt" ]; then
+    "$ROOT/scripts/dev-certs.sh" ca "$DIR/ca" >/dev/null || die "could not make a CA in $DIR/ca"
+  fi
+  if [ ! -f "$DIR/certs/node.crt" ]; then
+    "$ROOT/scripts/dev-certs.sh" node "$DIR/ca" "$DIR/certs" node "$CLUSTER_ID" IP:127.0.0.1 DNS:localhost \
+      >/dev/null || die "could not make the node certificate in $DIR/certs"
+  fi
+  TLS_DIR="$DIR/certs"
+}
+
+# The Spring arguments of client authentication: the public API needs an API key (D/api-key, of
+# which the nodes get the SHA-256), unless the node arguments choose themselves.
+auth_args() {
+  [ "${INSECURE:-0}" = 0 ] || return 0
+  echo "--quorumkv.security.api-keys.cluster-app.sha256=$(sha256sum <"$DIR/api-key" | cut -c1-64)" \
+    "--quorumkv.security.api-keys.cluster-app.access=read-write"
+  [[ "$NODE_ARGS" == *quorumkv.security.public-api* ]] || echo "--quorumkv.security.public-api=authenticated"
 }
 
 port_of() { echo $((BASE_PORT + $1 - 1)); }
@@ -233,6 +276,7 @@ http_code() {
 tls_args() {
   [ -n "${TLS_DIR:-}" ] || return 0
   local b=--spring.ssl.bundle.pem.quorumkv
+  [ -z "${CLUSTER_ID:-}" ] || echo "--quorumkv.cluster.id=$CLUSTER_ID"
   echo "$b.keystore.certificate=file:$TLS_DIR/node.crt $b.keystore.private-key=file:$TLS_DIR/node.key" \
     "$b.truststore.certificate=file:$TLS_DIR/ca.crt $b.reload-on-update=true --server.ssl.bundle=quorumkv" \
     "--server.ssl.client-auth=want --quorumkv.cluster.tls.bundle=quorumkv --quorumkv.cluster.tls.mutual=true"
@@ -257,10 +301,11 @@ start_node() {
   if [ "$(http_code "$(url_of "$i")/v0/status")" != "000" ]; then
     die "port $port is already taken by another process"
   fi
-  local -a java_opts node_args tls_node_args
+  local -a java_opts node_args tls_node_args auth_node_args
   read -r -a java_opts <<<"$JAVA_OPTS"
   read -r -a node_args <<<"$NODE_ARGS"
-  read -r -a tls_node_args <<<"$(tls_args)"
+  read -r -a tls_node_args <<<"$(tls_args | tr '\n' ' ')"
+  read -r -a auth_node_args <<<"$(auth_args | tr '\n' ' ')"
   loops_given || java_opts+=("-Dreactor.netty.ioWorkerCount=$(event_loops)")
   local jar
   jar="$(node_jar)"
@@ -275,6 +320,7 @@ start_node() {
   QUORUMKV_CLUSTER_SECRET="$(cat "$DIR/secret")" nohup "$JAVA" "${java_opts[@]}" -jar "$jar" \
     --server.port="$port" \
     --management.server.port="$((port + 1000))" \
+    --management.server.address=127.0.0.1 \
     --management.endpoints.web.exposure.include=health,metrics,prometheus,quorumkv \
     --quorumkv.security.api-keys.cluster-admin.sha256="$(sha256sum <"$DIR/admin-key" | cut -c1-64)" \
     --quorumkv.security.api-keys.cluster-admin.access=admin \
@@ -283,7 +329,7 @@ start_node() {
     --quorumkv.cluster.nodes="$(node_urls)" \
     --quorumkv.cluster.self="$(url_of "$i")" \
     --quorumkv.cluster.placement="$PLACEMENT" \
-    "${tls_node_args[@]}" "${node_args[@]}" >>"$dir/node.log" 2>&1 </dev/null &
+    "${tls_node_args[@]}" "${auth_node_args[@]}" "${node_args[@]}" >>"$dir/node.log" 2>&1 </dev/null &
   echo $! >"$(pid_file "$i")"
 }
 
@@ -358,6 +404,13 @@ cmd_up() {
   if [ ! -s "$DIR/admin-key" ]; then
     (umask 077 && od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >"$DIR/admin-key")
   fi
+  CLUSTER_ID=""
+  if [ "$INSECURE" = 0 ]; then
+    [ -n "$TLS_DIR" ] || make_credentials
+    if [ ! -s "$DIR/api-key" ]; then
+      (umask 077 && od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >"$DIR/api-key")
+    fi
+  fi
   save_settings
   rm -f "$DIR/quorumkv.jar"
   node_jar >/dev/null
@@ -380,6 +433,11 @@ cmd_up() {
     die "cluster did not start; stopped it"
   fi
   echo "cluster ready: $(node_urls)"
+  if [ "$INSECURE" = 1 ]; then
+    echo "insecure (--insecure): plain HTTP, the public API open to anyone on this host"
+  else
+    echo "TLS, clients authenticate: curl --cacert $DIR/ca.crt -H \"Authorization: Bearer \$(cat $DIR/api-key)\" $(url_of 1)/v0/entity?id=k"
+  fi
 }
 
 cmd_down() {

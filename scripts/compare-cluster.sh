@@ -23,13 +23,13 @@ run() { # label url script replicas
     | grep -E 'Requests/sec|^ +(50|90|99)%|Non-2xx|Socket errors'
 }
 
-"$CLUSTER" up --nodes 1 --backend "$backend" --base-port 18280 --dir "$dir/single" >/dev/null
+"$CLUSTER" up --insecure --nodes 1 --backend "$backend" --base-port 18280 --dir "$dir/single" >/dev/null
 run "single node PUT (warm-up)" http://127.0.0.1:18280 put.lua "" >/dev/null
 run "single node PUT" http://127.0.0.1:18280 put.lua ""
 run "single node GET" http://127.0.0.1:18280 get.lua ""
 "$CLUSTER" down --dir "$dir/single" >/dev/null
 
-"$CLUSTER" up --nodes 3 --backend "$backend" --base-port 18281 --dir "$dir/three" >/dev/null
+"$CLUSTER" up --insecure --nodes 3 --backend "$backend" --base-port 18281 --dir "$dir/three" >/dev/null
 run "3 nodes PUT 2/3 (warm-up)" http://127.0.0.1:18281 put.lua 2/3 >/dev/null
 run "3 nodes PUT 2/3" http://127.0.0.1:18281 put.lua 2/3
 run "3 nodes GET 2/3" http://127.0.0.1:18281 get.lua 2/3

@@ -91,7 +91,7 @@ for variant in "$@"; do
   speed="$(host_speed)"
   echo "[$(date -u +%H:%M:%S)] $label: up ($nodes node(s), JVM '$opts', args '$args'${jar:+, $jar})" >&2
   # An empty QKV_JAR is cluster.sh's default build.
-  QKV_JAR="$jar" QKV_JAVA_OPTS="$opts" QKV_NODE_ARGS="$args" "$CLUSTER" up --nodes "$nodes" --backend "$backend" --base-port "$port" \
+  QKV_JAR="$jar" QKV_JAVA_OPTS="$opts" QKV_NODE_ARGS="$args" "$CLUSTER" up --insecure --nodes "$nodes" --backend "$backend" --base-port "$port" \
     --dir "$work/cluster" --fresh >/dev/null
   wrk -t1 -c"$conns" -d"$warmup" -s "$ROOT/scripts/wrk2/put.lua" "$url" >/dev/null
   wrk -t1 -c"$conns" -d"$duration" --latency -s "$ROOT/scripts/wrk2/put.lua" "$url" >"$out/$label-closed.txt"

@@ -44,7 +44,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/quorumkv-cpu-per-op.XXXXXX")"
 mkdir -p "$out"
 trap '"$CLUSTER" down --dir "$work" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 
-"$CLUSTER" up --nodes "$nodes" --backend lsm --base-port "$port" --dir "$work" --fresh >/dev/null
+"$CLUSTER" up --insecure --nodes "$nodes" --backend lsm --base-port "$port" --dir "$work" --fresh >/dev/null
 url="http://127.0.0.1:$port"
 QKV_REPLICAS="$replicas" wrk -t1 -c64 -d"$warmup" -s "$ROOT/scripts/wrk2/put.lua" "$url" >"$out/$label-warmup.txt" 2>&1
 before="$(cluster_cpu_ticks "$work")"

@@ -328,7 +328,7 @@ mkdir -p "$dir/out" "$dir/gc"
 # scripts/cluster.sh's default JVM options, and each node's collections logged.
 export QKV_JAVA_OPTS="${QKV_JAVA_OPTS:--Xmx1g -XX:+UseG1GC} -Xlog:gc:file=$dir/gc/gc-%p.log:time"
 QKV_NODE_ARGS="${stream_rate:+--quorumkv.cluster.membership.stream-rate=$stream_rate} ${stream_sources:+--quorumkv.cluster.membership.stream-sources=$stream_sources} ${cleanup_rate:+--quorumkv.cluster.membership.cleanup-rate=$cleanup_rate}" \
-  "$ROOT/scripts/cluster.sh" up --nodes 3 --dir "$dir" --base-port "$port" > /dev/null
+  "$ROOT/scripts/cluster.sh" up --insecure --nodes 3 --dir "$dir" --base-port "$port" > /dev/null
 log "cluster of 3 up; node 4 starting"
 "$ROOT/scripts/cluster.sh" add --dir "$dir" > /dev/null
 if [ -z "$first_under_load" ]; then

@@ -356,7 +356,7 @@ run_scenario() {
   if [ "$replicas" = - ]; then export QKV_REPLICAS=""; else export QKV_REPLICAS="$replicas"; fi
 
   log "[$id] $backend, $nodes node(s), $op at ${rate}/s for $duration, $conns connections, replicas $replicas"
-  cluster up --fresh --nodes "$nodes" --backend "$backend" --placement "$placement" --base-port "$base_port" |
+  cluster up --insecure --fresh --nodes "$nodes" --backend "$backend" --placement "$placement" --base-port "$base_port" |
     sed 's/^/    /'
   if [ "$prefill" = yes ]; then
     log "[$id] prefill: $keys keys"

@@ -56,7 +56,7 @@ leader_seen_by() {
 
 log "three nodes on ports $base_port.. ($dir)"
 QKV_NODE_ARGS="--quorumkv.cluster.replication-factor=3 --management.endpoints.web.exposure.include=health,quorumkv,prometheus" \
-  "$CLUSTER" up --nodes 3 --base-port "$base_port" --dir "$dir" --fresh >/dev/null
+  "$CLUSTER" up --insecure --nodes 3 --base-port "$base_port" --dir "$dir" --fresh >/dev/null
 hz="$(getconf CLK_TCK)"
 
 log "CPU at rest: $settle s of quiet, then $rest s measured"

@@ -132,7 +132,7 @@ for n in $counts; do
   log "$n nodes, RF 3"
   QKV_UP_TIMEOUT="${QKV_UP_TIMEOUT:-300}" \
     QKV_NODE_ARGS="--quorumkv.cluster.replication-factor=3 ${QKV_NODE_ARGS:-}" \
-    "$CLUSTER" up --nodes "$n" --base-port "$port" --dir "$dir" --fresh >/dev/null
+    "$CLUSTER" up --insecure --nodes "$n" --base-port "$port" --dir "$dir" --fresh >/dev/null
   targets="$(sed 's#^[a-z]*://##; s#/.*$##' "$dir/nodes" | paste -sd, -)"
   "$ROOT/scripts/prefill.sh" "http://127.0.0.1:$port" --keys "$keys" >"$out/n$n-prefill.txt" 2>&1 ||
     die "prefill of $n nodes failed: $out/n$n-prefill.txt"

@@ -166,7 +166,7 @@ wait_answers() {
 # single JAR DIR: a single node of the given build, up
 single() {
   log "single node (LSM) on port $base_port${1:+ ($1)}"
-  QKV_JAR="${1:-}" "$CLUSTER" up --nodes 1 --backend lsm --base-port "$base_port" --dir "$2" $(aot "${1:-}") >/dev/null
+  QKV_JAR="${1:-}" "$CLUSTER" up --insecure --nodes 1 --backend lsm --base-port "$base_port" --dir "$2" $(aot "${1:-}") >/dev/null
 }
 
 # aot JAR: --aot for this build's clusters when QKV_AOT=1 (other builds may have no training mode)
@@ -215,7 +215,7 @@ fi
 
 stop_webflux
 log "three nodes (LSM) on ports $base_port.."
-"$CLUSTER" up --nodes 3 --backend lsm --base-port "$base_port" --dir "$work/three" $(aot "") >/dev/null
+"$CLUSTER" up --insecure --nodes 3 --backend lsm --base-port "$base_port" --dir "$work/three" $(aot "") >/dev/null
 loops_three="$(event_loops "$work/three")"
 steady warm-three "$S" put.lua 2/3 "$three_warmup" $(pids "$work/three")
 closed three-put-2of3 "$S" put.lua 2/3 "$duration"
@@ -226,14 +226,14 @@ closed three-get-2of3 "$S" get.lua 2/3 "$duration"
 "$CLUSTER" down --dir "$work/three" >/dev/null
 if [ -n "$main_jar" ]; then
   log "three nodes of $main_jar"
-  QKV_JAR="$main_jar" "$CLUSTER" up --nodes 3 --backend lsm --base-port "$base_port" --dir "$work/main-three" >/dev/null
+  QKV_JAR="$main_jar" "$CLUSTER" up --insecure --nodes 3 --backend lsm --base-port "$base_port" --dir "$work/main-three" >/dev/null
   steady warm-main-three "$S" put.lua 2/3 "$three_warmup" $(pids "$work/main-three")
   closed main-three-put-2of3 "$S" put.lua 2/3 "$duration"
   "$CLUSTER" down --dir "$work/main-three" >/dev/null
 fi
 if [ -n "$old_jar" ]; then
   log "three nodes of $old_jar"
-  QKV_JAR="$old_jar" "$CLUSTER" up --nodes 3 --backend lsm --base-port "$base_port" --dir "$work/old-three" >/dev/null
+  QKV_JAR="$old_jar" "$CLUSTER" up --insecure --nodes 3 --backend lsm --base-port "$base_port" --dir "$work/old-three" >/dev/null
   steady warm-old-three "$S" put.lua 2/3 "$three_warmup" $(pids "$work/old-three")
   closed old-three-put-2of3 "$S" put.lua 2/3 "$duration"
   "$CLUSTER" down --dir "$work/old-three" >/dev/null

@@ -46,7 +46,7 @@ mkdir -p "$out"
 ensure_profiler
 
 log "one node (LSM) on port $port"
-"$CLUSTER" up --nodes 1 --backend lsm --base-port "$port" --dir "$work/node" >/dev/null
+"$CLUSTER" up --insecure --nodes 1 --backend lsm --base-port "$port" --dir "$work/node" >/dev/null
 node_pid="$(cat "$work/node/node1/node.pid")"
 log "the WebFlux baseline on port $webflux_port"
 "$JAVA" -Xmx1g -XX:+UseG1GC -cp "$ROOT/jmh/target/benchmarks.jar" io.quorumkv.bench.baseline.WebFluxBaselineServer \

@@ -42,7 +42,7 @@ common="--management.endpoints.web.exposure.include=health,metrics,prometheus,qu
 
 log() { echo "[$(date -u +%H:%M:%S)] $*"; }
 up() {
-  QKV_NODE_ARGS="$common $1" "$ROOT/scripts/cluster.sh" up --nodes 3 --dir "$dir" --base-port "$port" ${2:-} > /dev/null
+  QKV_NODE_ARGS="$common $1" "$ROOT/scripts/cluster.sh" up --insecure --nodes 3 --dir "$dir" --base-port "$port" ${2:-} > /dev/null
 }
 down() { "$ROOT/scripts/cluster.sh" down --dir "$dir" > /dev/null; }
 repair() {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# CI smoke test of scripts/cluster.sh: a three-node LSM cluster on free loopback ports, a few
-# requests through different nodes, then down and cleanup. Exits non-zero on any failure.
+# CI smoke test of scripts/cluster.sh: a three-node LSM cluster on free loopback ports, started
+# as cluster.sh starts one by default (TLS, mutual TLS between the nodes, clients with an API
+# key), a few requests through different nodes, then down and cleanup. Exits non-zero on any
+# failure.
 #
 #   scripts/smoke.sh            (after ./mvnw package or verify: needs service/target/quorumkv.jar)
 #
@@ -35,22 +37,23 @@ fail() {
   exit 1
 }
 
-node() { echo "http://127.0.0.1:$((base_port + $1 - 1))"; }
+node() { echo "https://127.0.0.1:$((base_port + $1 - 1))"; }
 
-# expect STATUS METHOD URL [BODY]: runs one request and checks its status; the answer body
-# is left in $dir/body.
+# expect STATUS METHOD URL [BODY]: runs one request with the cluster's API key and checks its
+# status; the answer body is left in $dir/body. QKV_SMOKE_KEY= (empty) sends no key.
 expect() {
   local want="$1" method="$2" url="$3" got
-  local -a data=()
+  local -a data=() auth=()
   [ $# -lt 4 ] || data=(--data-binary "$4")
-  got="$(curl -sS -o "$dir/body" -w '%{http_code}' -m 10 -X "$method" "${data[@]}" "$url")" ||
+  [ -z "${QKV_SMOKE_KEY-$(cat "$dir/api-key")}" ] || auth=(-H "Authorization: Bearer $(cat "$dir/api-key")")
+  got="$(curl -sS --cacert "$dir/ca.crt" -o "$dir/body" -w '%{http_code}' -m 10 -X "$method" "${auth[@]}" "${data[@]}" "$url")" ||
     fail "$method $url: curl failed"
   [ "$got" = "$want" ] || fail "$method $url answered $got, expected $want: $(head -c 200 "$dir/body")"
   echo "smoke: $method $url -> $got"
 }
 
 for ((i = 1; i <= 3; i++)); do
-  if curl -s -o /dev/null -m 1 "$(node "$i")/"; then
+  if curl -s -k -o /dev/null -m 1 "$(node "$i")/"; then
     fail "port $((base_port + i - 1)) is in use: set QKV_SMOKE_BASE_PORT to a free range"
   fi
 done
@@ -78,10 +81,11 @@ expect 202 DELETE "$(node 3)/v0/entity?id=smoke-key&replicas=2/3"
 expect 404 GET "$(node 1)/v0/entity?id=smoke-key&replicas=2/3"
 expect 404 GET "$(node 2)/v0/entity?id=never-written"
 expect 400 GET "$(node 3)/v0/entity?id=x&replicas=4/3"
+QKV_SMOKE_KEY= expect 401 PUT "$(node 1)/v0/entity?id=smoke-key" "$value"
 
 "$CLUSTER" down --dir "$dir"
 for ((i = 1; i <= 3; i++)); do
-  if curl -s -o /dev/null -m 1 "$(node "$i")/v0/status"; then
+  if curl -s -k -o /dev/null -m 1 "$(node "$i")/v0/status"; then
     fail "node $i still answers after down"
   fi
 done

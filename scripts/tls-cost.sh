@@ -48,10 +48,11 @@ log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 # measure LABEL NODES MODE(plain|tls) REPLICAS WARMUP [JAR]: a fresh cluster, a warm-up, a run
 measure() {
   local label="$1" nodes="$2" mode="$3" replicas="$4" warm="$5" jar="${6:-}" dir="$work/c-$1" scheme=http
-  local -a tls=()
-  if [ "$mode" = tls ]; then tls=(--tls "$work/certs"); scheme=https; fi
+  # TLS alone: the public API stays open in both modes (cluster.sh would turn API keys on with TLS).
+  local -a tls=(--insecure) args=()
+  if [ "$mode" = tls ]; then tls=(--tls "$work/certs"); args=(--quorumkv.security.public-api=open); scheme=https; fi
   log "$label: $nodes node(s), $mode${jar:+, $jar}"
-  QKV_UP_TIMEOUT="${QKV_UP_TIMEOUT:-300}" QKV_JAR="$jar" "$CLUSTER" up --nodes "$nodes" --base-port "$port" \
+  QKV_UP_TIMEOUT="${QKV_UP_TIMEOUT:-300}" QKV_JAR="$jar" QKV_NODE_ARGS="${args[*]}" "$CLUSTER" up --nodes "$nodes" --base-port "$port" \
     --dir "$dir" --fresh "${tls[@]}" >/dev/null
   QKV_REPLICAS="$replicas" wrk -t1 -c"$conns" -d"$warm" -s "$ROOT/scripts/wrk2/put.lua" "$scheme://127.0.0.1:$port" >/dev/null 2>&1
   local before after

@@ -67,7 +67,7 @@ CURRENT=""
 
 start_target() {
   case "$1" in
-    qkv-*) "$ROOT/scripts/cluster.sh" up --nodes 3 --backend "${1#qkv-}" --fresh --dir "$ROOT/run/ycsb/cluster" ;;
+    qkv-*) "$ROOT/scripts/cluster.sh" up --insecure --nodes 3 --backend "${1#qkv-}" --fresh --dir "$ROOT/run/ycsb/cluster" ;;
     cassandra) "$ROOT/scripts/anchors/cassandra.sh" up --fresh ;;
     etcd) "$ROOT/scripts/anchors/etcd.sh" up --fresh ;;
   esac

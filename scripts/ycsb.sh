@@ -84,7 +84,7 @@ reachable() {
 
 start_target() {
   case "$TARGET" in
-    quorumkv) "$ROOT/scripts/cluster.sh" up --nodes 3 --backend "$BACKEND" --fresh --dir "$CLUSTER_DIR" ;;
+    quorumkv) "$ROOT/scripts/cluster.sh" up --insecure --nodes 3 --backend "$BACKEND" --fresh --dir "$CLUSTER_DIR" ;;
     cassandra) "$ROOT/scripts/anchors/cassandra.sh" up --fresh ;;
     etcd) "$ROOT/scripts/anchors/etcd.sh" up --fresh ;;
   esac

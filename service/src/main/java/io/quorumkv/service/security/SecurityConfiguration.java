@@ -6,6 +6,8 @@ import io.quorumkv.service.security.SecurityProperties.PublicApi;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.boot.security.autoconfigure.actuate.web.reactive.EndpointRequest;
+import org.springframework.boot.web.server.Ssl;
+import org.springframework.boot.web.server.autoconfigure.ServerProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
@@ -43,6 +45,12 @@ class SecurityConfiguration {
 		WebFilterChainProxy proxy = new WebFilterChainProxy(chain(security, publicApiProtected));
 		proxy.setExchangeRejectedHandler(TextReplies.rejectedRequest());
 		return new SecurityGate(proxy, managementBasePath, publicApiProtected);
+	}
+
+	/** The startup line that says who may use the API (docs/security.md). */
+	@Bean
+	Exposure exposure(SecurityProperties security, ServerProperties server) {
+		return new Exposure(server.getAddress(), Ssl.isEnabled(server.getSsl()), security.publicApi());
 	}
 
 	/** Failed TLS handshakes, counted and logged (at a rate limit). */

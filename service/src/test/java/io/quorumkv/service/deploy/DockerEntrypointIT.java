@@ -34,6 +34,11 @@ import tools.jackson.databind.json.JsonMapper;
  */
 class DockerEntrypointIT {
 
+	private static final String API_KEY = "docker-entrypoint-it-key";
+
+	/** SHA-256 of {@link #API_KEY}, in hexadecimal, as a node is given a key. */
+	private static final String API_KEY_SHA256 = "4c4120beb585c272746f32062a0d0a6fbf99579150590e9918077835ee54df86";
+
 	static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
 	private static final HttpClient HTTP = HttpClient.newBuilder()
@@ -100,17 +105,32 @@ class DockerEntrypointIT {
 		env.put("SERVER_PORT", Integer.toString(ports[0]));
 		env.put("MANAGEMENT_SERVER_PORT", Integer.toString(ports[1]));
 		env.put("JAVA_OPTS", javaOpts + " -Dreactor.netty.ioWorkerCount=1 -Xlog:class+load=info");
+		// The image's own settings of who may connect: every interface, clients
+		// authenticated; an API key given as a user of the image gives it.
+		for (String name : List.of("SERVER_ADDRESS", "MANAGEMENT_SERVER_ADDRESS", "QUORUMKV_SECURITY_PUBLIC_API")) {
+			env.put(name, single(dockerfile, "(?m)^\\s+(?:ENV )?" + name + "=(\\S+)"));
+		}
+		env.put("QUORUMKV_SECURITY_APIKEYS_APP_SHA256", API_KEY_SHA256);
+		env.put("QUORUMKV_SECURITY_APIKEYS_APP_ACCESS", "read-write");
 		Process process = node.start();
 		try {
 			awaitStatus(process, "http://127.0.0.1:" + ports[0] + "/v0/status");
 			String api = "http://127.0.0.1:" + ports[0];
 			assertThat(send(HttpRequest.newBuilder(URI.create(api + "/v0/entity?id=image"))
+				.PUT(HttpRequest.BodyPublishers.ofString("layered"))).statusCode()).isEqualTo(401);
+			assertThat(send(HttpRequest.newBuilder(URI.create(api + "/v0/entity?id=image"))
+				.header("Authorization", "Bearer " + API_KEY)
 				.PUT(HttpRequest.BodyPublishers.ofString("layered"))).statusCode()).isEqualTo(201);
-			HttpResponse<String> read = send(HttpRequest.newBuilder(URI.create(api + "/v0/entity?id=image")));
+			HttpResponse<String> read = send(HttpRequest.newBuilder(URI.create(api + "/v0/entity?id=image"))
+				.header("Authorization", "Bearer " + API_KEY));
 			assertThat(read.body()).isEqualTo("layered");
+			assertThat(Files.readString(this.work.resolve("node.log")))
+				.contains("Public API on 0.0.0.0 port " + ports[0] + " over plain HTTP: clients authenticate, but their"
+						+ " API keys cross the network in plain text");
 			// The management server starts a moment after the API's: wait for it too.
 			awaitStatus(process, "http://127.0.0.1:" + ports[1] + "/actuator/health/readiness");
-			assertThat(send(HttpRequest.newBuilder(URI.create(api + "/actuator/health"))).statusCode()).isEqualTo(404);
+			assertThat(send(HttpRequest.newBuilder(URI.create(api + "/actuator/health"))
+				.header("Authorization", "Bearer " + API_KEY)).statusCode()).isEqualTo(404);
 			assertThat(this.work.resolve("data").resolve("data")).isDirectory();
 			// The JVM took the application's classes from the AOT cache.
 			assertThat(Files.readString(this.work.resolve("node.log")))

@@ -82,7 +82,8 @@ class KubernetesManifestsTest {
 	@Test
 	void theManifestsAreTheOnesDescribed() {
 		assertThat(byKindAndName).containsKeys("Namespace/quorumkv", "Service/quorumkv", "Service/quorumkv-api",
-				"ConfigMap/quorumkv-config", "PodDisruptionBudget/quorumkv", "StatefulSet/quorumkv");
+				"ConfigMap/quorumkv-config", "PodDisruptionBudget/quorumkv", "StatefulSet/quorumkv",
+				"NetworkPolicy/quorumkv");
 		byKindAndName.forEach((key, manifest) -> {
 			if (!key.startsWith("Namespace/")) {
 				assertThat(map(manifest, "metadata").get("namespace")).as(key).isEqualTo("quorumkv");
@@ -197,6 +198,58 @@ class KubernetesManifestsTest {
 		assertThat(map(pod, "securityContext")).containsEntry("runAsNonRoot", true).containsEntry("runAsUser", 10001);
 		List<Map<String, Object>> claims = list(map(manifest("StatefulSet/quorumkv"), "spec"), "volumeClaimTemplates");
 		assertThat(claims).extracting((claim) -> map(claim, "metadata").get("name")).containsExactly("data");
+	}
+
+	/**
+	 * Secure where it runs for real: the "restricted" Pod Security Standard, no
+	 * service-account token, never two replicas on one host, and a NetworkPolicy that
+	 * lets in the other nodes, labelled clients (API port) and labelled monitoring
+	 * (management port) only.
+	 */
+	@Test
+	void podsAreRestrictedAndOnlyNodesClientsAndMonitoringReachThem() {
+		Map<String, Object> pod = map(map(map(manifest("StatefulSet/quorumkv"), "spec"), "template"), "spec");
+		assertThat(pod).containsEntry("automountServiceAccountToken", false)
+			.doesNotContainKeys("hostNetwork", "hostPID", "hostIPC");
+		assertThat(map(pod, "securityContext")).containsEntry("runAsNonRoot", true);
+		assertThat(map(map(pod, "securityContext"), "seccompProfile")).containsEntry("type", "RuntimeDefault");
+		for (Map<String, Object> container : list(pod, "containers")) {
+			Map<String, Object> context = map(container, "securityContext");
+			assertThat(context).containsEntry("allowPrivilegeEscalation", false);
+			assertThat(stringList(map(context, "capabilities"), "drop")).contains("ALL");
+			assertThat(map(context, "capabilities")).doesNotContainKey("add");
+		}
+		assertThat(list(pod, "volumes")).allSatisfy((volume) -> assertThat(volume).doesNotContainKey("hostPath"));
+		Map<String, Object> required = list(map(map(pod, "affinity"), "podAntiAffinity"),
+				"requiredDuringSchedulingIgnoredDuringExecution")
+			.get(0);
+		assertThat(required).containsEntry("topologyKey", "kubernetes.io/hostname");
+		assertThat(map(map(required, "labelSelector"), "matchLabels")).isEqualTo(podLabels());
+
+		Map<String, Object> policy = map(manifest("NetworkPolicy/quorumkv"), "spec");
+		assertThat(map(map(policy, "podSelector"), "matchLabels")).isEqualTo(podLabels());
+		assertThat(stringList(policy, "policyTypes")).containsExactlyInAnyOrder("Ingress", "Egress");
+		Map<String, Object> settings = new HashMap<>(settings());
+		int api = Integer.parseInt((String) settings.get("server.port"));
+		int management = Integer.parseInt((String) settings.get("management.server.port"));
+		Map<String, Set<Integer>> portsBySource = new HashMap<>();
+		for (Map<String, Object> rule : list(policy, "ingress")) {
+			// Every rule names its sources and its ports: none lets anyone in anywhere.
+			List<Map<String, Object>> from = list(rule, "from");
+			assertThat(from).isNotEmpty();
+			Set<Integer> ports = new HashSet<>();
+			for (Map<String, Object> port : list(rule, "ports")) {
+				ports.add((Integer) port.get("port"));
+			}
+			for (Map<String, Object> source : from) {
+				assertThat(source).doesNotContainKey("ipBlock");
+				Object labels = map(map(source, "podSelector"), "matchLabels");
+				portsBySource.computeIfAbsent(labels.toString(), (key) -> new HashSet<>()).addAll(ports);
+			}
+		}
+		assertThat(portsBySource).containsOnly(Map.entry(podLabels().toString(), Set.of(api, management)),
+				Map.entry(Map.of("quorumkv.io/client", "true").toString(), Set.of(api)),
+				Map.entry(Map.of("quorumkv.io/monitoring", "true").toString(), Set.of(management)));
 	}
 
 	/** The node's settings in the ConfigMap, flattened to property names. */

@@ -18,7 +18,8 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
  * Nodes started with {@code logging.structured.format.console=ecs} log JSON, with the
  * start-up report, and never the cluster secret, whatever happens: replica calls, wrong
  * and missing secrets, a peer going down, hints, shutdown. With the default exposure the
- * admin endpoint is not reachable.
+ * admin endpoint is not reachable. A node listens on loopback by default and says at
+ * start who may use its API.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class StructuredLoggingTest {
@@ -71,7 +72,10 @@ class StructuredLoggingTest {
 			.contains("\"ecs\":{\"version\"")
 			.containsPattern(
 					"QuorumKV node http://127.0.0.1:\\d+ ready: ring qkv-[0-9a-f]{16} epoch 1 \\(RF 2, 2 nodes\\), "
-							+ "placement rendezvous, backend lsm, data /[^\"]*, event loops \\d+\"");
+							+ "placement rendezvous, backend lsm, data /[^\"]*, event loops \\d+\"")
+			// Loopback by default, and the line that says who may use the API.
+			.containsPattern("Public API open on 127\\.0\\.0\\.1 port \\d+ \\(this host only\\) "
+					+ "over plain HTTP: anyone on this host may read, write and delete every key");
 		assertThat(output.getAll()).doesNotContain(SECRET);
 	}
 
