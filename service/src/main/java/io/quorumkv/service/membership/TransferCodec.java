@@ -4,8 +4,10 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.quorumkv.service.peer.FrameDecoder;
 import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.storage.Entry;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The frames of a transfer stream ({@code GET /internal/v0/transfer}): an entry is the
@@ -86,78 +88,44 @@ final class TransferCodec {
 
 	}
 
-	/** Cuts a stream into frames, whatever the boundaries of the network buffers. */
-	static final class Decoder {
+	/** A decoder of a transfer stream into frames. */
+	static FrameDecoder<Frame> decoder(int maxFrameSize) {
+		return new FrameDecoder<>((input) -> next(input, maxFrameSize));
+	}
 
-		private final int maxFrameSize;
-
-		private ByteBuffer pending = ByteBuffer.allocate(0);
-
-		Decoder(int maxFrameSize) {
-			this.maxFrameSize = maxFrameSize;
+	/** The next frame of {@code input}, or null when it ends inside one. */
+	static @Nullable Frame next(ByteBuffer input, int maxFrameSize) {
+		if (input.remaining() < 4) {
+			return null;
 		}
-
-		List<Frame> decode(byte[] chunk) {
-			ByteBuffer input;
-			if (!this.pending.hasRemaining()) {
-				input = ByteBuffer.wrap(chunk);
-			}
-			else {
-				input = ByteBuffer.allocate(this.pending.remaining() + chunk.length);
-				input.put(this.pending).put(chunk).flip();
-			}
-			List<Frame> frames = new ArrayList<>();
-			while (true) {
-				input.mark();
-				Frame frame = next(input);
-				if (frame == null) {
-					input.reset();
-					break;
-				}
-				frames.add(frame);
-			}
-			this.pending = input.slice();
-			return frames;
+		int start = input.position();
+		int keyLength = input.getInt(start);
+		check(keyLength > 0 && keyLength <= maxFrameSize, "key length " + keyLength);
+		if (input.remaining() < 4 + keyLength + 12) {
+			return null;
 		}
-
-		boolean isComplete() {
-			return !this.pending.hasRemaining();
+		int valueLength = input.getInt(start + 4 + keyLength + 8);
+		if (valueLength == ESTIMATE || valueLength == PROGRESS) {
+			input.position(start + 4);
+			byte[] key = new byte[keyLength];
+			input.get(key);
+			long bytes = input.getLong();
+			input.getInt();
+			return (valueLength == ESTIMATE) ? new Frame.Estimate(bytes) : new Frame.Progress(key, bytes);
 		}
-
-		private Frame next(ByteBuffer input) {
-			if (input.remaining() < 4) {
-				return null;
-			}
-			int start = input.position();
-			int keyLength = input.getInt(start);
-			check(keyLength > 0 && keyLength <= this.maxFrameSize, "key length " + keyLength);
-			if (input.remaining() < 4 + keyLength + 12) {
-				return null;
-			}
-			int valueLength = input.getInt(start + 4 + keyLength + 8);
-			if (valueLength == ESTIMATE || valueLength == PROGRESS) {
-				input.position(start + 4);
-				byte[] key = new byte[keyLength];
-				input.get(key);
-				long bytes = input.getLong();
-				input.getInt();
-				return (valueLength == ESTIMATE) ? new Frame.Estimate(bytes) : new Frame.Progress(key, bytes);
-			}
-			try {
-				Entry entry = InternalApi.decode(input, this.maxFrameSize);
-				return (entry != null) ? new Frame.Data(entry) : null;
-			}
-			catch (IllegalArgumentException ex) {
-				throw new IllegalStateException("malformed transfer frame: " + ex.getMessage());
-			}
+		try {
+			Entry entry = InternalApi.decode(input, maxFrameSize);
+			return (entry != null) ? new Frame.Data(entry) : null;
 		}
-
-		private static void check(boolean condition, String what) {
-			if (!condition) {
-				throw new IllegalStateException("malformed transfer frame: " + what);
-			}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException("malformed transfer frame: " + ex.getMessage());
 		}
+	}
 
+	private static void check(boolean condition, String what) {
+		if (!condition) {
+			throw new IllegalStateException("malformed transfer frame: " + what);
+		}
 	}
 
 }

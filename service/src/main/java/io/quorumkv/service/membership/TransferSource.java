@@ -5,10 +5,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.quorumkv.service.peer.EntryFrame;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.cluster.RingLayout;
+import io.quorumkv.service.peer.EntryFrame;
+import io.quorumkv.service.peer.Pacer;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
 import org.jspecify.annotations.Nullable;

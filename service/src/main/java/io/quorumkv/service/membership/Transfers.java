@@ -16,7 +16,9 @@ import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.cluster.RingLayout;
 import io.quorumkv.service.membership.TransferCodec.Frame;
 import io.quorumkv.service.membership.TransferProgress.Source;
+import io.quorumkv.service.peer.FrameDecoder;
 import io.quorumkv.service.peer.InternalApi;
+import io.quorumkv.service.peer.Pacer;
 import io.quorumkv.service.peer.PeerClient;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
@@ -253,7 +255,7 @@ public final class Transfers implements AutoCloseable {
 		TransferProgress current = this.progress;
 		Source from = (current != null) ? current.sources().getOrDefault(id, Source.FRESH) : Source.FRESH;
 		byte[] start = (from.cursor() != null) ? successor(from.cursor()) : new byte[0];
-		TransferCodec.Decoder decoder = new TransferCodec.Decoder(this.maxFrameSize);
+		FrameDecoder<TransferCodec.Frame> decoder = TransferCodec.decoder(this.maxFrameSize);
 		// The source sends no faster than this node takes: otherwise it scans and sends
 		// as fast as it can until the sockets' buffers (megabytes) are full, a burst of
 		// CPU the requests it serves wait behind.

@@ -9,53 +9,75 @@ import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Cuts a replica scan stream ({@link EntryFrame frames}) into entries, whatever the
- * boundaries of the network buffers. One decoder per stream; holds at most one incomplete
- * frame.
+ * Cuts a stream of frames into values, whatever the boundaries of the network buffers:
+ * the one decoder of every framed stream between nodes (replica scans, repair's digests,
+ * transfers), each with its own {@link Reader}. One decoder per stream; it holds at most
+ * one incomplete frame.
+ *
+ * @param <T> what a frame holds
  */
-public final class FrameDecoder {
+public final class FrameDecoder<T> {
 
-	private final int maxFrameSize;
+	/**
+	 * Reads one frame.
+	 *
+	 * @param <T> what a frame holds
+	 */
+	@FunctionalInterface
+	public interface Reader<T> {
+
+		/**
+		 * The next complete frame of {@code input}, or null when it ends inside one (the
+		 * decoder then puts its position back); it checks every length before use and
+		 * throws on a malformed frame.
+		 */
+		@Nullable T next(ByteBuffer input);
+
+	}
+
+	private final Reader<T> reader;
 
 	private ByteBuffer pending = ByteBuffer.allocate(0);
 
-	public FrameDecoder(int maxFrameSize) {
-		this.maxFrameSize = maxFrameSize;
+	public FrameDecoder(Reader<T> reader) {
+		this.reader = reader;
 	}
 
-	/** Entries completed by {@code chunk}; the rest is kept for the next call. */
-	public List<Entry> decode(byte[] chunk) {
+	/** A decoder of a replica scan stream ({@link EntryFrame frames}) into entries. */
+	public static FrameDecoder<Entry> entries(int maxFrameSize) {
+		return new FrameDecoder<>((input) -> {
+			try {
+				return EntryFrame.read(input, maxFrameSize, maxFrameSize);
+			}
+			catch (BufferUnderflowException ex) {
+				return null;
+			}
+			catch (EntryFrame.MalformedFrameException ex) {
+				throw new PeerException("malformed replica scan frame: " + ex.getMessage());
+			}
+		});
+	}
+
+	/** The values completed by {@code chunk}; the rest is kept for the next call. */
+	public List<T> decode(byte[] chunk) {
 		ByteBuffer input = concat(this.pending, chunk);
-		List<Entry> entries = new ArrayList<>();
+		List<T> values = new ArrayList<>();
 		while (true) {
 			input.mark();
-			Entry entry = next(input);
-			if (entry == null) {
+			T value = this.reader.next(input);
+			if (value == null) {
 				input.reset();
 				break;
 			}
-			entries.add(entry);
+			values.add(value);
 		}
 		this.pending = input.slice();
-		return entries;
+		return values;
 	}
 
 	/** Whether the stream ended between frames. */
 	public boolean isComplete() {
 		return !this.pending.hasRemaining();
-	}
-
-	/** The next complete frame of {@code input}, or null when it ends inside one. */
-	private @Nullable Entry next(ByteBuffer input) {
-		try {
-			return EntryFrame.read(input, this.maxFrameSize, this.maxFrameSize);
-		}
-		catch (BufferUnderflowException ex) {
-			return null;
-		}
-		catch (EntryFrame.MalformedFrameException ex) {
-			throw new PeerException("malformed replica scan frame: " + ex.getMessage());
-		}
 	}
 
 	private static ByteBuffer concat(ByteBuffer pending, byte[] chunk) {

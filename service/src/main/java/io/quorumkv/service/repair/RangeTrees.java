@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 import com.dynatrace.hash4j.hashing.HashValue128;
+import io.quorumkv.service.peer.Pacer;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
 import reactor.core.publisher.Mono;

@@ -6,7 +6,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
+import io.quorumkv.service.peer.FrameDecoder;
 import io.quorumkv.service.repair.MerkleTree.NodeHash;
+import io.quorumkv.storage.Entry;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The bodies of the repair routes ({@code /internal/v0/repair/...}), big-endian:
@@ -186,6 +189,49 @@ final class RepairCodec {
 			out.putLong(digest.expiresAt());
 		}
 		return out.array();
+	}
+
+	/**
+	 * The next digest frame of a stream ({@link #digest(EntryDigest)}), or null when
+	 * {@code in} ends inside it; a key is never longer than {@code maxKeySize}. A
+	 * {@link FrameDecoder} reader.
+	 */
+	static @Nullable EntryDigest readDigest(ByteBuffer in, int maxKeySize) {
+		if (in.remaining() < 4) {
+			return null;
+		}
+		int keyLength = in.getInt();
+		if (keyLength < 1 || keyLength > maxKeySize) {
+			throw new MalformedRepairException("digest key of " + keyLength + " bytes");
+		}
+		if (in.remaining() < keyLength + DIGEST_FIXED - 4) {
+			return null;
+		}
+		byte[] key = new byte[keyLength];
+		in.get(key);
+		long timestamp = in.getLong();
+		byte kind = in.get();
+		if (kind != VALUE && kind != TOMBSTONE && kind != EXPIRING) {
+			throw new MalformedRepairException("digest kind " + kind);
+		}
+		long valueHigh = in.getLong();
+		long valueLow = in.getLong();
+		long expiresAt = Entry.NO_EXPIRY;
+		if (kind == EXPIRING) {
+			if (in.remaining() < Long.BYTES) {
+				return null;
+			}
+			expiresAt = in.getLong();
+			if (expiresAt == Entry.NO_EXPIRY) {
+				throw new MalformedRepairException("expiring digest without an expiry");
+			}
+		}
+		return new EntryDigest(key, timestamp, kind == TOMBSTONE, valueHigh, valueLow, expiresAt);
+	}
+
+	/** A decoder of a stream of digest frames. */
+	static FrameDecoder<EntryDigest> digests(int maxKeySize) {
+		return new FrameDecoder<>((in) -> readDigest(in, maxKeySize));
 	}
 
 	private static ByteBuffer putSession(ByteBuffer out, SessionId session) {

@@ -1,13 +1,15 @@
 package io.quorumkv.service.repair;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClockGuard;
-import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.ClusterState;
+import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.peer.Pacer;
 import io.quorumkv.service.peer.PeerClient;
 import io.quorumkv.storage.Storage;
 import reactor.core.scheduler.Scheduler;
@@ -47,7 +49,7 @@ class RepairConfiguration {
 
 	@Bean
 	Pacer repairPacer(RepairProperties repair, RepairThreads threads) {
-		return new Pacer(repair.maxEntriesPerSecond(), threads.scheduler());
+		return new Pacer(repair.maxEntriesPerSecond(), Duration.ZERO, threads.scheduler());
 	}
 
 	@Bean

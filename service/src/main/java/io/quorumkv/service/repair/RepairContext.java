@@ -2,6 +2,7 @@ package io.quorumkv.service.repair;
 
 import io.quorumkv.service.cluster.ClockGuard;
 import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.peer.Pacer;
 import io.quorumkv.storage.Storage;
 import reactor.core.scheduler.Scheduler;
 

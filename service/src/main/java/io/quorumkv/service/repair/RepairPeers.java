@@ -9,6 +9,7 @@ import io.quorumkv.service.repair.RepairCodec.NodesRequest;
 import io.quorumkv.service.repair.RepairCodec.SessionId;
 import io.quorumkv.service.repair.RepairCodec.TreesRequest;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.quorumkv.service.peer.FrameDecoder;
 import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.peer.PeerAnswers;
 import io.quorumkv.service.peer.PeerClient;
@@ -51,7 +52,7 @@ final class RepairPeers {
 
 	Flux<EntryDigest> digests(Node peer, NodesRequest request) {
 		return Flux.defer(() -> {
-			DigestDecoder decoder = new DigestDecoder(this.settings.maxKeySize());
+			FrameDecoder<EntryDigest> decoder = RepairCodec.digests(this.settings.maxKeySize());
 			return callMany(peer, InternalApi.REPAIR_DIGESTS_PATH, RepairCodec.nodes(request),
 					this.settings.callTimeout())
 				.concatMapIterable(decoder::decode)

@@ -9,6 +9,7 @@ import java.util.function.Predicate;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quorumkv.service.peer.Pacer;
 import io.quorumkv.service.repair.MerkleTree.NodeHash;
 import io.quorumkv.service.repair.RepairCodec.NodeRef;
 import io.quorumkv.service.repair.RepairCodec.NodesRequest;

@@ -37,7 +37,7 @@ final class ReplicaScans {
 				+ ((toExclusive != null) ? "&end=" + InternalApi.encodeKey(toExclusive) : "") + "&limit=" + limit;
 		int maxFrameSize = peers.maxFrameSize();
 		return Flux.defer(() -> {
-			FrameDecoder decoder = new FrameDecoder(maxFrameSize);
+			FrameDecoder<Entry> decoder = FrameDecoder.entries(maxFrameSize);
 			return readToEndOnCancel(peers.stream(peer, InternalApi.ENTRIES_PATH + query, peers.replicaTimeout()),
 					maxFrameSize)
 				.concatMapIterable(decoder::decode)

@@ -10,8 +10,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import io.quorumkv.service.peer.EntryFrame;
 import io.quorumkv.service.membership.TransferCodec.Frame;
+import io.quorumkv.service.peer.EntryFrame;
+import io.quorumkv.service.peer.FrameDecoder;
 import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.storage.Entry;
 import org.junit.jupiter.api.Test;
@@ -51,7 +52,7 @@ class TransferCodecTest {
 
 	@Test
 	void everyKindOfEntryKeepsItsExpiryAmongProgressAndEstimateFrames() {
-		TransferCodec.Decoder decoder = new TransferCodec.Decoder(MAX_FRAME);
+		FrameDecoder<TransferCodec.Frame> decoder = TransferCodec.decoder(MAX_FRAME);
 		List<Frame> frames = decoder.decode(stream());
 		assertThat(decoder.isComplete()).isTrue();
 		assertThat(frames).hasSize(this.entries.size() + 2);
@@ -68,7 +69,7 @@ class TransferCodecTest {
 	void framesCutAtEveryOffsetDecodeTheSame() {
 		byte[] stream = stream();
 		for (int cut = 0; cut <= stream.length; cut++) {
-			TransferCodec.Decoder decoder = new TransferCodec.Decoder(MAX_FRAME);
+			FrameDecoder<TransferCodec.Frame> decoder = TransferCodec.decoder(MAX_FRAME);
 			List<Frame> frames = new ArrayList<>(decoder.decode(Arrays.copyOfRange(stream, 0, cut)));
 			frames.addAll(decoder.decode(Arrays.copyOfRange(stream, cut, stream.length)));
 			assertThat(decoder.isComplete()).as("cut at %d", cut).isTrue();
@@ -88,7 +89,7 @@ class TransferCodecTest {
 		assertThat(chunk).isEqualTo(TransferSource.joined(List.of(TransferSource.joined(frames.subList(0, 2)),
 				TransferSource.joined(frames.subList(2, frames.size())))));
 		assertThat(TransferSource.joined(List.of(frames.get(1)))).isSameAs(frames.get(1));
-		TransferCodec.Decoder decoder = new TransferCodec.Decoder(MAX_FRAME);
+		FrameDecoder<TransferCodec.Frame> decoder = TransferCodec.decoder(MAX_FRAME);
 		assertThat(data(decoder.decode(chunk))).containsExactlyElementsOf(this.entries);
 		assertThat(decoder.isComplete()).isTrue();
 	}
@@ -96,7 +97,7 @@ class TransferCodecTest {
 	@Test
 	void anUnknownValueLengthIsRefused() {
 		byte[] frame = ByteBuffer.allocate(4 + 1 + 8 + 4).putInt(1).put((byte) 'k').putLong(1).putInt(-5).array();
-		assertThatThrownBy(() -> new TransferCodec.Decoder(MAX_FRAME).decode(frame))
+		assertThatThrownBy(() -> TransferCodec.decoder(MAX_FRAME).decode(frame))
 			.isInstanceOf(IllegalStateException.class)
 			.hasMessageContaining("malformed transfer frame");
 	}

@@ -15,6 +15,7 @@ import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.PlacementStrategy;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.membership.TransferCodec.Frame;
+import io.quorumkv.service.peer.FrameDecoder;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Keys;
 import io.quorumkv.storage.lsm.LsmOptions;
@@ -79,7 +80,7 @@ class TransferSourceTest {
 			List<Entry> gained = all.stream().filter((e) -> plan.sends(e.key(), "node-1", "node-5")).toList();
 			assertThat(gained).hasSizeBetween(KEYS / 20, KEYS / 2);
 
-			TransferCodec.Decoder decoder = new TransferCodec.Decoder(1 << 20);
+			FrameDecoder<Frame> decoder = TransferCodec.decoder(1 << 20);
 			List<Frame> frames = new TransferSource(state, storage).frames("c1", "node-5", new byte[0], null)
 				.concatMapIterable(decoder::decode)
 				.collectList()

@@ -33,7 +33,7 @@ class FrameDecoderTest {
 		entries.forEach((entry) -> stream.writeBytes(EntryFrame.encode(entry)));
 		byte[] all = stream.toByteArray();
 		for (int chunk : new int[] { 1, 2, 3, 7, 64, 1000, all.length }) {
-			FrameDecoder decoder = new FrameDecoder(1 << 20);
+			FrameDecoder<Entry> decoder = FrameDecoder.entries(1 << 20);
 			List<Entry> decoded = new ArrayList<>();
 			for (int offset = 0; offset < all.length; offset += chunk) {
 				decoded.addAll(decoder.decode(Arrays.copyOfRange(all, offset, Math.min(all.length, offset + chunk))));
@@ -46,14 +46,14 @@ class FrameDecoderTest {
 	@Test
 	void truncatedStreamIsIncomplete() {
 		byte[] frame = EntryFrame.encode(Entry.value("k".getBytes(), "value".getBytes(), 1));
-		FrameDecoder decoder = new FrameDecoder(1 << 20);
+		FrameDecoder<Entry> decoder = FrameDecoder.entries(1 << 20);
 		assertThat(decoder.decode(Arrays.copyOf(frame, frame.length - 1))).isEmpty();
 		assertThat(decoder.isComplete()).isFalse();
 	}
 
 	@Test
 	void absurdLengthsAreRejected() {
-		FrameDecoder decoder = new FrameDecoder(1024);
+		FrameDecoder<Entry> decoder = FrameDecoder.entries(1024);
 		assertThatThrownBy(() -> decoder.decode(new byte[] { 0x7F, 0, 0, 0, 1, 2 })).isInstanceOf(PeerException.class)
 			.hasMessageContaining("key length");
 	}

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 import com.dynatrace.hash4j.hashing.HashValue128;
+import io.quorumkv.service.peer.Pacer;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.contract.ModelStorage;
@@ -40,7 +41,8 @@ class RangeTreesTest {
 		keeps.put("all", (key) -> true);
 		keeps.put("none", (key) -> false);
 		Map<String, RangeTrees> built = RangeTrees
-			.build(counted, ranges, DEPTH, keeps, new Pacer(0, Schedulers.parallel()), Schedulers.boundedElastic())
+			.build(counted, ranges, DEPTH, keeps, new Pacer(0, Duration.ZERO, Schedulers.parallel()),
+					Schedulers.boundedElastic())
 			.block(Duration.ofSeconds(10));
 		assertThat(scans).hasValue(1);
 		assertThat(built).containsOnlyKeys("even", "all", "none");

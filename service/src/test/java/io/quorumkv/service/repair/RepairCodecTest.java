@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import io.quorumkv.service.peer.FrameDecoder;
 import io.quorumkv.service.repair.MerkleTree.NodeHash;
 import io.quorumkv.service.repair.RepairCodec.MalformedRepairException;
 import io.quorumkv.service.repair.RepairCodec.NodeRef;
@@ -48,7 +49,7 @@ class RepairCodecTest {
 			System.arraycopy(frame, 0, stream, at, frame.length);
 		}
 		for (int cut = 0; cut <= stream.length; cut++) {
-			DigestDecoder decoder = new DigestDecoder(1024);
+			FrameDecoder<EntryDigest> decoder = RepairCodec.digests(1024);
 			List<EntryDigest> decoded = new ArrayList<>(decoder.decode(Arrays.copyOfRange(stream, 0, cut)));
 			decoded.addAll(decoder.decode(Arrays.copyOfRange(stream, cut, stream.length)));
 			assertThat(decoded).as("cut at %d", cut).isEqualTo(digests);
@@ -70,7 +71,7 @@ class RepairCodecTest {
 		byte[] nodes = RepairCodec.nodes(new NodesRequest(this.session, List.of(new NodeRef(0, 0, 0))));
 		nodes[19] = 2;
 		assertThatThrownBy(() -> RepairCodec.nodes(nodes)).hasMessageContaining("does not match");
-		assertThatThrownBy(() -> new DigestDecoder(8).decode(new byte[] { 0, 0, 0, 9 }))
+		assertThatThrownBy(() -> RepairCodec.digests(8).decode(new byte[] { 0, 0, 0, 9 }))
 			.isInstanceOf(MalformedRepairException.class);
 		assertThatThrownBy(() -> SessionId.parse("xyz")).isInstanceOf(MalformedRepairException.class);
 	}

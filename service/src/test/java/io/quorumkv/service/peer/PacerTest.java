@@ -1,4 +1,4 @@
-package io.quorumkv.service.membership;
+package io.quorumkv.service.peer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -6,12 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * The byte rate both ends of a transfer keep: the target for what it writes, the source
- * for what it sends.
+ * The one rate of background streams: a transfer's bytes (both ends) and repair's
+ * entries.
  */
 class PacerTest {
 
@@ -48,9 +49,26 @@ class PacerTest {
 	}
 
 	@Test
-	void aRateIsPositive() {
-		assertThatIllegalArgumentException().isThrownBy(() -> new Pacer(0, Duration.ZERO, Schedulers.parallel()))
-			.withMessageContaining("positive");
+	void elementsOfAFluxGoNoFasterThanTheRate() {
+		Pacer pacer = new Pacer(10_000, Duration.ZERO, Schedulers.parallel());
+		long start = System.nanoTime();
+		Long count = pacer.paced(Flux.range(0, 5_000)).count().block(Duration.ofSeconds(30));
+		long millis = (System.nanoTime() - start) / 1_000_000;
+		assertThat(count).isEqualTo(5_000);
+		// 5,000 at 10,000 a second: half a second, less the one batch that may go at
+		// once.
+		assertThat(millis).isGreaterThanOrEqualTo(440);
+	}
+
+	@Test
+	void zeroMeansNoLimitAndANegativeRateIsRefused() {
+		Pacer pacer = new Pacer(0, Duration.ZERO, Schedulers.parallel());
+		long start = System.nanoTime();
+		assertThat(pacer.paced(Flux.range(0, 100_000)).count().block(Duration.ofSeconds(30))).isEqualTo(100_000);
+		assertThat(pacer.delay(Long.MAX_VALUE / 2)).isSameAs(Mono.empty());
+		assertThat(System.nanoTime() - start).isLessThan(Duration.ofSeconds(5).toNanos());
+		assertThatIllegalArgumentException().isThrownBy(() -> new Pacer(-1, Duration.ZERO, Schedulers.parallel()))
+			.withMessageContaining("negative");
 	}
 
 }
