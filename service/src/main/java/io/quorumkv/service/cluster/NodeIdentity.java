@@ -3,20 +3,22 @@ package io.quorumkv.service.cluster;
 import java.nio.file.Path;
 import java.util.UUID;
 
+import io.quorumkv.service.storage.ChecksummedFile;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * The node's stable id, kept in {@code <data folder>/node-id} ({@link AtomicFiles}
- * format, magic {@code qkv-node-id}, version 1, body = the id). Created on the node's
- * first start and never changed afterwards: the id is what placement hashes, so a node
- * keeps its place and its data when its host or port change.
+ * The node's stable id, kept in {@code <data folder>/node-id} ({@link ChecksummedFile},
+ * magic {@code QKVI}, before it the text envelope {@code qkv-node-id}, version 1, body =
+ * the id). Created on the node's first start and never changed afterwards: the id is what
+ * placement hashes, so a node keeps its place and its data when its host or port change.
  */
 final class NodeIdentity {
 
 	static final String FILE = "node-id";
 
-	private static final String MAGIC = "qkv-node-id";
+	/** {@code QKVI}. */
+	static final int MAGIC = 0x514b5649;
 
 	private static final Log logger = LogFactory.getLog(NodeIdentity.class);
 
@@ -29,11 +31,11 @@ final class NodeIdentity {
 	 */
 	static String loadOrCreate(Path folder, String firstId) {
 		Path file = folder.resolve(FILE);
-		String id = AtomicFiles.read(file, MAGIC, 1);
+		String id = envelope(file).readText();
 		if (id != null) {
 			return id;
 		}
-		AtomicFiles.write(file, MAGIC, 1, firstId);
+		envelope(file).writeText(firstId);
 		logger.info("First start: this node's id is " + firstId + " (kept in " + file.toAbsolutePath() + ")");
 		return firstId;
 	}
@@ -43,7 +45,11 @@ final class NodeIdentity {
 	 * it holds any ring or data of the cluster.
 	 */
 	static void replace(Path folder, String id) {
-		AtomicFiles.write(folder.resolve(FILE), MAGIC, 1, id);
+		envelope(folder.resolve(FILE)).writeText(id);
+	}
+
+	private static ChecksummedFile envelope(Path file) {
+		return ChecksummedFile.text(file, MAGIC, "qkv-node-id");
 	}
 
 	/** A fresh id for a node that is not in the seed list. */

@@ -5,11 +5,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import io.quorumkv.service.cluster.ClusterState;
-import io.quorumkv.service.cluster.DataFiles;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.NodeState;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingChange;
+import io.quorumkv.service.storage.ChecksummedFile;
 import io.quorumkv.storage.Storage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -29,7 +29,8 @@ final class NewcomerMark {
 	/** Names the change whose newcomer this node was, with an empty storage. */
 	static final String STARTED_EMPTY_FILE = "started-empty";
 
-	private static final String STARTED_EMPTY_MAGIC = "qkv-started-empty";
+	/** {@code QKVE}. */
+	private static final int STARTED_EMPTY_MAGIC = 0x514b5645;
 
 	private final ClusterState state;
 
@@ -62,8 +63,7 @@ final class NewcomerMark {
 			if (held) {
 				return Mono.empty();
 			}
-			return Mono.fromRunnable(
-					() -> DataFiles.write(this.folder.resolve(STARTED_EMPTY_FILE), STARTED_EMPTY_MAGIC, 1, change.id()))
+			return Mono.fromRunnable(() -> startedEmpty().writeText(change.id()))
 				.subscribeOn(Schedulers.boundedElastic())
 				.then(Mono.fromRunnable(() -> logger.info("Storage empty as this node is added by change " + change.id()
 						+ ": it will skip the clean-up after that change")));
@@ -91,7 +91,7 @@ final class NewcomerMark {
 	 */
 	boolean startedEmptyIn(String change) {
 		try {
-			return change.equals(DataFiles.read(this.folder.resolve(STARTED_EMPTY_FILE), STARTED_EMPTY_MAGIC, 1));
+			return change.equals(startedEmpty().readText());
 		}
 		catch (IllegalStateException ex) {
 			logger.warn("Cleanup: " + STARTED_EMPTY_FILE + " is unreadable (" + ex.getMessage() + "); cleaning up");
@@ -107,6 +107,10 @@ final class NewcomerMark {
 		catch (IOException ex) {
 			logger.warn("Cleanup: could not delete " + STARTED_EMPTY_FILE + " (" + ex.getMessage() + ")");
 		}
+	}
+
+	private ChecksummedFile startedEmpty() {
+		return ChecksummedFile.text(this.folder.resolve(STARTED_EMPTY_FILE), STARTED_EMPTY_MAGIC, "qkv-started-empty");
 	}
 
 }

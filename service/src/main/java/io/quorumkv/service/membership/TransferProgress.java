@@ -5,7 +5,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.quorumkv.service.cluster.DataFiles;
+import io.quorumkv.service.storage.ChecksummedFile;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -14,8 +14,8 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * How far this node's transfers of one change have come, kept in
- * {@code <data folder>/transfers} ({@code AtomicFiles} format, magic
- * {@code qkv-transfers}, version 1, body JSON:
+ * {@code <data folder>/transfers} ({@link ChecksummedFile}, magic {@code QKVT}, before it
+ * the text envelope {@code qkv-transfers}, version 1, body JSON:
  * {@code {"change": id, "sources": {sourceId: {"cursor": base64 | null, "done": bool,
  * "keys": n, "bytes": n, "scanned": n}}}}). Invariant: everything up to a source's cursor
  * was durable in storage before the cursor was written, so a transfer resumes after it.
@@ -27,7 +27,8 @@ record TransferProgress(String change, Map<String, Source> sources) {
 
 	static final String FILE = "transfers";
 
-	private static final String MAGIC = "qkv-transfers";
+	/** {@code QKVT}. */
+	private static final int MAGIC = 0x514b5654;
 
 	private static final JsonMapper JSON = JsonMapper.shared();
 
@@ -58,7 +59,7 @@ record TransferProgress(String change, Map<String, Source> sources) {
 	}
 
 	static @Nullable TransferProgress read(Path folder) {
-		String body = DataFiles.read(folder.resolve(FILE), MAGIC, 1);
+		String body = ChecksummedFile.text(folder.resolve(FILE), MAGIC, "qkv-transfers").readText();
 		if (body == null) {
 			return null;
 		}
@@ -101,7 +102,7 @@ record TransferProgress(String change, Map<String, Source> sources) {
 			node.put("bytes", source.bytes());
 			node.put("scanned", source.scanned());
 		});
-		DataFiles.write(folder.resolve(FILE), MAGIC, 1, JSON.writeValueAsString(root));
+		ChecksummedFile.text(folder.resolve(FILE), MAGIC, "qkv-transfers").writeText(JSON.writeValueAsString(root));
 	}
 
 }

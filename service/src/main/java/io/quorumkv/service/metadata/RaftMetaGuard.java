@@ -16,7 +16,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import io.quorumkv.service.cluster.AtomicFiles;
+import io.quorumkv.service.storage.ChecksummedFile;
 
 /**
  * Keeps Ratis' term and vote ({@code raft/<group>/current/raft-meta}) recoverable after a
@@ -28,11 +28,11 @@ import io.quorumkv.service.cluster.AtomicFiles;
  *
  * <p>
  * This guard copies every well-formed {@code raft-meta} into
- * {@code raft-meta-copy/<group>} ({@link AtomicFiles#replace}: a failed write leaves the
- * last copy), when the group starts, at each leader change and when the first entry of a
- * new term is applied. Before the group starts, a {@code raft-meta} without a term is
- * rewritten from the copy with the copy's term plus {@value #TERM_MARGIN} and no vote: a
- * term above any the node can have voted in since the copy was taken (only elections no
+ * {@code raft-meta-copy/<group>} ({@link ChecksummedFile#replace}: a failed write leaves
+ * the last copy), when the group starts, at each leader change and when the first entry
+ * of a new term is applied. Before the group starts, a {@code raft-meta} without a term
+ * is rewritten from the copy with the copy's term plus {@value #TERM_MARGIN} and no vote:
+ * a term above any the node can have voted in since the copy was taken (only elections no
  * one won pass without a copy, and with Ratis' pre-vote a node starts an election only
  * when a majority would join it, so far fewer than the margin come between two copies),
  * so the node never votes twice in one term; the cluster's next election simply starts
@@ -72,7 +72,7 @@ final class RaftMetaGuard {
 				continue;
 			}
 			try {
-				AtomicFiles.replace(this.copies.resolve(name), Files.readAllBytes(meta));
+				ChecksummedFile.replace(this.copies.resolve(name), Files.readAllBytes(meta));
 				this.remembered.put(name, term);
 			}
 			catch (IOException ex) {
@@ -101,7 +101,7 @@ final class RaftMetaGuard {
 				continue;
 			}
 			long term = copied + TERM_MARGIN;
-			AtomicFiles.replace(meta, ("term=" + term + "\nvotedFor=\n").getBytes(StandardCharsets.ISO_8859_1));
+			ChecksummedFile.replace(meta, ("term=" + term + "\nvotedFor=\n").getBytes(StandardCharsets.ISO_8859_1));
 			logger.warn(meta + " held no term (a write of it failed, as on a full disk): rewritten from its copy with "
 					+ "term " + term + " (the copy's " + copied + " + " + TERM_MARGIN + ") and no vote");
 			repaired.add(name);
