@@ -3,11 +3,12 @@ package io.quorumkv.service.http;
 import static org.springframework.web.reactive.function.server.RequestPredicates.path;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.compression.Zstd;
 import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.config.QuorumKvProperties.HttpProperties;
-import io.quorumkv.service.peer.ReplicaStreams;
 import io.quorumkv.service.peer.InternalApi;
+import io.quorumkv.service.peer.ReplicaStreams;
 import io.quorumkv.service.security.InternalAuth;
 
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
@@ -124,13 +125,19 @@ class HttpConfiguration {
 	 * {@code quorumkv.http.read-timeout}: a request whose body stops arriving for that
 	 * long is answered 408 and its connection closed (Reactor Netty's read timeout);
 	 * {@code quorumkv.http.idle-timeout}: a connection waiting for its next request is
-	 * closed after that long (Reactor Netty's idle timeout).
+	 * closed after that long (Reactor Netty's idle timeout). A client may half-close its
+	 * side after its request ({@code ALLOW_HALF_CLOSURE}): the connection stays open for
+	 * the answer, which a write may give at the end of the event loop's turn
+	 * ({@code LocalWrites}), after the end of input has been read; it closes when the
+	 * idle timeout ends it (a request cut short by the half-close waits out the read
+	 * timeout).
 	 */
 	@Bean
 	NettyServerCustomizer connectionTimeouts(QuorumKvProperties properties) {
 		HttpProperties http = properties.http();
 		return (server) -> server.readTimeout(http.readTimeout())
 			.idleTimeout(http.idleTimeout())
+			.childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
 			.mapHandle(UnwrittenErrors::complete);
 	}
 

@@ -17,9 +17,9 @@ import org.springframework.util.unit.DataSize;
  * @param maxFrame the largest frame of a stream (at least one value of the largest size
  * with its key and framing is always allowed), and the cap of the other binary bodies
  * between nodes
- * @param localWrites whether the writes a node coordinates whose answer waits for a peer
- * anyway (ack above one) go to its own storage together, once per turn of its event loop
- * (one WAL write for all the requests of a wake-up), instead of one by one
+ * @param localWrites whether the writes a node coordinates go to its own storage
+ * together, once per turn of its event loop (one WAL write for all the requests of a
+ * wake-up), instead of one by one
  * @param heartbeat how often an open stream pings its peer: it keeps the stream open
  * through the peer's {@code quorumkv.http.read-timeout} (keep it well below that),
  * measures the peer's clock, and a missed one ends the stream

@@ -13,8 +13,7 @@ import reactor.core.publisher.Flux;
 
 /**
  * This node's own copy: its storage, read and written within the replica timeout
- * ({@link Deadline}), a client's writes grouped per event-loop turn when their answer
- * waits for a peer anyway ({@link LocalWrites}).
+ * ({@link Deadline}), written per event-loop turn ({@link LocalWrites}).
  */
 record LocalReplica(Node node, Storage storage, LocalWrites writes, Duration timeout,
 		EventLoopTimers timers) implements Replica {
@@ -28,12 +27,12 @@ record LocalReplica(Node node, Storage storage, LocalWrites writes, Duration tim
 
 	@Override
 	public void write(Entry entry, int ack, boolean everyReplica, Runnable onWritten, Consumer<Throwable> onFailed) {
-		this.writes.upsert(entry, ack > 1, onWritten, onFailed);
+		this.writes.upsert(entry, onWritten, onFailed);
 	}
 
 	@Override
 	public void repair(Entry winner, Runnable onWritten, Consumer<Throwable> onFailed) {
-		this.writes.upsert(winner, false, onWritten, onFailed);
+		this.writes.upsert(winner, onWritten, onFailed);
 	}
 
 	@Override

@@ -89,18 +89,17 @@ class LocalWritesTest {
 	}
 
 	@Test
-	void aWriteWhoseAnswerWaitsForNoPeerGoesAtOnceAloneOnALoopToo() throws Exception {
+	void theWritesOfATurnGoTogetherAndAreAnsweredOnceItEnds() throws Exception {
 		LocalWrites writes = new LocalWrites(this.storage, Duration.ofSeconds(1), this.timers, true);
 		List<String> seenInTheTurn = onLoop(() -> {
 			write(writes, "a");
-			writes.upsert(entry("b"), false, () -> this.answers.add("b written"),
-					(error) -> this.answers.add("b failed: " + error));
+			write(writes, "b");
 			write(writes, "c");
 			return List.copyOf(this.answers);
 		});
-		assertThat(seenInTheTurn).containsExactly("b written");
+		assertThat(seenInTheTurn).isEmpty();
 		awaitAnswers(3);
-		assertThat(this.storage.calls).containsExactly("upsert b", "upsertAll [a, c]");
+		assertThat(this.storage.calls).containsExactly("upsertAll [a, b, c]");
 	}
 
 	@Test
@@ -136,7 +135,7 @@ class LocalWritesTest {
 	void everyWriteOfAGroupIsAnsweredEvenWhenAnEarlierCallbackThrows() throws Exception {
 		LocalWrites writes = new LocalWrites(this.storage, Duration.ofSeconds(1), this.timers, true);
 		onLoop(() -> {
-			writes.upsert(entry("a"), true, () -> {
+			writes.upsert(entry("a"), () -> {
 				throw new IllegalStateException("a's callback broke");
 			}, (error) -> this.answers.add("a failed"));
 			write(writes, "b");
@@ -150,7 +149,7 @@ class LocalWritesTest {
 	void aWriteMadeByAnAnswerGoesIntoTheNextGroup() throws Exception {
 		LocalWrites writes = new LocalWrites(this.storage, Duration.ofSeconds(1), this.timers, true);
 		onLoop(() -> {
-			writes.upsert(entry("a"), true, () -> {
+			writes.upsert(entry("a"), () -> {
 				this.answers.add("a written");
 				write(writes, "c");
 			}, (error) -> this.answers.add("a failed"));
@@ -163,7 +162,7 @@ class LocalWritesTest {
 	}
 
 	private void write(LocalWrites writes, String name) {
-		writes.upsert(entry(name), true, () -> this.answers.add(name + " written"),
+		writes.upsert(entry(name), () -> this.answers.add(name + " written"),
 				(error) -> this.answers.add(name + " failed: " + error));
 	}
 
