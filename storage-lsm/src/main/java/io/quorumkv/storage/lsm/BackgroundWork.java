@@ -212,6 +212,10 @@ final class BackgroundWork {
 			finally {
 				this.engine.manifestLock.unlock();
 			}
+			if (table != null && this.engine.backups != null) {
+				// Durable and in the manifest: a linked file is always whole.
+				this.engine.backups.linkFlushed(table, slot.frozenAt());
+			}
 			slot.wal().close();
 			for (Path segment : slot.segments()) {
 				this.engine.io.deleteIfExists(segment);
@@ -289,9 +293,12 @@ final class BackgroundWork {
 	void flushActiveOnClose() throws IOException {
 		LsmState s = this.engine.state.get();
 		List<SsTable> written = new ArrayList<>();
+		List<Long> frozenAt = new ArrayList<>();
+		long now = this.engine.nowMicros();
 		for (MemTableSlot slot : s.memtables().reversed()) {
 			if (!slot.memtable().isEmpty()) {
 				written.add(writeTable(slot.memtable()));
+				frozenAt.add((slot.frozenAt() == MemTableSlot.ACTIVE) ? now : slot.frozenAt());
 			}
 		}
 		long retireBelow = this.engine.nextFileNumber.getAndIncrement();
@@ -310,6 +317,11 @@ final class BackgroundWork {
 		}
 		finally {
 			this.engine.manifestLock.unlock();
+		}
+		if (this.engine.backups != null) {
+			for (int i = 0; i < written.size(); i++) {
+				this.engine.backups.linkFlushed(written.get(i), frozenAt.get(i));
+			}
 		}
 		for (MemTableSlot slot : s.memtables()) {
 			slot.wal().close();
