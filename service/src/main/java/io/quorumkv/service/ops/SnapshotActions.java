@@ -89,6 +89,9 @@ final class SnapshotActions {
 			done.put("expiring", report.expiring());
 			done.put("minTimestamp", report.minTimestamp());
 			done.put("maxTimestamp", report.maxTimestamp());
+			done.put("incrementalTables", report.incrementalTables());
+			done.put("reach", report.reach());
+			done.put("gap", report.gap());
 			return new WebEndpointResponse<>(done, 200);
 		}).subscribeOn(Schedulers.boundedElastic()).onErrorResume(this::refused);
 	}
