@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * writes, overwrites and deletes after the snapshot, flushes and a compaction, the merge
  * a restore writes equals a ledger's state as of a time after the snapshot, and as of the
  * last flush; a time past the chain's reach is refused naming it; a byte flipped in an
- * incremental table fails verification naming the file; a missing table stops the chain.
+ * incremental table fails verification naming the file; a missing table stops the chain;
+ * the tables a snapshot holds are pruned, and the rest still restore.
  */
 class IncrementalRestoreTest {
 
@@ -59,13 +60,13 @@ class IncrementalRestoreTest {
 		Map<String, Entry> atT;
 		long t;
 		long end;
+		NodeSnapshots snapshots;
 		// 16 KiB memtables: the writes after the snapshot fill several, flushed on their
 		// own, beside the flushes of the compactions asked for.
 		try (LsmStorage storage = LsmStorage
 			.open(LsmOptions.defaults(data).withMemtableSize(16 << 10).withIncrementalBackups(true))) {
 			write(storage, ledger, random, 400, 400);
-			NodeSnapshots snapshots = new NodeSnapshots(this.dir.resolve("snapshots"), storage, "lsm", SELF,
-					() -> null);
+			snapshots = new NodeSnapshots(this.dir.resolve("snapshots"), storage, "lsm", SELF, () -> null);
 			SnapshotManifest manifest = snapshots.take("s1", now()).block(WAIT);
 			write(storage, ledger, random, 1_500, 500);
 			storage.compact().block(WAIT);
@@ -76,6 +77,11 @@ class IncrementalRestoreTest {
 			end = this.last;
 			assertThat(manifest.asOf()).isLessThan(t);
 		}
+		// The tables the snapshot holds are pruned; those flushed after it are kept.
+		NodeSnapshots.ClearedBackups cleared = snapshots.clearBackups("s1").block(WAIT);
+		assertThat(cleared.removed()).isPositive();
+		assertThat(IncrementalBackup.list(data.resolve(IncrementalBackup.FOLDER))).hasSize(cleared.kept())
+			.allMatch((record) -> record.number() > cleared.base());
 		copyTree(this.dir.resolve("snapshots/s1"), set.resolve("node1"));
 		copyTree(data.resolve(IncrementalBackup.FOLDER), set.resolve("node1").resolve(Incrementals.FOLDER));
 
