@@ -20,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * With incremental backups on, each flush links exactly its new table into
  * {@code backups/} with a record that checks it, chained to the flush before; a
- * compaction links nothing, and the linked files outlive the live ones it deletes. Off,
- * nothing is linked.
+ * compaction links nothing, and the linked files outlive the live ones it deletes. A link
+ * that fails is counted and the store goes on, and the next record names the table it
+ * missed. Off, nothing is linked.
  */
 class IncrementalBackupsTest {
 
@@ -80,6 +81,40 @@ class IncrementalBackupsTest {
 				counts.add(n);
 			}
 			assertThat(counts).containsExactly(100, 100);
+		}
+	}
+
+	@Test
+	void aFailedLinkIsCountedTheStoreGoesOnAndTheNextRecordShowsTheGap() throws Exception {
+		Path data = this.dir.resolve("data");
+		Path backups = data.resolve(IncrementalBackup.FOLDER);
+		long base = System.currentTimeMillis() * 1_000;
+		try (LsmStorage storage = LsmStorage.open(LsmOptions.defaults(data).withIncrementalBackups(true))) {
+			write(storage, 0, 50, base);
+			storage.forceFlush().get(30, TimeUnit.SECONDS);
+			String first = only(tables(data));
+			// backups/ replaced by a file: the next record cannot be written.
+			for (String name : files(backups)) {
+				Files.move(backups.resolve(name), this.dir.resolve(name));
+			}
+			Files.delete(backups);
+			Files.createFile(backups);
+			write(storage, 50, 100, base + 1_000);
+			storage.forceFlush().get(30, TimeUnit.SECONDS);
+			Set<String> missed = tables(data);
+			missed.remove(first);
+			assertThat(storage.stats().counters()).containsEntry("backup.failures", 1L);
+			assertThat(storage.stats().failure()).isNull();
+			Files.delete(backups);
+			Files.createDirectory(backups);
+			write(storage, 100, 150, base + 2_000);
+			storage.forceFlush().get(30, TimeUnit.SECONDS);
+			Set<String> third = tables(data);
+			third.remove(first);
+			third.removeAll(missed);
+			IncrementalBackup record = IncrementalBackup.read(backups.resolve(only(third) + ".backup"));
+			assertThat(record.previous()).isEqualTo(DataFiles.tableNumber(only(missed)));
+			assertThat(storage.stats().counters()).containsEntry("backup.links", 2L);
 		}
 	}
 
