@@ -204,17 +204,21 @@ final class BackgroundWork {
 			}
 			MemTableSlot slot = s.immutables().getLast();
 			SsTable table = slot.memtable().isEmpty() ? null : writeTable(slot.memtable());
+			BackupLinker backups = this.engine.backups;
+			BackupLinker.Pending linked = null;
 			this.engine.manifestLock.lock();
 			try {
 				this.manifest.publish((st) -> st.withoutImmutable(slot)
 					.withLevels((table != null) ? st.levels().withFlushed(table) : st.levels()));
+				if (table != null && backups != null) {
+					// Durable and in the manifest, so a linked file is always whole;
+					// linked
+					// before a compaction may drop it.
+					linked = backups.claim(table, slot.frozenAt());
+				}
 			}
 			finally {
 				this.engine.manifestLock.unlock();
-			}
-			if (table != null && this.engine.backups != null) {
-				// Durable and in the manifest: a linked file is always whole.
-				this.engine.backups.linkFlushed(table, slot.frozenAt());
 			}
 			slot.wal().close();
 			for (Path segment : slot.segments()) {
@@ -224,6 +228,11 @@ final class BackgroundWork {
 			this.engine.stats.flushBytes.add((table != null) ? table.fileSize() : 0);
 			this.engine.signalFlushed();
 			scheduleCompaction();
+			if (backups != null) {
+				// After stalled writers are woken: only the next flush waits for the
+				// record.
+				backups.finish(linked);
+			}
 		}
 		catch (IOException | RuntimeException ex) {
 			this.engine.fail(ex);

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -11,12 +12,16 @@ import java.util.Set;
 import io.quorumkv.storage.lsm.compaction.Levels;
 import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.sstable.SsTable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Incremental backups ({@link LsmOptions#incrementalBackups()}): every table a flush
- * writes is hard-linked into {@code backups/} once it is durable and in the manifest,
- * after its checksum record ({@link IncrementalBackup}). Compaction outputs are not
- * linked: they hold nothing the flushed tables did not, minus shadowed versions.
+ * writes is hard-linked into {@code backups/} once it is durable and in the manifest:
+ * under a temporary name while the flush still holds the manifest lock (so no compaction
+ * can have deleted it), then, once the flush has released its memtable, its checksum
+ * record ({@link IncrementalBackup}) is written and the link renamed to the table's name.
+ * Compaction outputs are not linked: they hold nothing the flushed tables did not, minus
+ * shadowed versions.
  *
  * <p>
  * A link never changes the live store: tables are immutable, and a compaction that drops
@@ -107,33 +112,77 @@ final class BackupLinker {
 	}
 
 	/**
-	 * Records and links {@code table}, flushed from a memtable frozen at
-	 * {@code frozenAt}; never throws.
+	 * A flushed table linked under a temporary name, its record not yet written.
+	 *
+	 * @param name the table's file name
+	 * @param link the temporary link in {@code backups/}
+	 * @param frozenAt when its memtable was frozen
+	 * @param previous the table flushed before it, or -1
 	 */
-	void linkFlushed(SsTable table, long frozenAt) {
+	record Pending(String name, Path link, long frozenAt, long previous) {
+	}
+
+	/**
+	 * Links {@code table}, just published by a flush, under a temporary name: called with
+	 * the manifest lock held, before any compaction can drop and delete the table, and
+	 * cheap (one link). Never throws.
+	 * @return the link to finish, or null when it failed (logged and counted)
+	 */
+	@Nullable Pending claim(SsTable table, long frozenAt) {
 		long previous = this.lastFlushed;
 		this.lastFlushed = table.number();
 		this.lastFrozenAt = Math.max(this.lastFrozenAt, frozenAt);
 		String name = table.path().getFileName().toString();
+		Path link = this.folder.resolve(name + ".tmp");
 		try {
-			IncrementalBackup record = IncrementalBackup.of(table.path(), this.lastFrozenAt, previous);
+			this.io.deleteIfExists(link);
+			Files.createLink(link, table.path());
+			return new Pending(name, link, this.lastFrozenAt, previous);
+		}
+		catch (IOException | RuntimeException ex) {
+			failed(name, ex);
+			return null;
+		}
+	}
+
+	/**
+	 * Writes the record of a claimed table and gives its link the table's name, off the
+	 * manifest lock (it reads the table for its checksum). Never throws.
+	 */
+	void finish(@Nullable Pending pending) {
+		if (pending == null) {
+			return;
+		}
+		try {
+			IncrementalBackup record = new IncrementalBackup(pending.name(), Files.size(pending.link()),
+					IncrementalBackup.crc32c(pending.link()), pending.frozenAt(), pending.previous());
 			record.write(this.folder);
-			Files.createLink(this.folder.resolve(name), table.path());
+			Files.move(pending.link(), this.folder.resolve(pending.name()), StandardCopyOption.ATOMIC_MOVE);
 			this.io.syncDirectory(this.folder);
 			this.stats.backupLinks.increment();
 		}
 		catch (IOException | RuntimeException ex) {
-			this.stats.backupFailures.increment();
-			LOG.log(Level.WARNING, "could not link table " + table.path() + " into " + this.folder
-					+ " (incremental backups): a restore from them stops before it", ex);
-			try {
-				// Neither half is left: a table without its record fails verification.
-				this.io.deleteIfExists(this.folder.resolve(name + IncrementalBackup.RECORD_SUFFIX));
-				this.io.deleteIfExists(this.folder.resolve(name));
-			}
-			catch (IOException cleanup) {
-				ex.addSuppressed(cleanup);
-			}
+			failed(pending.name(), ex);
+		}
+	}
+
+	/** Claims and finishes {@code table} at once (no compaction running). */
+	void linkFlushed(SsTable table, long frozenAt) {
+		finish(claim(table, frozenAt));
+	}
+
+	private void failed(String name, Exception ex) {
+		this.stats.backupFailures.increment();
+		LOG.log(Level.WARNING, "could not link table " + this.dataDir.resolve(name) + " into " + this.folder
+				+ " (incremental backups): a restore from them stops before it", ex);
+		try {
+			// Nothing is left half done: a table without its record fails verification.
+			this.io.deleteIfExists(this.folder.resolve(name + ".tmp"));
+			this.io.deleteIfExists(this.folder.resolve(name + IncrementalBackup.RECORD_SUFFIX));
+			this.io.deleteIfExists(this.folder.resolve(name));
+		}
+		catch (IOException cleanup) {
+			ex.addSuppressed(cleanup);
 		}
 	}
 

@@ -23,8 +23,9 @@ import java.util.zip.CRC32C;
  * The checksum record of one table in an incremental backup folder ({@code backups/} of a
  * data folder with {@link LsmOptions#incrementalBackups()} on): the table's file name,
  * size and CRC32C, when its memtable was frozen, and which table the store flushed before
- * it. It is written beside the table as {@code 000042.sst.backup}, before the table is
- * linked, by write-then-rename, so a record is whole or absent.
+ * it. It is written beside the table as {@code 000042.sst.backup}, before the table's
+ * link takes its name ({@code 000042.sst.tmp} until then), by write-then-rename, so a
+ * record is whole or absent, and a table under its name always has its record.
  *
  * <pre>
  * quorumkv-incremental-backup 1
