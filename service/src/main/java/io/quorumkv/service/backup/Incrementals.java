@@ -129,6 +129,11 @@ record Incrementals(List<String> tables, long reach, @Nullable String gap) {
 		try (Stream<Path> files = Files.list(folder)) {
 			for (Path file : files.toList()) {
 				String name = file.getFileName().toString();
+				// A table's link or record the node was writing when the copy was made:
+				// it renames it to its name when done.
+				if (name.endsWith(".tmp")) {
+					continue;
+				}
 				if (!name.endsWith(IncrementalBackup.RECORD_SUFFIX) && !byTable.containsKey(name)) {
 					throw new SnapshotException(
 							"file " + file + " has no record (" + name + IncrementalBackup.RECORD_SUFFIX
