@@ -18,6 +18,7 @@ import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingJson;
 import io.quorumkv.storage.Snapshots;
 import io.quorumkv.storage.Storage;
+import io.quorumkv.storage.lsm.IncrementalBackup;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -195,6 +196,57 @@ public final class NodeSnapshots {
 			deleteTree(doomed);
 			logger.info("Snapshot " + name + " cleared from " + this.root);
 			return true;
+		}).subscribeOn(Schedulers.boundedElastic());
+	}
+
+	/**
+	 * What {@link #clearBackups} did.
+	 *
+	 * @param base the newest flushed table the snapshot holds
+	 * @param removed incremental tables removed (each with its record)
+	 * @param kept incremental tables kept: flushed after the snapshot
+	 */
+	public record ClearedBackups(long base, int removed, int kept) {
+	}
+
+	/**
+	 * Removes from the LSM's {@code backups/} (in {@code data/} beside this folder) every
+	 * incremental table snapshot {@code name} holds: those numbered up to its
+	 * {@code BACKUP-BASE}, the newest table flushed before its links. The tables flushed
+	 * after it stay: the snapshot plus them reach a later time.
+	 * @throws SnapshotException (as the error of the {@code Mono}) when there is no such
+	 * snapshot, or it was taken without incremental backups
+	 */
+	public Mono<ClearedBackups> clearBackups(String name) {
+		return Mono.fromCallable(() -> {
+			checkName(name);
+			Path snapshot = this.root.resolve(name);
+			if (!Files.isDirectory(snapshot)) {
+				throw new SnapshotException("no snapshot " + name + " on node " + this.self.id());
+			}
+			java.util.OptionalLong base = IncrementalBackup.readBase(snapshot.resolve(SnapshotManifest.DATA));
+			if (base.isEmpty()) {
+				throw new SnapshotException("snapshot " + name + " on node " + this.self.id()
+						+ " was taken without incremental backups on: it does not tell which incremental tables it holds");
+			}
+			Path folder = this.root.resolveSibling("data").resolve(IncrementalBackup.FOLDER);
+			int removed = 0;
+			int kept = 0;
+			for (IncrementalBackup record : IncrementalBackup.list(folder)) {
+				if (record.number() <= base.getAsLong()) {
+					// The table first: a record left alone by a crash is removed (or its
+					// table linked again) at the next start.
+					Files.deleteIfExists(folder.resolve(record.table()));
+					Files.deleteIfExists(folder.resolve(record.recordFile()));
+					removed++;
+				}
+				else {
+					kept++;
+				}
+			}
+			logger.info("Incremental backups up to table " + base.getAsLong() + " (in snapshot " + name
+					+ ") cleared from " + folder + ": " + removed + " tables removed, " + kept + " kept");
+			return new ClearedBackups(base.getAsLong(), removed, kept);
 		}).subscribeOn(Schedulers.boundedElastic());
 	}
 

@@ -32,7 +32,10 @@ import reactor.util.retry.Retry;
  * expiries included) is written through the cluster's write path with its own timestamp
  * ({@link ReplicationService#write(Entry, Replicas)}), to a quorum of its replicas under
  * the cluster's current ring, at most {@code rate} entries a second. The target may have
- * any size, replication factor, placement or backend.
+ * any size, replication factor, placement or backend. An LSM node's folder may hold, in
+ * {@code incremental/}, the tables its store flushed after the snapshot
+ * ({@link Incrementals}); they are merged like the snapshot's, and a time up to where
+ * every node's chain of them reaches may be restored.
  *
  * <p>
  * A restore as of a time older than the tombstone grace period is refused unless asked
@@ -100,27 +103,31 @@ public final class Restore {
 		return Mono.fromCallable(() -> plan(request)).subscribeOn(Schedulers.boundedElastic()).flatMap(this::write);
 	}
 
-	private record Plan(List<Path> folders, long asOf, @Nullable Long rate) {
+	/**
+	 * A node's snapshot folder of a set, checked, with its incremental tables.
+	 *
+	 * @param folder the snapshot folder
+	 * @param manifest its manifest
+	 * @param incrementals the incremental tables chained to it
+	 */
+	record NodeFolder(Path folder, SnapshotManifest manifest, Incrementals incrementals) {
+	}
+
+	/**
+	 * A set checked file by file, and the time to restore, within its reach.
+	 *
+	 * @param nodes the snapshot folders
+	 * @param asOf the time to restore
+	 */
+	record CheckedSet(List<NodeFolder> nodes, long asOf) {
+	}
+
+	private record Plan(List<Path> folders, CheckedSet set, @Nullable Long rate) {
 	}
 
 	private Plan plan(Request request) {
-		List<Path> folders = folders(request.from());
-		long snapshotTime = Long.MAX_VALUE;
-		long latest = Long.MIN_VALUE;
-		for (Path folder : folders) {
-			SnapshotManifest manifest = SnapshotVerifier.checkFiles(folder);
-			snapshotTime = Math.min(snapshotTime, manifest.asOf());
-			latest = Math.max(latest, manifest.asOf());
-		}
-		if (request.asOf() == null && snapshotTime != latest) {
-			throw new SnapshotException("the snapshots in " + request.from() + " were asked at different times ("
-					+ snapshotTime + " to " + latest + "): give the time to restore (--as-of)");
-		}
-		long asOf = (request.asOf() != null) ? request.asOf() : snapshotTime;
-		if (asOf > snapshotTime) {
-			throw new SnapshotException("--as-of " + asOf + " is after the snapshot's time " + snapshotTime
-					+ ": the snapshot does not hold every write up to it");
-		}
+		CheckedSet set = check(request.from(), request.asOf());
+		long asOf = set.asOf();
 		long graceMicros = this.grace.toNanos() / 1_000;
 		long now = this.clock.wallMicros();
 		if (!request.allowOlderThanGrace() && asOf < now - graceMicros) {
@@ -129,7 +136,73 @@ public final class Restore {
 					+ "and the restore would bring its key back. Restore into an empty cluster, or pass "
 					+ "--allow-older-than-grace if that is what you want");
 		}
-		return new Plan(folders, asOf, request.rate());
+		return new Plan(set.nodes().stream().map(NodeFolder::folder).toList(), set, request.rate());
+	}
+
+	/**
+	 * Checks every file of the set {@code from} and the time to restore: the one asked,
+	 * or the snapshots' own (they must agree then), at most the set's reach. The set
+	 * reaches the snapshots' time, or beyond with incremental tables: as far as the node
+	 * whose chain ends first, since a key's newest version may be on that node only.
+	 * @throws SnapshotException naming the file at fault, or why the time is refused
+	 */
+	static CheckedSet check(Path from, @Nullable Long requested) {
+		List<NodeFolder> nodes = new ArrayList<>();
+		long snapshotTime = Long.MAX_VALUE;
+		long latest = Long.MIN_VALUE;
+		NodeFolder shortest = null;
+		for (Path folder : folders(from)) {
+			SnapshotManifest manifest = SnapshotVerifier.checkFiles(folder);
+			NodeFolder node = new NodeFolder(folder, manifest, Incrementals.check(folder, manifest));
+			nodes.add(node);
+			snapshotTime = Math.min(snapshotTime, manifest.asOf());
+			latest = Math.max(latest, manifest.asOf());
+			if (shortest == null || node.incrementals().reach() < shortest.incrementals().reach()) {
+				shortest = node;
+			}
+		}
+		if (requested == null && snapshotTime != latest) {
+			throw new SnapshotException("the snapshots in " + from + " were asked at different times (" + snapshotTime
+					+ " to " + latest + "): give the time to restore (--as-of)");
+		}
+		long asOf = (requested != null) ? requested : snapshotTime;
+		long reach = Math.max(snapshotTime, shortest.incrementals().reach());
+		if (asOf > reach) {
+			if (reach == snapshotTime) {
+				throw new SnapshotException("--as-of " + asOf + " is after the snapshot's time " + snapshotTime
+						+ ": the snapshot does not hold every write up to it"
+						+ ((shortest.incrementals().gap() != null) ? " (" + shortest.incrementals().gap() + ")"
+								: (nodes.size() > 1 && shortest.incrementals().tables().isEmpty())
+										? " (" + shortest.folder() + " has no incremental table after it)" : ""));
+			}
+			throw new SnapshotException("--as-of " + asOf + " is after what the set reaches: it can restore up to "
+					+ reach + ", where the incremental tables of " + shortest.folder() + " end"
+					+ ((shortest.incrementals().gap() != null) ? " (" + shortest.incrementals().gap() + ")" : "")
+					+ "; a write the node took after that is in none of its files");
+		}
+		return new CheckedSet(nodes, asOf);
+	}
+
+	/**
+	 * The state of the checked set as of its time, key by key: the newest version at or
+	 * before it, counted in {@code keys}, and {@code newerOnly} for a key with none.
+	 */
+	static Flux<Entry> entries(CheckedSet set, AtomicLong keys, AtomicLong newerOnly) {
+		return Flux.using(() -> open(set.nodes()), (readers) -> {
+			List<Iterator<Entry>> tables = new ArrayList<>();
+			readers.forEach((reader) -> tables.addAll(reader.tables()));
+			VersionMerge merge = new VersionMerge(tables);
+			return Flux.fromIterable(() -> merge).<Entry>handle((versions, sink) -> {
+				keys.incrementAndGet();
+				Entry kept = asOf(versions, set.asOf());
+				if (kept == null) {
+					newerOnly.incrementAndGet();
+				}
+				else {
+					sink.next(kept);
+				}
+			});
+		}, (readers) -> readers.forEach(SnapshotSource::close)).subscribeOn(Schedulers.boundedElastic());
 	}
 
 	/** {@code from} itself when it is a snapshot folder, else its snapshot folders. */
@@ -163,30 +236,17 @@ public final class Restore {
 
 	private Mono<Report> write(Plan plan) {
 		RestoreProgress progress = new RestoreProgress(plan.folders().stream().map(Path::toString).toList(),
-				plan.asOf());
+				plan.set().asOf());
 		this.progress = progress;
 		AtomicLong keys = progress.keys;
 		AtomicLong newerOnly = progress.newerOnly;
 		AtomicLong written = progress.written;
 		AtomicLong tombstones = progress.tombstones;
 		Replicas replicas = Replicas.quorum(this.replication.replicationFactor());
-		Flux<Entry> entries = Flux.using(() -> open(plan.folders()), (readers) -> {
-			List<Iterator<Entry>> tables = new ArrayList<>();
-			readers.forEach((reader) -> tables.addAll(reader.tables()));
-			VersionMerge merge = new VersionMerge(tables);
-			return Flux.fromIterable(() -> merge).<Entry>handle((versions, sink) -> {
-				keys.incrementAndGet();
-				Entry kept = asOf(versions, plan.asOf());
-				if (kept == null) {
-					newerOnly.incrementAndGet();
-				}
-				else {
-					sink.next(kept);
-				}
-			});
-		}, (readers) -> readers.forEach(SnapshotSource::close)).subscribeOn(Schedulers.boundedElastic());
+		Flux<Entry> entries = entries(plan.set(), keys, newerOnly);
 		Throttle throttle = new Throttle((plan.rate() != null) ? plan.rate() : Throttle.UNLIMITED);
-		logger.info("Restoring " + plan.folders() + " as of " + plan.asOf() + " with " + replicas + " acknowledgements"
+		logger.info("Restoring " + plan.folders() + " as of " + plan.set().asOf() + " with " + replicas
+				+ " acknowledgements"
 				+ ((plan.rate() != null) ? ", at most " + plan.rate() + " entries a second" : ""));
 		return throttle.pace(entries)
 			.flatMap((entry) -> this.replication.write(entry, replicas)
@@ -199,7 +259,7 @@ public final class Restore {
 				}), CONCURRENCY)
 			.then(Mono.fromSupplier(() -> {
 				progress.done();
-				Report report = new Report(plan.asOf(), plan.folders().stream().map(Path::toString).toList(),
+				Report report = new Report(plan.set().asOf(), plan.folders().stream().map(Path::toString).toList(),
 						keys.get(), written.get(), tombstones.get(), newerOnly.get(), progress.elapsedMs());
 				logger.info("Restore done: " + report);
 				return report;
@@ -223,11 +283,11 @@ public final class Restore {
 		return kept;
 	}
 
-	private static List<SnapshotSource> open(List<Path> folders) {
+	private static List<SnapshotSource> open(List<NodeFolder> nodes) {
 		List<SnapshotSource> readers = new ArrayList<>();
 		try {
-			for (Path folder : folders) {
-				readers.add(SnapshotVerifier.open(folder, SnapshotManifest.read(folder)));
+			for (NodeFolder node : nodes) {
+				readers.add(SnapshotSource.open(node.folder(), node.manifest(), node.incrementals().tables()));
 			}
 		}
 		catch (RuntimeException ex) {

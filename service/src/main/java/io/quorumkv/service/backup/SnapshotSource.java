@@ -13,6 +13,7 @@ import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.derby.DerbyStorage;
 import io.quorumkv.storage.h2.H2Storage;
 import io.quorumkv.storage.lsm.LsmSnapshotReader;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The entries of a node's snapshot, whatever its backend's format, as sources in key
@@ -30,14 +31,16 @@ abstract class SnapshotSource implements AutoCloseable {
 	public abstract void close();
 
 	/**
-	 * Opens the snapshot folder {@code dir} (its files already checked).
+	 * Opens the snapshot folder {@code dir} (its files already checked) with the
+	 * incremental tables {@code incremental} of its {@link Incrementals#FOLDER} (LSM
+	 * only).
 	 * @throws SnapshotException when the format is unknown or a file is damaged
 	 */
-	static SnapshotSource open(Path dir, SnapshotManifest manifest) {
+	static SnapshotSource open(Path dir, SnapshotManifest manifest, List<String> incremental) {
 		Path data = dir.resolve(SnapshotManifest.DATA);
 		try {
 			return switch (manifest.format()) {
-				case LsmSnapshotReader.FORMAT -> new Lsm(LsmSnapshotReader.open(data));
+				case LsmSnapshotReader.FORMAT -> lsm(data, dir.resolve(Incrementals.FOLDER), incremental);
 				case H2Storage.SNAPSHOT_FORMAT ->
 					copied(dir, "h2", (work) -> H2Storage.openSnapshot(data, work, Clock.systemUTC()));
 				case DerbyStorage.SNAPSHOT_FORMAT ->
@@ -64,6 +67,17 @@ abstract class SnapshotSource implements AutoCloseable {
 
 	}
 
+	private static SnapshotSource lsm(Path data, Path folder, List<String> incremental) throws IOException {
+		LsmSnapshotReader snapshot = LsmSnapshotReader.open(data);
+		try {
+			return new Lsm(snapshot, incremental.isEmpty() ? null : LsmSnapshotReader.openTables(folder, incremental));
+		}
+		catch (IOException | RuntimeException ex) {
+			snapshot.close();
+			throw ex;
+		}
+	}
+
 	private static SnapshotSource copied(Path dir, String backend, Opener opener) throws IOException {
 		Path work = Files.createTempDirectory("quorumkv-snapshot-" + backend + "-");
 		try {
@@ -79,18 +93,33 @@ abstract class SnapshotSource implements AutoCloseable {
 
 		private final LsmSnapshotReader reader;
 
-		Lsm(LsmSnapshotReader reader) {
+		private final @Nullable LsmSnapshotReader incremental;
+
+		Lsm(LsmSnapshotReader reader, @Nullable LsmSnapshotReader incremental) {
 			this.reader = reader;
+			this.incremental = incremental;
 		}
 
 		@Override
 		List<Iterator<Entry>> tables() {
-			return this.reader.tables();
+			if (this.incremental == null) {
+				return this.reader.tables();
+			}
+			List<Iterator<Entry>> all = new java.util.ArrayList<>(this.reader.tables());
+			all.addAll(this.incremental.tables());
+			return all;
 		}
 
 		@Override
 		public void close() {
-			this.reader.close();
+			try {
+				this.reader.close();
+			}
+			finally {
+				if (this.incremental != null) {
+					this.incremental.close();
+				}
+			}
 		}
 
 	}

@@ -10,13 +10,16 @@ import java.util.stream.Stream;
 import io.quorumkv.storage.CorruptedStorageException;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks a node's snapshot folder without writing anything: its manifest is there (else
  * the snapshot never finished), every file it lists has its size and CRC32C, no other
  * file is in {@code data/}, and every table opens and reads to its end (every block's
- * checksum verified; an H2 or Derby backup is opened on a copy and scanned). Reports the
- * keys, the tombstones among their newest versions, and the time range of the versions.
+ * checksum verified; an H2 or Derby backup is opened on a copy and scanned), and so are
+ * the incremental tables beside an LSM snapshot ({@link Incrementals}). Reports the keys,
+ * the tombstones among their newest versions, the time range of the versions, and how far
+ * a restore of it reaches.
  */
 public final class SnapshotVerifier {
 
@@ -33,9 +36,14 @@ public final class SnapshotVerifier {
 	 * @param expiring keys whose newest version is a value with an expiry
 	 * @param minTimestamp the oldest version's timestamp (0 when empty)
 	 * @param maxTimestamp the newest version's timestamp (0 when empty)
+	 * @param incrementalTables the incremental tables chained to the snapshot (read with
+	 * it, counted above)
+	 * @param reach the latest time a restore of this node may ask for: the snapshot's, or
+	 * the newest chained incremental table's freeze
+	 * @param gap why the chain of incremental tables stops before the newest one, or null
 	 */
 	public record Report(SnapshotManifest manifest, long keys, long versions, long tombstones, long expiring,
-			long minTimestamp, long maxTimestamp) {
+			long minTimestamp, long maxTimestamp, int incrementalTables, long reach, @Nullable String gap) {
 	}
 
 	/**
@@ -44,13 +52,14 @@ public final class SnapshotVerifier {
 	 */
 	public static Report verify(Path dir) {
 		SnapshotManifest manifest = checkFiles(dir);
+		Incrementals incrementals = Incrementals.check(dir, manifest);
 		long keys = 0;
 		long versions = 0;
 		long tombstones = 0;
 		long expiring = 0;
 		long min = Long.MAX_VALUE;
 		long max = Long.MIN_VALUE;
-		try (SnapshotSource reader = open(dir, manifest)) {
+		try (SnapshotSource reader = SnapshotSource.open(dir, manifest, incrementals.tables())) {
 			VersionMerge merge = new VersionMerge(reader.tables());
 			while (merge.hasNext()) {
 				Entry newest = null;
@@ -73,7 +82,7 @@ public final class SnapshotVerifier {
 			throw new SnapshotException("snapshot " + dir + " is damaged: " + ex.getMessage(), ex);
 		}
 		return new Report(manifest, keys, versions, tombstones, expiring, (versions > 0) ? min : 0,
-				(versions > 0) ? max : 0);
+				(versions > 0) ? max : 0, incrementals.tables().size(), incrementals.reach(), incrementals.gap());
 	}
 
 	/**
@@ -125,11 +134,6 @@ public final class SnapshotVerifier {
 			}
 		}
 		return manifest;
-	}
-
-	/** Opens the entries of a snapshot whose files were checked. */
-	static SnapshotSource open(Path dir, SnapshotManifest manifest) {
-		return SnapshotSource.open(dir, manifest);
 	}
 
 }

@@ -64,6 +64,12 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			if (purgeInterval.isNegative() || purgeInterval.isZero()) {
 				throw new IllegalArgumentException("quorumkv.storage.purge-interval must be positive");
 			}
+			if (backend != Backend.LSM && lsm.incrementalBackups()) {
+				throw new IllegalArgumentException(
+						"quorumkv.storage.lsm.incremental-backups is for the lsm backend: the "
+								+ backend.name().toLowerCase(java.util.Locale.ROOT)
+								+ " backend keeps no tables to link; " + "take snapshots instead (docs/backup.md)");
+			}
 		}
 
 	}
@@ -95,6 +101,11 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 	 * @param blockCache bytes of decompressed data blocks kept in native memory, off the
 	 * Java heap (default: a quarter of the maximum heap, at most 512 MB); {@code 0} turns
 	 * the cache off
+	 * @param incrementalBackups hard-link every table a flush writes into
+	 * {@code <data>/backups/} with a checksum record, so that a snapshot plus the tables
+	 * flushed since restores to a later time (docs/backup.md, "Incremental backups");
+	 * compactions link nothing. LSM only: a node on another backend refuses to start with
+	 * it
 	 */
 	public record LsmProperties(@DefaultValue("64MB") DataSize memtableSize, @DefaultValue("4KB") DataSize blockSize,
 			@DefaultValue("10") int bloomBitsPerKey, @DefaultValue("interval") FsyncPolicy fsync,
@@ -103,7 +114,7 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 			@DefaultValue("64MB") DataSize targetTableSize, @DefaultValue("7") int maxLevels,
 			@DefaultValue("0s") Duration tombstoneGracePeriod, @DefaultValue("2") int maxImmutableMemtables,
 			@DefaultValue("10s") Duration maxStall, @DefaultValue("lz4") Compression compression,
-			@Nullable DataSize blockCache) {
+			@Nullable DataSize blockCache, @DefaultValue("false") boolean incrementalBackups) {
 
 		/** The backend's options for a folder. */
 		public LsmOptions toOptions(Path directory) {
@@ -112,7 +123,8 @@ public record QuorumKvProperties(@DefaultValue StorageProperties storage, @Defau
 					this.levelBaseSize.toBytes(), this.levelSizeMultiplier, this.targetTableSize.toBytes(),
 					this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall,
 					this.compression,
-					(this.blockCache != null) ? this.blockCache.toBytes() : LsmOptions.defaultBlockCacheSize());
+					(this.blockCache != null) ? this.blockCache.toBytes() : LsmOptions.defaultBlockCacheSize(),
+					this.incrementalBackups);
 		}
 
 	}

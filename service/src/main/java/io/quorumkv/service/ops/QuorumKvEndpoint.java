@@ -57,7 +57,8 @@ import org.springframework.stereotype.Component;
  * <li>backups (docs/backup.md, {@link SnapshotActions}): {@code POST snapshot} with
  * {@code {"name": …[, "asOf": T]}} takes a snapshot of this node's storage as of
  * {@code T} (now when absent; the answer gives it), {@code POST clear-snapshot} with
- * {@code {"name": …}} removes one, {@code GET snapshots} lists them;
+ * {@code {"name": …}} removes one, {@code POST clear-backups} with {@code {"name": …}}
+ * removes the incremental tables that snapshot holds, {@code GET snapshots} lists them;
  * {@code POST verify-snapshot} with {@code {"path": …}} checks a snapshot folder on this
  * node's file system, and {@code POST restore} with {@code {"path": …[, "asOf": T][,
  * "rate": n][, "allowOlderThanGrace": true]}} writes a snapshot set into the cluster
@@ -144,7 +145,8 @@ public class QuorumKvEndpoint {
 	 * @param url the node a membership change is about (the dead node of a replace)
 	 * @param replacement the new node of a replace
 	 * @param epoch the epoch the operator saw; a change asked against another is refused
-	 * @param name a snapshot's name
+	 * @param name a snapshot's name (for {@code clear-backups}, the one whose incremental
+	 * tables are removed)
 	 * @param asOf the time of a snapshot or a restore (HLC microseconds)
 	 * @param path a snapshot folder (verify) or snapshot set (restore) on this node
 	 * @param rate the most entries a second a restore writes
@@ -166,11 +168,12 @@ public class QuorumKvEndpoint {
 			case "cleanup" -> answer(this.membership.cleanup());
 			case "snapshot" -> this.snapshots.take(required(name, "name"), asOf);
 			case "clear-snapshot" -> this.snapshots.clear(required(name, "name"));
+			case "clear-backups" -> this.snapshots.clearBackups(required(name, "name"));
 			case "verify-snapshot" -> this.snapshots.verify(required(path, "path"));
 			case "restore" ->
 				this.snapshots.restore(required(path, "path"), asOf, rate, Boolean.TRUE.equals(allowOlderThanGrace));
 			default -> throw new InvalidEndpointRequestException("unknown action " + action,
-					"unknown action; one of flush, compact, repair, repair-primary, join, decommission, remove, replace, cleanup, snapshot, clear-snapshot, verify-snapshot, restore");
+					"unknown action; one of flush, compact, repair, repair-primary, join, decommission, remove, replace, cleanup, snapshot, clear-snapshot, clear-backups, verify-snapshot, restore");
 		};
 	}
 

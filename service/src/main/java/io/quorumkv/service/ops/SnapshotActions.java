@@ -71,6 +71,18 @@ final class SnapshotActions {
 		}).onErrorResume(this::refused);
 	}
 
+	Mono<WebEndpointResponse<Map<String, @Nullable Object>>> clearBackups(String name) {
+		return this.snapshots.clearBackups(name).map((cleared) -> {
+			Map<String, @Nullable Object> done = body();
+			done.put("action", "clear-backups");
+			done.put("name", name);
+			done.put("base", cleared.base());
+			done.put("removed", cleared.removed());
+			done.put("kept", cleared.kept());
+			return new WebEndpointResponse<>(done, 200);
+		}).onErrorResume(this::refused);
+	}
+
 	Mono<WebEndpointResponse<Map<String, @Nullable Object>>> verify(String path) {
 		return Mono.fromCallable(() -> {
 			SnapshotVerifier.Report report = SnapshotVerifier.verify(Path.of(path));
@@ -89,6 +101,9 @@ final class SnapshotActions {
 			done.put("expiring", report.expiring());
 			done.put("minTimestamp", report.minTimestamp());
 			done.put("maxTimestamp", report.maxTimestamp());
+			done.put("incrementalTables", report.incrementalTables());
+			done.put("reach", report.reach());
+			done.put("gap", report.gap());
 			return new WebEndpointResponse<>(done, 200);
 		}).subscribeOn(Schedulers.boundedElastic()).onErrorResume(this::refused);
 	}

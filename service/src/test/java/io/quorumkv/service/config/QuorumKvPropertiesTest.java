@@ -65,6 +65,18 @@ class QuorumKvPropertiesTest {
 	}
 
 	@Test
+	void incrementalBackupsAreRefusedOnTheSqlBackends() {
+		assertThat(bind(Map.of("quorumkv.storage.lsm.incremental-backups", "true")).storage()
+			.lsm()
+			.toOptions(Path.of("data"))
+			.incrementalBackups()).isTrue();
+		assertThatThrownBy(() -> bind(
+				Map.of("quorumkv.storage.backend", "h2", "quorumkv.storage.lsm.incremental-backups", "true")))
+			.rootCause()
+			.hasMessageStartingWith("quorumkv.storage.lsm.incremental-backups is for the lsm backend: the h2 backend");
+	}
+
+	@Test
 	void badLimitsFailWithThePropertyName() {
 		assertThatThrownBy(() -> bind(Map.of("quorumkv.http.max-in-flight", "0")))
 			.hasRootCauseMessage("quorumkv.http.max-in-flight must be at least 1");

@@ -79,6 +79,7 @@ class BackupRestoreIT {
 		Map<String, String> settings = new HashMap<>(NodeProcesses.SMALL_LSM);
 		settings.put("quorumkv.cluster.replication-factor", "3");
 		settings.put("management.endpoints.web.exposure.include", "health,quorumkv");
+		settings.put("quorumkv.storage.lsm.incremental-backups", "true");
 		this.old = new NodeProcesses(this.root.resolve("old"), 3, false, settings, List.of("-Xmx256m")).startAll();
 		List<String> oldUrls = List.of(this.old.url(0), this.old.url(1), this.old.url(2));
 
@@ -100,11 +101,13 @@ class BackupRestoreIT {
 		// After T: every key of the ledger overwritten or deleted, and new keys.
 		Random random = new Random(seed);
 		List<String> newKeys = new ArrayList<>();
+		Map<String, Boolean> deletedAfter = new HashMap<>();
 		for (String key : before.keys()) {
 			String base = oldUrls.get(random.nextInt(oldUrls.size()));
-			int status = (random.nextInt(4) == 0) ? this.client.delete(base, key, "2/3")
-					: this.client.put(base, key, "after-T", "2/3");
+			boolean delete = random.nextInt(4) == 0;
+			int status = delete ? this.client.delete(base, key, "2/3") : this.client.put(base, key, "after-T", "2/3");
 			assertThat(status).isIn(201, 202);
+			deletedAfter.put(key, delete);
 		}
 		for (int i = 0; i < 100; i++) {
 			String key = "new-" + i;
@@ -112,6 +115,8 @@ class BackupRestoreIT {
 			newKeys.add(key);
 		}
 		assertThat(qkv("--nodes", String.join(",", oldUrls), "flush").exit()).isZero();
+		// Every memtable into a table (linked into backups/), then a compaction.
+		assertThat(qkv("--nodes", String.join(",", oldUrls), "compact").exit()).isZero();
 		Result listed = qkv("--nodes", String.join(",", oldUrls), "snapshots");
 		assertThat(listed.output()).containsPattern("(?m)^s1 +" + t + " +\\d+ +\\d+ ");
 
@@ -119,12 +124,26 @@ class BackupRestoreIT {
 		Path set = this.root.resolve("set");
 		for (int i = 0; i < 3; i++) {
 			copy(this.old.dataFolder(i).resolve("snapshots/s1"), set.resolve("node" + i));
+			copy(this.old.dataFolder(i).resolve("data/backups"), set.resolve("node" + i).resolve("incremental"));
 		}
 		Result verified = qkv("--nodes", oldUrls.get(0), "verify-snapshot", set.toString());
 		assertThat(verified.exit()).as(verified.output()).isZero();
 		assertThat(verified.output()).containsPattern("node0: ok: s1 of node .* as of " + t)
 			.containsPattern("node2: ok: s1 .* \\d+ keys");
 		System.out.println("BackupRestoreIT verify:\n" + verified.output());
+		// The set reaches the compaction's flush of the node whose tables end first.
+		Matcher reaches = Pattern.compile("incremental tables: a restore reaches (\\d+)").matcher(verified.output());
+		long reach = Long.MAX_VALUE;
+		int withIncrementals = 0;
+		while (reaches.find()) {
+			reach = Math.min(reach, Long.parseLong(reaches.group(1)));
+			withIncrementals++;
+		}
+		assertThat(withIncrementals).as(verified.output()).isEqualTo(3);
+		assertThat(reach).isGreaterThan(t);
+		Result pruned = qkv("--nodes", String.join(",", oldUrls), "clear-backups", "--before", "s1");
+		assertThat(pruned.exit()).as(pruned.output()).isZero();
+		assertThat(pruned.output()).containsPattern("incremental tables up to \\d+ \\(in snapshot s1\\) cleared");
 		Result cleared = qkv("--nodes", String.join(",", oldUrls), "clear-snapshot", "s1");
 		assertThat(cleared.exit()).as(cleared.output()).isZero();
 		assertThat(cleared.output()).contains("node " + oldUrls.get(2) + ": snapshot s1 cleared");
@@ -155,6 +174,29 @@ class BackupRestoreIT {
 		}
 		for (String key : newKeys) {
 			assertThat(this.client.get(entry, key, "2/2").status()).as("key %s written after T", key).isEqualTo(404);
+		}
+		// Past the reach, refused; at it, the state after every write of the old cluster.
+		Result past = qkv("--nodes", entry, "restore", "--from", set.toString(), "--as-of", Long.toString(reach + 1),
+				"--allow-older-than-grace");
+		assertThat(past.exit()).isEqualTo(1);
+		assertThat(past.output()).contains("it can restore up to " + reach);
+		Result later = qkv("--nodes", entry, "restore", "--from", set.toString(), "--as-of", Long.toString(reach),
+				"--rate", "20000", "--allow-older-than-grace");
+		assertThat(later.exit()).as(later.output()).isZero();
+		System.out.println("BackupRestoreIT restore with the incremental tables:\n" + later.output());
+		for (int node = 0; node < 2; node++) {
+			String url = this.fresh.url(node);
+			for (Map.Entry<String, Boolean> key : deletedAfter.entrySet()) {
+				KvClient.Answer answer = this.client.get(url, key.getKey(), "2/2");
+				assertThat(answer.status()).as("key %s through node %d", key.getKey(), node)
+					.isEqualTo(key.getValue() ? 404 : 200);
+				if (!key.getValue()) {
+					assertThat(answer.body()).isEqualTo("after-T");
+				}
+			}
+			for (String key : newKeys) {
+				assertThat(this.client.get(url, key, "2/2").body()).as("key %s", key).isEqualTo("after-T");
+			}
 		}
 		this.fresh.close();
 

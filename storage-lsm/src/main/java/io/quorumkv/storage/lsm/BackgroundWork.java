@@ -204,10 +204,18 @@ final class BackgroundWork {
 			}
 			MemTableSlot slot = s.immutables().getLast();
 			SsTable table = slot.memtable().isEmpty() ? null : writeTable(slot.memtable());
+			BackupLinker backups = this.engine.backups;
+			BackupLinker.Pending linked = null;
 			this.engine.manifestLock.lock();
 			try {
 				this.manifest.publish((st) -> st.withoutImmutable(slot)
 					.withLevels((table != null) ? st.levels().withFlushed(table) : st.levels()));
+				if (table != null && backups != null) {
+					// Durable and in the manifest, so a linked file is always whole;
+					// linked
+					// before a compaction may drop it.
+					linked = backups.claim(table, slot.frozenAt());
+				}
 			}
 			finally {
 				this.engine.manifestLock.unlock();
@@ -220,6 +228,11 @@ final class BackgroundWork {
 			this.engine.stats.flushBytes.add((table != null) ? table.fileSize() : 0);
 			this.engine.signalFlushed();
 			scheduleCompaction();
+			if (backups != null) {
+				// After stalled writers are woken: only the next flush waits for the
+				// record.
+				backups.finish(linked);
+			}
 		}
 		catch (IOException | RuntimeException ex) {
 			this.engine.fail(ex);
@@ -289,9 +302,12 @@ final class BackgroundWork {
 	void flushActiveOnClose() throws IOException {
 		LsmState s = this.engine.state.get();
 		List<SsTable> written = new ArrayList<>();
+		List<Long> frozenAt = new ArrayList<>();
+		long now = this.engine.nowMicros();
 		for (MemTableSlot slot : s.memtables().reversed()) {
 			if (!slot.memtable().isEmpty()) {
 				written.add(writeTable(slot.memtable()));
+				frozenAt.add((slot.frozenAt() == MemTableSlot.ACTIVE) ? now : slot.frozenAt());
 			}
 		}
 		long retireBelow = this.engine.nextFileNumber.getAndIncrement();
@@ -310,6 +326,11 @@ final class BackgroundWork {
 		}
 		finally {
 			this.engine.manifestLock.unlock();
+		}
+		if (this.engine.backups != null) {
+			for (int i = 0; i < written.size(); i++) {
+				this.engine.backups.linkFlushed(written.get(i), frozenAt.get(i));
+			}
 		}
 		for (MemTableSlot slot : s.memtables()) {
 			slot.wal().close();

@@ -46,6 +46,12 @@ final class EngineStats {
 
 	final LongAdder stallNanos = new LongAdder();
 
+	/** Flushed tables linked into {@code backups/} (incremental backups). */
+	final LongAdder backupLinks = new LongAdder();
+
+	/** Flushed tables that could not be linked into {@code backups/}. */
+	final LongAdder backupFailures = new LongAdder();
+
 	StorageStats snapshot(LsmState state, LeveledPlanner planner, BlockCache cache, @Nullable Throwable failure) {
 		Map<String, Long> counters = new LinkedHashMap<>();
 		counters.put("upserts", this.upserts.sum());
@@ -63,6 +69,8 @@ final class EngineStats {
 		counters.put("bloom.false.positives", this.bloomFalsePositives.sum());
 		counters.put("get.tables.consulted", this.tablesConsulted.sum());
 		counters.put("stall.nanos", this.stallNanos.sum());
+		counters.put("backup.links", this.backupLinks.sum());
+		counters.put("backup.failures", this.backupFailures.sum());
 		counters.put("block.cache.hits", cache.hits());
 		counters.put("block.cache.misses", cache.misses());
 		counters.put("block.cache.evictions", cache.evictions());

@@ -69,7 +69,12 @@ final class LsmEngine {
 	/** The manifest's expiry watermark at open: no earlier instant is judged by. */
 	private final long clockFloor;
 
-	final EngineStats stats = new EngineStats();
+	final EngineStats stats;
+
+	/**
+	 * Links flushed tables into {@code backups/}; null unless incremental backups are on.
+	 */
+	final @Nullable BackupLinker backups;
 
 	/** Decompressed data blocks of this engine's tables, off the heap; closed last. */
 	final BlockCache blockCache;
@@ -122,8 +127,11 @@ final class LsmEngine {
 	private final Syncer syncer;
 
 	LsmEngine(LsmOptions options, FileIo io, Clock clock, long clockFloor, LsmState initial, long nextFileNumber,
-			FileChannel lockChannel, FileLock lock, BlockCache blockCache) {
+			FileChannel lockChannel, FileLock lock, BlockCache blockCache, EngineStats stats,
+			@Nullable BackupLinker backups) {
 		this.options = options;
+		this.stats = stats;
+		this.backups = backups;
 		this.blockCache = blockCache;
 		this.io = io;
 		this.clock = clock;
@@ -284,7 +292,10 @@ final class LsmEngine {
 			MemTableSlot next = new MemTableSlot(new MemTable(), wal);
 			this.rotationLock.writeLock().lock();
 			try {
-				update((s) -> s.withActive(next));
+				// Taken once no write is inside the memtable: every write before it is
+				// in.
+				long frozenAt = nowMicros();
+				update((s) -> s.withActive(next, frozenAt));
 			}
 			finally {
 				this.rotationLock.writeLock().unlock();

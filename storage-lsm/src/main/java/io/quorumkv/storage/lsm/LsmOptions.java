@@ -44,11 +44,15 @@ import java.util.Objects;
  * @param blockCacheSize bytes of decompressed data blocks kept in native memory, off the
  * Java heap (default {@link #defaultBlockCacheSize()}: a quarter of the maximum heap, at
  * most 512 MiB); 0 turns the cache off
+ * @param incrementalBackups hard-links every table a flush writes, once it is durable and
+ * in the manifest, into {@code backups/} of the data folder with a checksum record
+ * ({@link IncrementalBackup}), so that a snapshot plus the tables flushed since reaches a
+ * later point (docs/backup.md); compactions link nothing (default off)
  */
 public record LsmOptions(Path directory, long memtableSize, int blockSize, int bloomBitsPerKey, FsyncPolicy fsync,
 		Duration fsyncInterval, int level0CompactionTrigger, long levelBaseSize, int levelSizeMultiplier,
 		long targetTableSize, int maxLevels, Duration tombstoneGracePeriod, int maxImmutableMemtables,
-		Duration maxStall, Compression compression, long blockCacheSize) {
+		Duration maxStall, Compression compression, long blockCacheSize, boolean incrementalBackups) {
 
 	public LsmOptions {
 		Objects.requireNonNull(directory, "directory");
@@ -76,7 +80,7 @@ public record LsmOptions(Path directory, long memtableSize, int blockSize, int b
 	public static LsmOptions defaults(Path directory) {
 		return new LsmOptions(directory, 64L << 20, 4096, 10, FsyncPolicy.INTERVAL, Duration.ofMillis(100), 4,
 				256L << 20, 10, 64L << 20, 7, Duration.ofDays(10), 2, Duration.ofSeconds(10), Compression.LZ4,
-				defaultBlockCacheSize());
+				defaultBlockCacheSize(), false);
 	}
 
 	/**
@@ -97,35 +101,35 @@ public record LsmOptions(Path directory, long memtableSize, int blockSize, int b
 		return new LsmOptions(this.directory, bytes, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression, this.blockCacheSize);
+				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups);
 	}
 
 	public LsmOptions withBlockSize(int bytes) {
 		return new LsmOptions(this.directory, this.memtableSize, bytes, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression, this.blockCacheSize);
+				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups);
 	}
 
 	public LsmOptions withBloomBitsPerKey(int bits) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, bits, this.fsync, this.fsyncInterval,
 				this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier, this.targetTableSize,
 				this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall, this.compression,
-				this.blockCacheSize);
+				this.blockCacheSize, this.incrementalBackups);
 	}
 
 	public LsmOptions withFsync(FsyncPolicy policy) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, policy,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression, this.blockCacheSize);
+				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups);
 	}
 
 	public LsmOptions withFsyncInterval(Duration interval) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				interval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression, this.blockCacheSize);
+				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups);
 	}
 
 	/**
@@ -136,49 +140,56 @@ public record LsmOptions(Path directory, long memtableSize, int blockSize, int b
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, level0Trigger, levelBase, multiplier, tableSize, this.maxLevels,
 				this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall, this.compression,
-				this.blockCacheSize);
+				this.blockCacheSize, this.incrementalBackups);
 	}
 
 	public LsmOptions withMaxLevels(int levels) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, levels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall,
-				this.compression, this.blockCacheSize);
+				this.compression, this.blockCacheSize, this.incrementalBackups);
 	}
 
 	public LsmOptions withTombstoneGracePeriod(Duration grace) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, grace, this.maxImmutableMemtables, this.maxStall,
-				this.compression, this.blockCacheSize);
+				this.compression, this.blockCacheSize, this.incrementalBackups);
 	}
 
 	public LsmOptions withMaxImmutableMemtables(int count) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, count, this.maxStall, this.compression,
-				this.blockCacheSize);
+				this.blockCacheSize, this.incrementalBackups);
 	}
 
 	public LsmOptions withMaxStall(Duration stall) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, stall,
-				this.compression, this.blockCacheSize);
+				this.compression, this.blockCacheSize, this.incrementalBackups);
 	}
 
 	public LsmOptions withCompression(Compression codec) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, codec, this.blockCacheSize);
+				this.maxStall, codec, this.blockCacheSize, this.incrementalBackups);
 	}
 
 	public LsmOptions withBlockCacheSize(long bytes) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression, bytes);
+				this.maxStall, this.compression, bytes, this.incrementalBackups);
+	}
+
+	public LsmOptions withIncrementalBackups(boolean on) {
+		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
+				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
+				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
+				this.maxStall, this.compression, this.blockCacheSize, on);
 	}
 
 	/** Target bytes of {@code level} (1-based; level 0 is bounded by table count). */

@@ -81,6 +81,12 @@ final class LsmSnapshot {
 			}
 			Files.createLink(target.resolve(Manifest.FILE_NAME), engine.dir.resolve(Manifest.FILE_NAME));
 			names.add(Manifest.FILE_NAME);
+			if (engine.backups != null) {
+				// Under the manifest lock no flush publishes: every table flushed up to
+				// this one is in the snapshot, and the next flush names it as previous.
+				IncrementalBackup.writeBase(target, engine.backups.lastFlushed());
+				names.add(IncrementalBackup.BASE_FILE);
+			}
 		}
 		finally {
 			engine.manifestLock.unlock();

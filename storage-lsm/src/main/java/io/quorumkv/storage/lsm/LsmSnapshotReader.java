@@ -68,6 +68,31 @@ public final class LsmSnapshotReader implements AutoCloseable {
 		return new LsmSnapshotReader(List.copyOf(opened));
 	}
 
+	/**
+	 * Opens the loose table files {@code files} of {@code dir} (an incremental backup's
+	 * tables, {@link IncrementalBackup}), with no manifest.
+	 * @throws CorruptedStorageException naming the file when a table is damaged
+	 * @throws IOException when a file cannot be read
+	 */
+	public static LsmSnapshotReader openTables(Path dir, List<String> files) throws IOException {
+		FileIo io = FileIo.real();
+		List<SsTable> opened = new ArrayList<>();
+		try {
+			for (String file : files) {
+				long number = DataFiles.tableNumber(file);
+				if (number < 0) {
+					throw new IOException("not a table file name: " + dir.resolve(file));
+				}
+				opened.add(SsTable.open(io, dir.resolve(file), number));
+			}
+		}
+		catch (IOException | RuntimeException ex) {
+			opened.forEach(SsTable::release);
+			throw ex;
+		}
+		return new LsmSnapshotReader(List.copyOf(opened));
+	}
+
 	/** The file names of the tables, in the manifest's order. */
 	public List<String> tableFiles() {
 		return this.tables.stream().map((t) -> t.path().getFileName().toString()).toList();

@@ -16,10 +16,10 @@ record LsmState(MemTableSlot active, List<MemTableSlot> immutables, Levels level
 		immutables = List.copyOf(immutables);
 	}
 
-	/** {@code next} becomes active; the active memtable is frozen. */
-	LsmState withActive(MemTableSlot next) {
+	/** {@code next} becomes active; the active memtable is frozen at {@code time}. */
+	LsmState withActive(MemTableSlot next, long time) {
 		List<MemTableSlot> frozen = new ArrayList<>(this.immutables.size() + 1);
-		frozen.add(this.active);
+		frozen.add(this.active.frozen(time));
 		frozen.addAll(this.immutables);
 		return new LsmState(next, frozen, this.levels);
 	}

@@ -129,7 +129,7 @@ final class Recovery {
 			if (!replayed.isEmpty()) {
 				long number = next++;
 				frozen.add(new MemTableSlot(replayed, WalWriter.create(io, DataFiles.wal(dir, number), number),
-						List.copyOf(wals.values()), wals.firstKey(), replayedBytes));
+						List.copyOf(wals.values()), wals.firstKey(), replayedBytes, watermark));
 				liveFrom = wals.firstKey();
 			}
 			long activeNumber = next++;
@@ -159,7 +159,10 @@ final class Recovery {
 					frozen.isEmpty() ? "" : " (a frozen memtable until its flush in the background)",
 					millis(walsReplayed, done));
 			LsmState state = new LsmState(new MemTableSlot(new MemTable(), active), frozen, levels);
-			LsmEngine engine = new LsmEngine(options, io, clock, watermark, state, next, lockChannel, lock, cache);
+			EngineStats stats = new EngineStats();
+			BackupLinker backups = options.incrementalBackups() ? BackupLinker.open(io, dir, stats, levels) : null;
+			LsmEngine engine = new LsmEngine(options, io, clock, watermark, state, next, lockChannel, lock, cache,
+					stats, backups);
 			engine.purgePolicy = purgePolicy;
 			if (!frozen.isEmpty()) {
 				engine.background.scheduleFlush();
