@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The client as users take it: {@link Hello}, built by this module from client-bom and
  * client alone, run in its own JVM against a real node with nothing else on its class
- * path.
+ * path; and the same program run from source with client-all alone.
  */
 class ClientUsageTest {
 
@@ -48,6 +48,19 @@ class ClientUsageTest {
 		classPath.add(0, Path.of("target", "classes").toAbsolutePath().toString());
 		Run run = java("-cp", String.join(File.pathSeparator, classPath), Hello.class.getName(),
 				nodes.url(0).toString());
+		assertThat(run.output()).contains("hello = world");
+		assertThat(run.exit()).isZero();
+	}
+
+	/**
+	 * The script's way: {@code java -cp client-all.jar Hello.java}, compiled from source
+	 * by the launcher against the one jar and run with nothing else.
+	 */
+	@Test
+	void runsFromSourceWithClientAllAlone() throws Exception {
+		Path jar = Path.of(System.getProperty("client-all.jar"));
+		Path source = Path.of("src", "main", "java", "io", "quorumkv", "usage", "Hello.java").toAbsolutePath();
+		Run run = java("-cp", jar.toString(), source.toString(), nodes.url(0).toString());
 		assertThat(run.output()).contains("hello = world");
 		assertThat(run.exit()).isZero();
 	}
