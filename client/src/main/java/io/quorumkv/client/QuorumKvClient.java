@@ -13,9 +13,10 @@ import reactor.core.publisher.Mono;
 
 /**
  * A client of a QuorumKV cluster: reactive ({@code Mono}/{@code Flux}) over Reactor
- * Netty, with a {@linkplain #blocking() blocking facade}. One client per application is
- * enough; it is thread-safe, holds a bounded pool of keep-alive connections per node, and
- * must be {@linkplain #close() closed}.
+ * Netty, with a {@linkplain #blocking() blocking facade} and a {@linkplain #async()
+ * {@code CompletableFuture} facade}. One client per application is enough; it is
+ * thread-safe, holds a bounded pool of keep-alive connections per node, and must be
+ * {@linkplain #close() closed}.
  *
  * <pre>{@code
  * try (QuorumKvClient client = QuorumKvClient.builder()
@@ -58,11 +59,14 @@ public final class QuorumKvClient implements AutoCloseable {
 
 	private final BlockingQuorumKvClient blocking;
 
+	private final AsyncQuorumKvClient async;
+
 	QuorumKvClient(ClientConfig config) {
 		this.config = config;
 		this.transport = new Transport(config);
 		this.attempts = new Attempts(config);
 		this.blocking = new BlockingQuorumKvClient(this);
+		this.async = new AsyncQuorumKvClient(this);
 	}
 
 	/** A builder; give it at least one seed. */
@@ -201,6 +205,14 @@ public final class QuorumKvClient implements AutoCloseable {
 	/** The same client with blocking methods, for code that is not reactive. */
 	public BlockingQuorumKvClient blocking() {
 		return this.blocking;
+	}
+
+	/**
+	 * The same client with methods that return {@code CompletableFuture}s, for code that
+	 * does not use Reactor and must not block.
+	 */
+	public AsyncQuorumKvClient async() {
+		return this.async;
 	}
 
 	/** The nodes this client was given. */

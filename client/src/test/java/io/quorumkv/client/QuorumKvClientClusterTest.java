@@ -7,6 +7,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
@@ -244,6 +247,28 @@ class QuorumKvClientClusterTest {
 		assertThat(kv.get("blocking/1")).isEmpty();
 		assertThat(kv.scan("blocking/", "blocking0", 10)).isEmpty();
 		assertThatExceptionOfType(BadRequestException.class).isThrownBy(() -> kv.get("x", Replicas.of(1, 9)));
+	}
+
+	@Test
+	void theFutureFacadeDoesTheSame() throws Exception {
+		AsyncQuorumKvClient kv = this.client.async();
+		CompletableFuture.allOf(kv.put("future/1", bytes("one")), kv.put("future/2", bytes("two"), Replicas.of(3, 3)))
+			.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+		assertThat(kv.get("future/1")).succeedsWithin(WAIT)
+			.satisfies((v) -> assertThat(v).hasValueSatisfying((bytes) -> assertThat(bytes).isEqualTo(bytes("one"))));
+		assertThat(kv.get("future/2", Replicas.of(3, 3))).succeedsWithin(WAIT)
+			.satisfies((v) -> assertThat(v).hasValueSatisfying((bytes) -> assertThat(bytes).isEqualTo(bytes("two"))));
+		assertThat(kv.scan("future/", "future0", 10)).succeedsWithin(WAIT)
+			.satisfies(
+					(records) -> assertThat(records).extracting(KeyValue::key).containsExactly("future/1", "future/2"));
+		kv.delete("future/1")
+			.thenCompose((done) -> kv.delete("future/2", Replicas.of(3, 3)))
+			.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+		assertThat(kv.get("future/1", Replicas.of(3, 3))).succeedsWithin(WAIT)
+			.satisfies((v) -> assertThat(v).isEmpty());
+		assertThat(kv.get("x", Replicas.of(1, 9))).failsWithin(WAIT)
+			.withThrowableOfType(ExecutionException.class)
+			.withCauseInstanceOf(BadRequestException.class);
 	}
 
 	@Test
