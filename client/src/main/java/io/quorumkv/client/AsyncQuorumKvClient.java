@@ -53,6 +53,19 @@ public final class AsyncQuorumKvClient {
 		return optional(this.client.get(key, replicas));
 	}
 
+	/**
+	 * The value of {@code key} with its version, empty when absent; see
+	 * {@link QuorumKvClient#getVersioned(String)}.
+	 */
+	public CompletableFuture<Optional<VersionedValue>> getVersioned(String key) {
+		return optional(this.client.getVersioned(key));
+	}
+
+	/** The value of {@code key} with its version read from {@code replicas}. */
+	public CompletableFuture<Optional<VersionedValue>> getVersioned(String key, Replicas replicas) {
+		return optional(this.client.getVersioned(key, replicas));
+	}
+
 	/** Stores {@code value} under {@code key} with the node's default quorum. */
 	public CompletableFuture<Void> put(String key, byte[] value) {
 		return this.client.put(key, value).toFuture();

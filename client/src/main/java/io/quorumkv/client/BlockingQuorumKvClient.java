@@ -47,6 +47,19 @@ public final class BlockingQuorumKvClient {
 		return this.client.get(key, replicas).blockOptional();
 	}
 
+	/**
+	 * The value of {@code key} with its version, empty when absent; see
+	 * {@link QuorumKvClient#getVersioned(String)}.
+	 */
+	public Optional<VersionedValue> getVersioned(String key) {
+		return this.client.getVersioned(key).blockOptional();
+	}
+
+	/** The value of {@code key} with its version read from {@code replicas}. */
+	public Optional<VersionedValue> getVersioned(String key, Replicas replicas) {
+		return this.client.getVersioned(key, replicas).blockOptional();
+	}
+
 	/** Stores {@code value} under {@code key} with the node's default quorum. */
 	public void put(String key, byte[] value) {
 		this.client.put(key, value).block();

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.BiFunction;
 
 import io.netty.handler.codec.http.HttpMethod;
 import org.jspecify.annotations.Nullable;
@@ -86,6 +87,25 @@ public final class QuorumKvClient implements AutoCloseable {
 	 */
 	public Mono<byte[]> get(String key, Replicas replicas) {
 		return read(key, Objects.requireNonNull(replicas, "replicas"));
+	}
+
+	/**
+	 * The value of {@code key} with its version (the node's {@code ETag}), read from the
+	 * node's default quorum; empty when absent. <pre>{@code
+	 * client.getVersioned("user:42")
+	 *     .subscribe((read) -> System.out.println(read.version() + " " + read.value().length));
+	 * }</pre>
+	 */
+	public Mono<VersionedValue> getVersioned(String key) {
+		return readVersioned(Requests.utf8("key", key), null);
+	}
+
+	/**
+	 * The value of {@code key} with its version, read from {@code replicas}; empty when
+	 * absent or deleted.
+	 */
+	public Mono<VersionedValue> getVersioned(String key, Replicas replicas) {
+		return readVersioned(Requests.utf8("key", key), Objects.requireNonNull(replicas, "replicas"));
 	}
 
 	/** Stores {@code value} under {@code key} with the node's default quorum. */
@@ -227,17 +247,41 @@ public final class QuorumKvClient implements AutoCloseable {
 	}
 
 	private Mono<byte[]> read(String key, @Nullable Replicas replicas) {
-		byte[] bytes = Requests.utf8("key", key);
-		String path = Requests.entity(bytes, replicas);
-		return this.attempts
-			.run(Operation.GET, bytes, (node) -> this.transport.exchange(HttpMethod.GET, node, path, null)
-				.flatMapMany((answer) -> switch (answer.status()) {
-					case 200 -> Flux.just(answer.body());
-					case 404 -> Flux.empty();
-					default -> Flux.error(Failures.forStatus(Operation.GET, node, answer.status(), answer.body(),
-							answer.retryAfter()));
-				}))
-			.next();
+		return read(Requests.utf8("key", key), replicas, (node, answer) -> answer.body());
+	}
+
+	private Mono<VersionedValue> readVersioned(byte[] key, @Nullable Replicas replicas) {
+		return read(key, replicas, QuorumKvClient::versioned);
+	}
+
+	/**
+	 * A read: what {@code found} makes of a 200 answer, empty on 404. {@code found} may
+	 * throw a {@link QuorumKvException}, which fails the request like an error status.
+	 */
+	private <T> Mono<T> read(byte[] key, @Nullable Replicas replicas, BiFunction<URI, Answer, T> found) {
+		String path = Requests.entity(key, replicas);
+		return this.attempts.run(Operation.GET, key, (node) -> this.transport.exchange(HttpMethod.GET, node, path, null)
+			.flatMapMany((answer) -> switch (answer.status()) {
+				case 200 -> Flux.just(found.apply(node, answer));
+				case 404 -> Flux.empty();
+				default -> Flux.error(
+						Failures.forStatus(Operation.GET, node, answer.status(), answer.body(), answer.retryAfter()));
+			})).next();
+	}
+
+	/** A 200 answer's value with the version its {@code ETag} names. */
+	private static VersionedValue versioned(URI node, Answer answer) {
+		String etag = answer.etag();
+		try {
+			if (etag == null) {
+				throw new IllegalArgumentException("no ETag");
+			}
+			return new VersionedValue(answer.body(), VersionedValue.parseEtag(etag));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new UnexpectedResponseException(
+					Operation.GET + " at " + node + ": a value without a version: " + ex.getMessage(), node, 200, ex);
+		}
 	}
 
 	private Mono<Void> write(Operation operation, String key, byte @Nullable [] value, @Nullable Replicas replicas) {

@@ -35,6 +35,16 @@ class ClientPartsTest {
 	}
 
 	@Test
+	void aVersionIsTheHexTimestampOfAStrongETag() {
+		assertThat(VersionedValue.parseEtag("\"5f3a2c1b9d0e4\"")).isEqualTo(0x5f3a2c1b9d0e4L);
+		assertThat(new VersionedValue(new byte[0], 0x5f3a2c1b9d0e4L).etag()).isEqualTo("\"5f3a2c1b9d0e4\"");
+		for (String bad : List.of("5f3a", "W/\"5f3a\"", "\"\"", "\"0\"", "\"-1\"", "\"+1\"", "\"12345678901234567\"",
+				"\"xyz\"")) {
+			assertThatIllegalArgumentException().as(bad).isThrownBy(() -> VersionedValue.parseEtag(bad));
+		}
+	}
+
+	@Test
 	void aTimeToLiveTravelsInWholeSecondsWithinTheApisRange() {
 		byte[] key = "k".getBytes(StandardCharsets.UTF_8);
 		assertThat(Requests.entity(key, Replicas.of(2, 3), Duration.ofMinutes(30)))

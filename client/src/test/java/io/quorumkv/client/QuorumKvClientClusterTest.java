@@ -2,6 +2,9 @@ package io.quorumkv.client;
 
 import java.io.IOException;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -108,6 +111,28 @@ class QuorumKvClientClusterTest {
 			assertThat(this.client.get(key).block(WAIT)).as(key).isEqualTo(bytes("v:" + key));
 		}
 		assertThat(this.client.get("a").block(WAIT)).as("a+b did not land on a or a b").isNull();
+	}
+
+	@Test
+	void aReadGivesTheVersionTheNodeAnswersAsItsETag() throws Exception {
+		this.client.put("versioned", bytes("one"), Replicas.of(3, 3)).block(WAIT);
+		VersionedValue first = this.client.getVersioned("versioned", Replicas.of(3, 3)).block(WAIT);
+		assertThat(first).isNotNull();
+		assertThat(first.value()).isEqualTo(bytes("one"));
+		HttpResponse<Void> raw = HttpClient.newHttpClient()
+			.send(HttpRequest.newBuilder(URI.create(this.nodes.url(0) + "/v0/entity?id=versioned&replicas=3/3"))
+				.timeout(WAIT)
+				.build(), HttpResponse.BodyHandlers.discarding());
+		assertThat(raw.headers().firstValue("ETag")).hasValue(first.etag());
+		assertThat(this.client.blocking().getVersioned("versioned", Replicas.of(3, 3))).hasValue(first);
+		this.client.put("versioned", bytes("two"), Replicas.of(3, 3)).block(WAIT);
+		assertThat(this.client.async().getVersioned("versioned", Replicas.of(3, 3))).succeedsWithin(WAIT)
+			.satisfies((second) -> assertThat(second).hasValueSatisfying((read) -> {
+				assertThat(read.value()).isEqualTo(bytes("two"));
+				assertThat(read.version()).isGreaterThan(first.version());
+			}));
+		this.client.delete("versioned", Replicas.of(3, 3)).block(WAIT);
+		StepVerifier.create(this.client.getVersioned("versioned", Replicas.of(3, 3))).expectComplete().verify(WAIT);
 	}
 
 	@Test
