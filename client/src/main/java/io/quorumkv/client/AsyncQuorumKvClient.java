@@ -105,6 +105,61 @@ public final class AsyncQuorumKvClient {
 		return this.client.delete(key, replicas).toFuture();
 	}
 
+	// Keys as bytes (QuorumKvClient#get(byte[])): the same requests, the key given as
+	// its exact bytes.
+
+	/** {@link #get(String)} of the key with these bytes. */
+	public CompletableFuture<Optional<byte[]>> get(byte[] key) {
+		return optional(this.client.get(key));
+	}
+
+	/** {@link #get(String, Replicas)} of the key with these bytes. */
+	public CompletableFuture<Optional<byte[]>> get(byte[] key, Replicas replicas) {
+		return optional(this.client.get(key, replicas));
+	}
+
+	/** {@link #getVersioned(String)} of the key with these bytes. */
+	public CompletableFuture<Optional<VersionedValue>> getVersioned(byte[] key) {
+		return optional(this.client.getVersioned(key));
+	}
+
+	/** {@link #getVersioned(String, Replicas)} of the key with these bytes. */
+	public CompletableFuture<Optional<VersionedValue>> getVersioned(byte[] key, Replicas replicas) {
+		return optional(this.client.getVersioned(key, replicas));
+	}
+
+	/** {@link #put(String, byte[])} under the key with these bytes. */
+	public CompletableFuture<Void> put(byte[] key, byte[] value) {
+		return this.client.put(key, value).toFuture();
+	}
+
+	/** {@link #put(String, byte[], Replicas)} under the key with these bytes. */
+	public CompletableFuture<Void> put(byte[] key, byte[] value, Replicas replicas) {
+		return this.client.put(key, value, replicas).toFuture();
+	}
+
+	/** {@link #put(String, byte[], Duration)} under the key with these bytes. */
+	public CompletableFuture<Void> put(byte[] key, byte[] value, Duration ttl) {
+		return this.client.put(key, value, ttl).toFuture();
+	}
+
+	/**
+	 * {@link #put(String, byte[], Duration, Replicas)} under the key with these bytes.
+	 */
+	public CompletableFuture<Void> put(byte[] key, byte[] value, Duration ttl, Replicas replicas) {
+		return this.client.put(key, value, ttl, replicas).toFuture();
+	}
+
+	/** {@link #delete(String)} of the key with these bytes. */
+	public CompletableFuture<Void> delete(byte[] key) {
+		return this.client.delete(key).toFuture();
+	}
+
+	/** {@link #delete(String, Replicas)} of the key with these bytes. */
+	public CompletableFuture<Void> delete(byte[] key, Replicas replicas) {
+		return this.client.delete(key, replicas).toFuture();
+	}
+
 	/**
 	 * At most {@code limit} records of {@code [start, end)} in key order, in one list (a
 	 * scan larger than memory is the reactive {@link QuorumKvClient#scan}'s).

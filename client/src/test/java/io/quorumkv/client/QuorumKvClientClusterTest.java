@@ -136,6 +136,30 @@ class QuorumKvClientClusterTest {
 	}
 
 	@Test
+	void keysGivenAsBytesAreTheKeysOfThoseBytes() {
+		byte[] key = "bytes:ключ&%+".getBytes(StandardCharsets.UTF_8);
+		this.client.put(key, bytes("by bytes"), Replicas.of(3, 3)).block(WAIT);
+		assertThat(this.client.get("bytes:ключ&%+", Replicas.of(3, 3)).block(WAIT)).isEqualTo(bytes("by bytes"));
+		this.client.put("bytes:ключ&%+", bytes("by text"), Replicas.of(3, 3)).block(WAIT);
+		assertThat(this.client.get(key, Replicas.of(3, 3)).block(WAIT)).isEqualTo(bytes("by text"));
+		byte[] control = { 'b', 0, 0x7f, '\n', '\r', '#', ' ' };
+		this.client.blocking().put(control, bytes("control"));
+		assertThat(this.client.blocking().getVersioned(control))
+			.hasValueSatisfying((read) -> assertThat(read.value()).isEqualTo(bytes("control")));
+		assertThat(this.client.async().get(control)).succeedsWithin(WAIT)
+			.satisfies(
+					(value) -> assertThat(value).hasValueSatisfying((v) -> assertThat(v).isEqualTo(bytes("control"))));
+		this.client.delete(key, Replicas.of(3, 3)).block(WAIT);
+		assertThat(this.client.get(key, Replicas.of(3, 3)).block(WAIT)).isNull();
+		// The nodes take UTF-8 keys only (api.md, "Keys"): other bytes arrive as they are
+		// and are refused there.
+		assertThatExceptionOfType(BadRequestException.class)
+			.isThrownBy(() -> this.client.put(new byte[] { 'k', (byte) 0xff }, bytes("v")).block(WAIT))
+			.withMessageContaining("UTF-8");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.client.get(new byte[0]));
+	}
+
+	@Test
 	void anAbsentKeyIsAnEmptyMono() {
 		StepVerifier.create(this.client.get("never-written")).expectComplete().verify(WAIT);
 	}
