@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
  * @param status the HTTP status
  * @param body the body's bytes (the value of a 200, the reason of an error)
  * @param retryAfter the {@code Retry-After} header, when present
+ * @param etag the {@code ETag} header (the version of a read), when present
  */
-record Answer(int status, byte[] body, @Nullable String retryAfter) {
+record Answer(int status, byte[] body, @Nullable String retryAfter, @Nullable String etag) {
 
 }

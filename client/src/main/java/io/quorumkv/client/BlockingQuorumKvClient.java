@@ -47,6 +47,19 @@ public final class BlockingQuorumKvClient {
 		return this.client.get(key, replicas).blockOptional();
 	}
 
+	/**
+	 * The value of {@code key} with its version, empty when absent; see
+	 * {@link QuorumKvClient#getVersioned(String)}.
+	 */
+	public Optional<VersionedValue> getVersioned(String key) {
+		return this.client.getVersioned(key).blockOptional();
+	}
+
+	/** The value of {@code key} with its version read from {@code replicas}. */
+	public Optional<VersionedValue> getVersioned(String key, Replicas replicas) {
+		return this.client.getVersioned(key, replicas).blockOptional();
+	}
+
 	/** Stores {@code value} under {@code key} with the node's default quorum. */
 	public void put(String key, byte[] value) {
 		this.client.put(key, value).block();
@@ -83,6 +96,61 @@ public final class BlockingQuorumKvClient {
 
 	/** Deletes {@code key}, confirmed by {@code replicas.ack()} replicas. */
 	public void delete(String key, Replicas replicas) {
+		this.client.delete(key, replicas).block();
+	}
+
+	// Keys as bytes (QuorumKvClient#get(byte[])): the same requests, the key given as
+	// its exact bytes.
+
+	/** {@link #get(String)} of the key with these bytes. */
+	public Optional<byte[]> get(byte[] key) {
+		return this.client.get(key).blockOptional();
+	}
+
+	/** {@link #get(String, Replicas)} of the key with these bytes. */
+	public Optional<byte[]> get(byte[] key, Replicas replicas) {
+		return this.client.get(key, replicas).blockOptional();
+	}
+
+	/** {@link #getVersioned(String)} of the key with these bytes. */
+	public Optional<VersionedValue> getVersioned(byte[] key) {
+		return this.client.getVersioned(key).blockOptional();
+	}
+
+	/** {@link #getVersioned(String, Replicas)} of the key with these bytes. */
+	public Optional<VersionedValue> getVersioned(byte[] key, Replicas replicas) {
+		return this.client.getVersioned(key, replicas).blockOptional();
+	}
+
+	/** {@link #put(String, byte[])} under the key with these bytes. */
+	public void put(byte[] key, byte[] value) {
+		this.client.put(key, value).block();
+	}
+
+	/** {@link #put(String, byte[], Replicas)} under the key with these bytes. */
+	public void put(byte[] key, byte[] value, Replicas replicas) {
+		this.client.put(key, value, replicas).block();
+	}
+
+	/** {@link #put(String, byte[], Duration)} under the key with these bytes. */
+	public void put(byte[] key, byte[] value, Duration ttl) {
+		this.client.put(key, value, ttl).block();
+	}
+
+	/**
+	 * {@link #put(String, byte[], Duration, Replicas)} under the key with these bytes.
+	 */
+	public void put(byte[] key, byte[] value, Duration ttl, Replicas replicas) {
+		this.client.put(key, value, ttl, replicas).block();
+	}
+
+	/** {@link #delete(String)} of the key with these bytes. */
+	public void delete(byte[] key) {
+		this.client.delete(key).block();
+	}
+
+	/** {@link #delete(String, Replicas)} of the key with these bytes. */
+	public void delete(byte[] key, Replicas replicas) {
 		this.client.delete(key, replicas).block();
 	}
 

@@ -21,6 +21,9 @@ record ClientConfig(List<URI> seeds, Duration connectTimeout, Duration responseT
 	 */
 	static final int MAX_KEY_BYTES = 4096;
 
+	/** What a seed looks like, for the messages that refuse one. */
+	static final String SEED_FORM = "give each seed as http://host:port (https://host:port with tls(...))";
+
 	ClientConfig {
 		seeds = List.copyOf(seeds);
 		Objects.requireNonNull(retryPolicy, "retryPolicy");
@@ -35,14 +38,16 @@ record ClientConfig(List<URI> seeds, Duration connectTimeout, Duration responseT
 		boolean https = "https".equals(seeds.get(0).getScheme());
 		for (URI seed : seeds) {
 			if (!"https".equals(seed.getScheme()) && !"http".equals(seed.getScheme())) {
-				throw new IllegalArgumentException("a seed is an http:// or https:// URL, not " + seed);
+				throw new IllegalArgumentException(
+						"seed '" + seed + "' is not an http:// or https:// URL: " + SEED_FORM);
 			}
 			if ("https".equals(seed.getScheme()) != https) {
 				throw new IllegalArgumentException("seeds mix http and https: " + seeds);
 			}
 			if (seed.getHost() == null || seed.getRawQuery() != null || seed.getRawFragment() != null
 					|| !(seed.getRawPath() == null || seed.getRawPath().isEmpty())) {
-				throw new IllegalArgumentException("a seed is scheme://host[:port] only, not " + seed);
+				throw new IllegalArgumentException(
+						"seed '" + seed + "' is more than scheme://host[:port]: " + SEED_FORM);
 			}
 		}
 		if (tls != null && !https) {

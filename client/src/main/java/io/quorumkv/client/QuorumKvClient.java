@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.BiFunction;
 
 import io.netty.handler.codec.http.HttpMethod;
 import org.jspecify.annotations.Nullable;
@@ -13,9 +14,10 @@ import reactor.core.publisher.Mono;
 
 /**
  * A client of a QuorumKV cluster: reactive ({@code Mono}/{@code Flux}) over Reactor
- * Netty, with a {@linkplain #blocking() blocking facade}. One client per application is
- * enough; it is thread-safe, holds a bounded pool of keep-alive connections per node, and
- * must be {@linkplain #close() closed}.
+ * Netty, with a {@linkplain #blocking() blocking facade} and a {@linkplain #async()
+ * {@code CompletableFuture} facade}. One client per application is enough; it is
+ * thread-safe, holds a bounded pool of keep-alive connections per node, and must be
+ * {@linkplain #close() closed}.
  *
  * <pre>{@code
  * try (QuorumKvClient client = QuorumKvClient.builder()
@@ -36,11 +38,12 @@ import reactor.core.publisher.Mono;
  * <p>
  * Every method is lazy: nothing is sent until the result is subscribed, and each
  * subscription sends the request again. Keys are non-empty strings (their UTF-8 bytes are
- * the key); values are exact bytes, any length up to the nodes' limit. Without a
- * {@link Replicas} the node's default applies (a majority of all replicas). Failures are
- * {@link QuorumKvException}s, one subclass per answer a caller treats differently; a key
- * that is absent is not a failure but an empty {@code Mono}. Which failures are retried,
- * and why a write is not by default, is {@link RetryPolicy}'s description.
+ * the key) or the key's bytes themselves; values are exact bytes, any length up to the
+ * nodes' limit. Without a {@link Replicas} the node's default applies (a majority of all
+ * replicas). Failures are {@link QuorumKvException}s, one subclass per answer a caller
+ * treats differently; a key that is absent is not a failure but an empty {@code Mono}.
+ * Which failures are retried, and why a write is not by default, is {@link RetryPolicy}'s
+ * description.
  */
 public final class QuorumKvClient implements AutoCloseable {
 
@@ -58,11 +61,14 @@ public final class QuorumKvClient implements AutoCloseable {
 
 	private final BlockingQuorumKvClient blocking;
 
+	private final AsyncQuorumKvClient async;
+
 	QuorumKvClient(ClientConfig config) {
 		this.config = config;
 		this.transport = new Transport(config);
 		this.attempts = new Attempts(config);
 		this.blocking = new BlockingQuorumKvClient(this);
+		this.async = new AsyncQuorumKvClient(this);
 	}
 
 	/** A builder; give it at least one seed. */
@@ -74,19 +80,40 @@ public final class QuorumKvClient implements AutoCloseable {
 	 * The value of {@code key} read from the node's default quorum; empty when absent.
 	 */
 	public Mono<byte[]> get(String key) {
-		return read(key, null);
+		return read(text(key), null);
 	}
 
 	/**
 	 * The value of {@code key} read from {@code replicas}; empty when absent or deleted.
 	 */
 	public Mono<byte[]> get(String key, Replicas replicas) {
-		return read(key, Objects.requireNonNull(replicas, "replicas"));
+		return read(text(key), Objects.requireNonNull(replicas, "replicas"));
+	}
+
+	/**
+	 * The value of {@code key} with its version (the node's {@code ETag}), read from the
+	 * node's default quorum; empty when absent.
+	 *
+	 * <pre>{@code
+	 * client.getVersioned("user:42")
+	 *     .subscribe((read) -> System.out.println(read.version() + " " + read.value().length));
+	 * }</pre>
+	 */
+	public Mono<VersionedValue> getVersioned(String key) {
+		return readVersioned(text(key), null);
+	}
+
+	/**
+	 * The value of {@code key} with its version, read from {@code replicas}; empty when
+	 * absent or deleted.
+	 */
+	public Mono<VersionedValue> getVersioned(String key, Replicas replicas) {
+		return readVersioned(text(key), Objects.requireNonNull(replicas, "replicas"));
 	}
 
 	/** Stores {@code value} under {@code key} with the node's default quorum. */
 	public Mono<Void> put(String key, byte[] value) {
-		return write(Operation.PUT, key, Objects.requireNonNull(value, "value").clone(), null);
+		return write(Operation.PUT, text(key), copy(value), null, null);
 	}
 
 	/**
@@ -94,8 +121,7 @@ public final class QuorumKvClient implements AutoCloseable {
 	 * {@code replicas.ack()} replicas confirmed.
 	 */
 	public Mono<Void> put(String key, byte[] value, Replicas replicas) {
-		return write(Operation.PUT, key, Objects.requireNonNull(value, "value").clone(),
-				Objects.requireNonNull(replicas, "replicas"));
+		return write(Operation.PUT, text(key), copy(value), Objects.requireNonNull(replicas, "replicas"), null);
 	}
 
 	/**
@@ -109,8 +135,7 @@ public final class QuorumKvClient implements AutoCloseable {
 	 * seconds
 	 */
 	public Mono<Void> put(String key, byte[] value, Duration ttl) {
-		return write(Operation.PUT, key, Objects.requireNonNull(value, "value").clone(), null,
-				Objects.requireNonNull(ttl, "ttl"));
+		return write(Operation.PUT, text(key), copy(value), null, Objects.requireNonNull(ttl, "ttl"));
 	}
 
 	/**
@@ -118,8 +143,8 @@ public final class QuorumKvClient implements AutoCloseable {
 	 * replicas.
 	 */
 	public Mono<Void> put(String key, byte[] value, Duration ttl, Replicas replicas) {
-		return write(Operation.PUT, key, Objects.requireNonNull(value, "value").clone(),
-				Objects.requireNonNull(replicas, "replicas"), Objects.requireNonNull(ttl, "ttl"));
+		return write(Operation.PUT, text(key), copy(value), Objects.requireNonNull(replicas, "replicas"),
+				Objects.requireNonNull(ttl, "ttl"));
 	}
 
 	/**
@@ -127,12 +152,70 @@ public final class QuorumKvClient implements AutoCloseable {
 	 * succeeds).
 	 */
 	public Mono<Void> delete(String key) {
-		return write(Operation.DELETE, key, null, null);
+		return write(Operation.DELETE, text(key), null, null, null);
 	}
 
 	/** Deletes {@code key}; completes when {@code replicas.ack()} replicas confirmed. */
 	public Mono<Void> delete(String key, Replicas replicas) {
-		return write(Operation.DELETE, key, null, Objects.requireNonNull(replicas, "replicas"));
+		return write(Operation.DELETE, text(key), null, Objects.requireNonNull(replicas, "replicas"), null);
+	}
+
+	// Keys as bytes: the same requests, the key given as the exact bytes the node keys
+	// by (what a String key's UTF-8 encoding gives). They are percent-encoded as they
+	// are; the nodes take only keys that are valid UTF-8 (docs/api.md, "Keys") and
+	// refuse others with a 400, a BadRequestException.
+
+	/** {@link #get(String)} of the key with these bytes (copied when called). */
+	public Mono<byte[]> get(byte[] key) {
+		return read(bytes(key), null);
+	}
+
+	/** {@link #get(String, Replicas)} of the key with these bytes. */
+	public Mono<byte[]> get(byte[] key, Replicas replicas) {
+		return read(bytes(key), Objects.requireNonNull(replicas, "replicas"));
+	}
+
+	/** {@link #getVersioned(String)} of the key with these bytes. */
+	public Mono<VersionedValue> getVersioned(byte[] key) {
+		return readVersioned(bytes(key), null);
+	}
+
+	/** {@link #getVersioned(String, Replicas)} of the key with these bytes. */
+	public Mono<VersionedValue> getVersioned(byte[] key, Replicas replicas) {
+		return readVersioned(bytes(key), Objects.requireNonNull(replicas, "replicas"));
+	}
+
+	/** {@link #put(String, byte[])} under the key with these bytes. */
+	public Mono<Void> put(byte[] key, byte[] value) {
+		return write(Operation.PUT, bytes(key), copy(value), null, null);
+	}
+
+	/** {@link #put(String, byte[], Replicas)} under the key with these bytes. */
+	public Mono<Void> put(byte[] key, byte[] value, Replicas replicas) {
+		return write(Operation.PUT, bytes(key), copy(value), Objects.requireNonNull(replicas, "replicas"), null);
+	}
+
+	/** {@link #put(String, byte[], Duration)} under the key with these bytes. */
+	public Mono<Void> put(byte[] key, byte[] value, Duration ttl) {
+		return write(Operation.PUT, bytes(key), copy(value), null, Objects.requireNonNull(ttl, "ttl"));
+	}
+
+	/**
+	 * {@link #put(String, byte[], Duration, Replicas)} under the key with these bytes.
+	 */
+	public Mono<Void> put(byte[] key, byte[] value, Duration ttl, Replicas replicas) {
+		return write(Operation.PUT, bytes(key), copy(value), Objects.requireNonNull(replicas, "replicas"),
+				Objects.requireNonNull(ttl, "ttl"));
+	}
+
+	/** {@link #delete(String)} of the key with these bytes. */
+	public Mono<Void> delete(byte[] key) {
+		return write(Operation.DELETE, bytes(key), null, null, null);
+	}
+
+	/** {@link #delete(String, Replicas)} of the key with these bytes. */
+	public Mono<Void> delete(byte[] key, Replicas replicas) {
+		return write(Operation.DELETE, bytes(key), null, Objects.requireNonNull(replicas, "replicas"), null);
 	}
 
 	/**
@@ -203,6 +286,14 @@ public final class QuorumKvClient implements AutoCloseable {
 		return this.blocking;
 	}
 
+	/**
+	 * The same client with methods that return {@code CompletableFuture}s, for code that
+	 * does not use Reactor and must not block.
+	 */
+	public AsyncQuorumKvClient async() {
+		return this.async;
+	}
+
 	/** The nodes this client was given. */
 	public List<URI> seeds() {
 		return this.config.seeds();
@@ -214,27 +305,58 @@ public final class QuorumKvClient implements AutoCloseable {
 		this.transport.close();
 	}
 
-	private Mono<byte[]> read(String key, @Nullable Replicas replicas) {
-		byte[] bytes = Requests.utf8("key", key);
-		String path = Requests.entity(bytes, replicas);
-		return this.attempts
-			.run(Operation.GET, bytes, (node) -> this.transport.exchange(HttpMethod.GET, node, path, null)
-				.flatMapMany((answer) -> switch (answer.status()) {
-					case 200 -> Flux.just(answer.body());
-					case 404 -> Flux.empty();
-					default -> Flux.error(Failures.forStatus(Operation.GET, node, answer.status(), answer.body(),
-							answer.retryAfter()));
-				}))
-			.next();
+	private static byte[] text(String key) {
+		return Requests.utf8("key", key);
 	}
 
-	private Mono<Void> write(Operation operation, String key, byte @Nullable [] value, @Nullable Replicas replicas) {
-		return write(operation, key, value, replicas, null);
+	private static byte[] bytes(byte[] key) {
+		return Requests.key(key);
 	}
 
-	private Mono<Void> write(Operation operation, String key, byte @Nullable [] value, @Nullable Replicas replicas,
+	private static byte[] copy(byte[] value) {
+		return Objects.requireNonNull(value, "value").clone();
+	}
+
+	private Mono<byte[]> read(byte[] key, @Nullable Replicas replicas) {
+		return read(key, replicas, (node, answer) -> answer.body());
+	}
+
+	private Mono<VersionedValue> readVersioned(byte[] key, @Nullable Replicas replicas) {
+		return read(key, replicas, QuorumKvClient::versioned);
+	}
+
+	/**
+	 * A read: what {@code found} makes of a 200 answer, empty on 404. {@code found} may
+	 * throw a {@link QuorumKvException}, which fails the request like an error status.
+	 */
+	private <T> Mono<T> read(byte[] key, @Nullable Replicas replicas, BiFunction<URI, Answer, T> found) {
+		String path = Requests.entity(key, replicas);
+		return this.attempts.run(Operation.GET, key, (node) -> this.transport.exchange(HttpMethod.GET, node, path, null)
+			.flatMapMany((answer) -> switch (answer.status()) {
+				case 200 -> Flux.just(found.apply(node, answer));
+				case 404 -> Flux.empty();
+				default -> Flux.error(
+						Failures.forStatus(Operation.GET, node, answer.status(), answer.body(), answer.retryAfter()));
+			})).next();
+	}
+
+	/** A 200 answer's value with the version its {@code ETag} names. */
+	private static VersionedValue versioned(URI node, Answer answer) {
+		String etag = answer.etag();
+		try {
+			if (etag == null) {
+				throw new IllegalArgumentException("no ETag");
+			}
+			return new VersionedValue(answer.body(), VersionedValue.parseEtag(etag));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new UnexpectedResponseException(
+					Operation.GET + " at " + node + ": a value without a version: " + ex.getMessage(), node, 200, ex);
+		}
+	}
+
+	private Mono<Void> write(Operation operation, byte[] bytes, byte @Nullable [] value, @Nullable Replicas replicas,
 			@Nullable Duration ttl) {
-		byte[] bytes = Requests.utf8("key", key);
 		String path = Requests.entity(bytes, replicas, ttl);
 		HttpMethod method = (operation == Operation.PUT) ? HttpMethod.PUT : HttpMethod.DELETE;
 		return this.attempts

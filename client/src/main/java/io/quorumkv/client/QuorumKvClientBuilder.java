@@ -1,6 +1,7 @@
 package io.quorumkv.client;
 
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,14 +60,35 @@ public final class QuorumKvClientBuilder {
 	 * The nodes the client talks to, as {@code http://host:port} (or {@code https://}
 	 * with {@link #tls}). Any node serves any key; give several so that one down is not
 	 * an outage. Replaces earlier seeds.
+	 * @throws IllegalArgumentException naming the seed when one is not such a URL; a seed
+	 * without a scheme ({@code 127.0.0.1:8081}) is refused, not read as {@code http://}:
+	 * the scheme says whether the connection is encrypted, and a guess of {@code http}
+	 * would send a credential in clear text to a cluster that expects TLS
 	 */
 	public QuorumKvClientBuilder seeds(String... seeds) {
 		List<URI> uris = new ArrayList<>(seeds.length);
 		for (String seed : seeds) {
-			String trimmed = Objects.requireNonNull(seed, "seed").strip();
-			uris.add(URI.create(trimmed.endsWith("/") ? trimmed.substring(0, trimmed.length() - 1) : trimmed));
+			uris.add(seed(Objects.requireNonNull(seed, "seed")));
 		}
 		return seeds(uris);
+	}
+
+	/** One seed as a URL, its trailing slash dropped. */
+	static URI seed(String seed) {
+		String trimmed = seed.strip();
+		if (trimmed.endsWith("/")) {
+			trimmed = trimmed.substring(0, trimmed.length() - 1);
+		}
+		if (!trimmed.contains("://")) {
+			throw new IllegalArgumentException("seed '" + seed + "' has no scheme: " + ClientConfig.SEED_FORM);
+		}
+		try {
+			return new URI(trimmed);
+		}
+		catch (URISyntaxException ex) {
+			throw new IllegalArgumentException(
+					"seed '" + seed + "' is not a URL (" + ex.getReason() + "): " + ClientConfig.SEED_FORM, ex);
+		}
 	}
 
 	/** The nodes the client talks to; see {@link #seeds(String...)}. */

@@ -95,6 +95,18 @@ final class Requests {
 		}
 	}
 
+	/**
+	 * A key given as bytes, copied: it must not be empty; anything else is sent as it is
+	 * (the nodes judge whether it is UTF-8).
+	 */
+	static byte[] key(byte[] key) {
+		Objects.requireNonNull(key, "key");
+		if (key.length == 0) {
+			throw new IllegalArgumentException("key must not be empty");
+		}
+		return key.clone();
+	}
+
 	private static void appendEncoded(StringBuilder out, byte[] bytes) {
 		for (byte b : bytes) {
 			int c = b & 0xff;

@@ -19,14 +19,14 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>
  * <b>Replica-aware routing plugs in here.</b> A node that coordinates a key it holds
- * saves one network hop per replica it would otherwise call. Once the server exposes its
- * ring (the node list, each node's state and the placement, with an epoch), a
- * {@code RingRouter} will implement this interface: it keeps the ring it learned from a
- * node and refreshes it when a node answers with a newer epoch, computes the key's
- * replicas from {@code key} with the server's placement, and returns the healthy replicas
- * first and the other nodes after them. That is why {@code key} is given here. The client
- * does not guess the placement today: the server's placement and its hash are the
- * server's to publish, and a guess that disagrees with them would only add a hop.
+ * saves one network hop per replica it would otherwise call. A {@code RingRouter} will
+ * implement this interface: it keeps the ring it learned from a node and refreshes it
+ * when a node answers with a newer epoch, computes the key's replicas from {@code key}
+ * with the server's placement, and returns the healthy replicas first and the other nodes
+ * after them. That is why {@code key} is given here. The client does not guess the
+ * placement today: {@code GET /v0/ring} names neither the hash nor a change's owners, and
+ * public answers carry no epoch ({@code docs/client.md}, "Routing", lists what is
+ * missing); a guess that disagrees with the server would only add a hop.
  */
 @FunctionalInterface
 public interface Router {

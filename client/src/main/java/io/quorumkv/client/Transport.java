@@ -92,7 +92,8 @@ final class Transport implements AutoCloseable {
 		return sending.responseSingle((response, content) -> content.asByteArray()
 			.defaultIfEmpty(EMPTY)
 			.map((bytes) -> new Answer(response.status().code(), bytes,
-					response.responseHeaders().get(HttpHeaderNames.RETRY_AFTER))));
+					response.responseHeaders().get(HttpHeaderNames.RETRY_AFTER),
+					response.responseHeaders().get(HttpHeaderNames.ETAG))));
 	}
 
 	/**

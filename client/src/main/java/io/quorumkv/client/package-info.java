@@ -1,7 +1,8 @@
 /**
  * The Java client of QuorumKV: {@link io.quorumkv.client.QuorumKvClient} (reactive,
- * {@code Mono}/{@code Flux}) and its blocking facade
- * {@link io.quorumkv.client.BlockingQuorumKvClient}, built by
+ * {@code Mono}/{@code Flux}) with its blocking facade
+ * {@link io.quorumkv.client.BlockingQuorumKvClient} and its {@code CompletableFuture}
+ * facade {@link io.quorumkv.client.AsyncQuorumKvClient}, built by
  * {@link io.quorumkv.client.QuorumKvClientBuilder}.
  *
  * <p>

@@ -35,6 +35,33 @@ class ClientPartsTest {
 	}
 
 	@Test
+	void aSeedWithoutASchemeIsRefusedNamingItAndTheExpectedForm() {
+		for (String seed : List.of("127.0.0.1:8081", "localhost:8081", "node-1.example:8080", "127.0.0.1", "::1")) {
+			assertThatIllegalArgumentException().as(seed)
+				.isThrownBy(() -> QuorumKvClient.builder().seeds("http://127.0.0.1:1", seed))
+				.withMessageContaining("'" + seed + "'")
+				.withMessageContaining("http://host:port");
+		}
+		assertThatIllegalArgumentException().isThrownBy(() -> QuorumKvClient.builder().seeds("http://a b:1"))
+			.withMessageContaining("'http://a b:1'")
+			.withMessageContaining("http://host:port");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> QuorumKvClient.builder().seeds(List.of(URI.create("localhost:8081"))).build())
+			.withMessageContaining("'localhost:8081'")
+			.withMessageContaining("http://host:port");
+	}
+
+	@Test
+	void aVersionIsTheHexTimestampOfAStrongETag() {
+		assertThat(VersionedValue.parseEtag("\"5f3a2c1b9d0e4\"")).isEqualTo(0x5f3a2c1b9d0e4L);
+		assertThat(new VersionedValue(new byte[0], 0x5f3a2c1b9d0e4L).etag()).isEqualTo("\"5f3a2c1b9d0e4\"");
+		for (String bad : List.of("5f3a", "W/\"5f3a\"", "\"\"", "\"0\"", "\"-1\"", "\"+1\"", "\"12345678901234567\"",
+				"\"xyz\"")) {
+			assertThatIllegalArgumentException().as(bad).isThrownBy(() -> VersionedValue.parseEtag(bad));
+		}
+	}
+
+	@Test
 	void aTimeToLiveTravelsInWholeSecondsWithinTheApisRange() {
 		byte[] key = "k".getBytes(StandardCharsets.UTF_8);
 		assertThat(Requests.entity(key, Replicas.of(2, 3), Duration.ofMinutes(30)))

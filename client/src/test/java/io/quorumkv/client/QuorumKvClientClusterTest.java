@@ -2,11 +2,17 @@ package io.quorumkv.client;
 
 import java.io.IOException;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
@@ -105,6 +111,52 @@ class QuorumKvClientClusterTest {
 			assertThat(this.client.get(key).block(WAIT)).as(key).isEqualTo(bytes("v:" + key));
 		}
 		assertThat(this.client.get("a").block(WAIT)).as("a+b did not land on a or a b").isNull();
+	}
+
+	@Test
+	void aReadGivesTheVersionTheNodeAnswersAsItsETag() throws Exception {
+		this.client.put("versioned", bytes("one"), Replicas.of(3, 3)).block(WAIT);
+		VersionedValue first = this.client.getVersioned("versioned", Replicas.of(3, 3)).block(WAIT);
+		assertThat(first).isNotNull();
+		assertThat(first.value()).isEqualTo(bytes("one"));
+		HttpResponse<Void> raw = HttpClient.newHttpClient()
+			.send(HttpRequest.newBuilder(URI.create(this.nodes.url(0) + "/v0/entity?id=versioned&replicas=3/3"))
+				.timeout(WAIT)
+				.build(), HttpResponse.BodyHandlers.discarding());
+		assertThat(raw.headers().firstValue("ETag")).hasValue(first.etag());
+		assertThat(this.client.blocking().getVersioned("versioned", Replicas.of(3, 3))).hasValue(first);
+		this.client.put("versioned", bytes("two"), Replicas.of(3, 3)).block(WAIT);
+		assertThat(this.client.async().getVersioned("versioned", Replicas.of(3, 3))).succeedsWithin(WAIT)
+			.satisfies((second) -> assertThat(second).hasValueSatisfying((read) -> {
+				assertThat(read.value()).isEqualTo(bytes("two"));
+				assertThat(read.version()).isGreaterThan(first.version());
+			}));
+		this.client.delete("versioned", Replicas.of(3, 3)).block(WAIT);
+		StepVerifier.create(this.client.getVersioned("versioned", Replicas.of(3, 3))).expectComplete().verify(WAIT);
+	}
+
+	@Test
+	void keysGivenAsBytesAreTheKeysOfThoseBytes() {
+		byte[] key = "bytes:ключ&%+".getBytes(StandardCharsets.UTF_8);
+		this.client.put(key, bytes("by bytes"), Replicas.of(3, 3)).block(WAIT);
+		assertThat(this.client.get("bytes:ключ&%+", Replicas.of(3, 3)).block(WAIT)).isEqualTo(bytes("by bytes"));
+		this.client.put("bytes:ключ&%+", bytes("by text"), Replicas.of(3, 3)).block(WAIT);
+		assertThat(this.client.get(key, Replicas.of(3, 3)).block(WAIT)).isEqualTo(bytes("by text"));
+		byte[] control = { 'b', 0, 0x7f, '\n', '\r', '#', ' ' };
+		this.client.blocking().put(control, bytes("control"));
+		assertThat(this.client.blocking().getVersioned(control))
+			.hasValueSatisfying((read) -> assertThat(read.value()).isEqualTo(bytes("control")));
+		assertThat(this.client.async().get(control)).succeedsWithin(WAIT)
+			.satisfies(
+					(value) -> assertThat(value).hasValueSatisfying((v) -> assertThat(v).isEqualTo(bytes("control"))));
+		this.client.delete(key, Replicas.of(3, 3)).block(WAIT);
+		assertThat(this.client.get(key, Replicas.of(3, 3)).block(WAIT)).isNull();
+		// The nodes take UTF-8 keys only (api.md, "Keys"): other bytes arrive as they are
+		// and are refused there.
+		assertThatExceptionOfType(BadRequestException.class)
+			.isThrownBy(() -> this.client.put(new byte[] { 'k', (byte) 0xff }, bytes("v")).block(WAIT))
+			.withMessageContaining("UTF-8");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.client.get(new byte[0]));
 	}
 
 	@Test
@@ -244,6 +296,28 @@ class QuorumKvClientClusterTest {
 		assertThat(kv.get("blocking/1")).isEmpty();
 		assertThat(kv.scan("blocking/", "blocking0", 10)).isEmpty();
 		assertThatExceptionOfType(BadRequestException.class).isThrownBy(() -> kv.get("x", Replicas.of(1, 9)));
+	}
+
+	@Test
+	void theFutureFacadeDoesTheSame() throws Exception {
+		AsyncQuorumKvClient kv = this.client.async();
+		CompletableFuture.allOf(kv.put("future/1", bytes("one")), kv.put("future/2", bytes("two"), Replicas.of(3, 3)))
+			.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+		assertThat(kv.get("future/1")).succeedsWithin(WAIT)
+			.satisfies((v) -> assertThat(v).hasValueSatisfying((bytes) -> assertThat(bytes).isEqualTo(bytes("one"))));
+		assertThat(kv.get("future/2", Replicas.of(3, 3))).succeedsWithin(WAIT)
+			.satisfies((v) -> assertThat(v).hasValueSatisfying((bytes) -> assertThat(bytes).isEqualTo(bytes("two"))));
+		assertThat(kv.scan("future/", "future0", 10)).succeedsWithin(WAIT)
+			.satisfies(
+					(records) -> assertThat(records).extracting(KeyValue::key).containsExactly("future/1", "future/2"));
+		kv.delete("future/1")
+			.thenCompose((done) -> kv.delete("future/2", Replicas.of(3, 3)))
+			.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+		assertThat(kv.get("future/1", Replicas.of(3, 3))).succeedsWithin(WAIT)
+			.satisfies((v) -> assertThat(v).isEmpty());
+		assertThat(kv.get("x", Replicas.of(1, 9))).failsWithin(WAIT)
+			.withThrowableOfType(ExecutionException.class)
+			.withCauseInstanceOf(BadRequestException.class);
 	}
 
 	@Test
