@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -154,7 +155,8 @@ public record ChecksummedFile(Path path, int magic, int version, @Nullable Strin
 	 * Replaces {@code target} with {@code content}, durably and whole: written to
 	 * {@code <name>.tmp} in the same folder, forced to disk, renamed over the target, and
 	 * the folder forced. A failed write leaves the old file as it was.
-	 * @throws IOException when any step fails (the temporary file is removed)
+	 * @throws IOException when any step fails (a temporary file it wrote is removed;
+	 * anything else in its place, such as a folder, is left as it is)
 	 */
 	public static void replace(Path target, byte[] content) throws IOException {
 		Path folder = target.toAbsolutePath().getParent();
@@ -179,8 +181,11 @@ public record ChecksummedFile(Path path, int magic, int version, @Nullable Strin
 				dir.force(true);
 			}
 		}
-		finally {
-			Files.deleteIfExists(tmp);
+		catch (IOException | RuntimeException ex) {
+			if (Files.isRegularFile(tmp, LinkOption.NOFOLLOW_LINKS)) {
+				Files.deleteIfExists(tmp);
+			}
+			throw ex;
 		}
 	}
 

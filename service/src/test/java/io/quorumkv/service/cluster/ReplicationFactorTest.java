@@ -2,11 +2,13 @@ package io.quorumkv.service.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
+import io.quorumkv.service.storage.ChecksummedFile;
 import io.quorumkv.service.support.TestCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -94,8 +96,10 @@ class ReplicationFactorTest {
 	@Test
 	void eachNodeKeepsItsIdInItsDataFolder() throws Exception {
 		for (int node = 0; node < 3; node++) {
-			String file = Files.readString(root.resolve("node" + node).resolve("node-id"));
-			assertThat(file).startsWith("qkv-node-id 1 ").endsWith("\n" + cluster.url(node));
+			Path file = root.resolve("node" + node).resolve(NodeIdentity.FILE);
+			assertThat(ByteBuffer.wrap(Files.readAllBytes(file)).getInt()).isEqualTo(NodeIdentity.MAGIC);
+			assertThat(ChecksummedFile.text(file, NodeIdentity.MAGIC, "qkv-node-id").readText())
+				.isEqualTo(cluster.url(node));
 		}
 	}
 
