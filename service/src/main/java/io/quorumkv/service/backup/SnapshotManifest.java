@@ -1,7 +1,6 @@
 package io.quorumkv.service.backup;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -9,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
 
+import io.quorumkv.storage.lsm.IncrementalBackup;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -82,17 +82,9 @@ public record SnapshotManifest(String name, String node, String url, String back
 		return this.files.stream().mapToLong(FileEntry::size).sum();
 	}
 
-	/** The CRC32C of a file's content, read in pieces. */
+	/** The CRC32C of a file's content ({@link IncrementalBackup#crc32c}). */
 	static long crc32c(Path file) throws IOException {
-		CRC32C crc = new CRC32C();
-		byte[] buffer = new byte[64 << 10];
-		try (InputStream in = Files.newInputStream(file)) {
-			int n;
-			while ((n = in.read(buffer)) > 0) {
-				crc.update(buffer, 0, n);
-			}
-		}
-		return crc.getValue();
+		return IncrementalBackup.crc32c(file);
 	}
 
 	/** Writes {@code snapshot.json} into {@code dir} and forces it. */

@@ -20,10 +20,12 @@ import java.util.stream.Stream;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Expiry;
+import io.quorumkv.storage.contract.Seeds;
 import io.quorumkv.storage.lsm.IncrementalBackup;
 import io.quorumkv.storage.lsm.LsmOptions;
 import io.quorumkv.storage.lsm.LsmStorage;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * incremental table fails verification naming the file; a missing table stops the chain;
  * the tables a snapshot holds are pruned, and the rest still restore.
  */
+@ExtendWith(Seeds.class)
 class IncrementalRestoreTest {
 
 	private static final Node SELF = Node.of("node1", "http://127.0.0.1:1");
@@ -50,9 +53,9 @@ class IncrementalRestoreTest {
 	private long last;
 
 	@Test
-	void aSnapshotPlusItsIncrementalTablesRestoresALaterTime() throws IOException {
-		long seed = System.nanoTime();
-		System.out.println("IncrementalRestoreTest seed " + seed);
+	void aSnapshotPlusItsIncrementalTablesRestoresALaterTime(Seeds.Seed given) throws IOException {
+		long seed = given.value();
+		System.out.println("IncrementalRestoreTest: " + Seeds.rerun(seed));
 		Random random = new Random(seed);
 		TreeMap<String, Entry> ledger = new TreeMap<>();
 		Path data = this.dir.resolve("data");
