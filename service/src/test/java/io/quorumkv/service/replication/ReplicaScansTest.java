@@ -76,7 +76,13 @@ class ReplicaScansTest {
 				.then();
 		}).bindNow();
 		QuorumKvProperties properties = new Binder(
-				new MapConfigurationPropertySource(Map.of("quorumkv.cluster.max-connections-per-peer", "1")))
+				// One connection, so the calls must share it; waiting for it is bounded
+				// by the
+				// replica timeout, 1 s by default, which a cancelled page's drain can
+				// take
+				// on a loaded two-core machine: the test is about reuse, not speed.
+				new MapConfigurationPropertySource(Map.of("quorumkv.cluster.max-connections-per-peer", "1",
+						"quorumkv.cluster.replica-timeout", "10s")))
 			.bindOrCreate("quorumkv", QuorumKvProperties.class);
 		this.peer = new Node(URI.create("http://127.0.0.1:" + this.server.port()));
 		SimpleMeterRegistry meters = new SimpleMeterRegistry();
