@@ -13,8 +13,9 @@ import reactor.netty.http.server.HttpServer;
 /**
  * Counts and logs (at a rate limit) the TLS handshakes the server fails: a client that
  * does not trust this node's certificate, presents one this node does not trust, speaks
- * plain HTTP to the TLS port, or offers no common protocol. Reactor Netty closes such a
- * connection before any request exists, so nothing else would tell.
+ * plain HTTP to the TLS port ({@link PlainHttpOnTls} tells), or offers no common
+ * protocol. Reactor Netty closes such a connection before any request exists, so nothing
+ * else would tell.
  * <p>
  * Reactor Netty times every handshake itself and reports it, with its outcome, to a
  * connection-level metrics recorder
@@ -55,6 +56,12 @@ final class HandshakeFailures implements ChannelMetricsRecorder {
 			this.log.log(() -> "TLS handshake failed from " + remoteAddress + " after " + time.toMillis()
 					+ " ms (the client's side tells why; Reactor Netty logs it at DEBUG)");
 		}
+	}
+
+	/** A client spoke plain HTTP to the TLS port ({@link PlainHttpOnTls}). */
+	void plainHttp(SocketAddress remoteAddress) {
+		this.failures.increment();
+		this.log.log(() -> "Plain HTTP on the TLS port from " + remoteAddress + ": answered 400");
 	}
 
 	@Override

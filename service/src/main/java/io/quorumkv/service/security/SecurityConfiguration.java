@@ -53,10 +53,14 @@ class SecurityConfiguration {
 		return new Exposure(server.getAddress(), Ssl.isEnabled(server.getSsl()), security.publicApi());
 	}
 
-	/** Failed TLS handshakes, counted and logged (at a rate limit). */
+	/**
+	 * Failed TLS handshakes, counted and logged (at a rate limit); plain HTTP to the TLS
+	 * port, counted with them and answered with a plain-HTTP 400 that says so.
+	 */
 	@Bean
 	NettyServerCustomizer handshakeFailures(MeterRegistry meters) {
-		return new HandshakeFailures(meters)::observe;
+		HandshakeFailures failures = new HandshakeFailures(meters);
+		return (server) -> PlainHttpOnTls.observe(failures.observe(server), failures::plainHttp);
 	}
 
 	static SecurityWebFilterChain chain(SecurityProperties security, boolean publicApiProtected) {

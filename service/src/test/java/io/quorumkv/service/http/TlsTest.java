@@ -69,12 +69,17 @@ class TlsTest {
 				io.netty.handler.ssl.SslContextBuilder.forClient().build());
 		assertThatThrownBy(() -> untrusting.get().uri("/v0/status").exchange())
 			.hasMessageContaining("PKIX path building failed");
-		// Plain HTTP on the TLS port is not answered as HTTP either.
-		WebTestClient plain = TestClients.forPort(cluster.port(0));
-		assertThatThrownBy(() -> plain.get().uri("/v0/status").exchange().expectStatus().isOk())
-			.isInstanceOf(Throwable.class);
+		// Plain HTTP on the TLS port is answered 400 in plain HTTP, saying to use TLS.
+		TestClients.forPort(cluster.port(0))
+			.get()
+			.uri("/v0/status")
+			.exchange()
+			.expectStatus()
+			.isBadRequest()
+			.expectBody(String.class)
+			.isEqualTo("this port speaks TLS: use https://\n");
 		cluster.client(0).get().uri("/v0/status").exchange().expectStatus().isOk();
-		// Both failed handshakes are counted, each once (and logged, at a rate limit).
+		// Both are counted, each once (and logged, at a rate limit).
 		eventually(Duration.ofSeconds(10), () -> assertThat(handshakeFailures()).isEqualTo(failedBefore + 2));
 	}
 

@@ -2,6 +2,9 @@ package io.quorumkv.service.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -61,6 +64,19 @@ class PublicApiAuthenticationTest {
 
 	private static WebTestClient client(String key) {
 		return node.client(0).mutate().defaultHeader(HttpHeaders.AUTHORIZATION, TestKeys.bearer(key)).build();
+	}
+
+	@Test
+	void plainHttpToTheTlsPortIsAnsweredWithAHintInPlainHttp() throws IOException {
+		try (Socket socket = new Socket("127.0.0.1", node.port(0))) {
+			socket.setSoTimeout(10_000);
+			socket.getOutputStream()
+				.write("GET /v0/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+			String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+			assertThat(answer).startsWith("HTTP/1.1 400 Bad Request\r\n")
+				.contains("Connection: close\r\n")
+				.endsWith("\r\n\r\nthis port speaks TLS: use https://\n");
+		}
 	}
 
 	@Test
