@@ -25,7 +25,9 @@ import org.apache.ratis.server.RaftConfiguration;
 /**
  * Who belongs to the metadata group for a ring, and the leader's changes of the group's
  * configuration toward it: the voters (the first normal nodes by id, up to
- * {@value #MAX_VOTERS}) and every other node not removed as a listener.
+ * {@value #MAX_VOTERS}) and every other node not removed as a listener. A node declared
+ * dead by the change under way, or fenced by a forced reconfiguration
+ * ({@link io.quorumkv.service.cluster.GroupGeneration}), is neither.
  */
 final class GroupPeers {
 
@@ -49,6 +51,7 @@ final class GroupPeers {
 			.stream()
 			.filter((node) -> node.state() == NodeState.NORMAL)
 			.filter((node) -> ring.change() == null || !ring.change().declaresDead(node.id()))
+			.filter((node) -> !ring.generation().fences(node))
 			.sorted(Comparator.comparing(RingNode::id))
 			.toList();
 		int count = (normal.size() >= MAX_VOTERS) ? MAX_VOTERS : (normal.size() >= 3) ? 3 : normal.size();
@@ -63,7 +66,8 @@ final class GroupPeers {
 			peers.add(peer(voter, RaftPeerRole.FOLLOWER));
 		}
 		for (RingNode node : ring.nodes()) {
-			boolean dead = ring.change() != null && ring.change().declaresDead(node.id());
+			boolean dead = (ring.change() != null && ring.change().declaresDead(node.id()))
+					|| ring.generation().fences(node);
 			if (node.state() != NodeState.REMOVED && !dead && !voters.contains(node)) {
 				peers.add(peer(node, RaftPeerRole.LISTENER));
 			}
