@@ -86,12 +86,12 @@ final class GroupPeers {
 	/**
 	 * On the leader ({@code self}): makes the configuration {@code conf} the one
 	 * {@code ring} calls for, one step at a time; nothing while a change of it is under
-	 * way.
+	 * way. Whether {@code conf} already was the one the ring calls for.
 	 */
-	static void reconcile(RaftConfiguration conf, RaftGroupId group, Ring ring, String self,
+	static boolean reconcile(RaftConfiguration conf, RaftGroupId group, Ring ring, String self,
 			Supplier<RaftClient> clients) throws IOException {
 		if (!conf.getPreviousPeers().isEmpty()) {
-			return;
+			return false;
 		}
 		List<RaftPeer> wanted = peers(ring);
 		Set<String> voters = ids(conf.getCurrentPeers(RaftPeerRole.FOLLOWER));
@@ -103,7 +103,7 @@ final class GroupPeers {
 			.filter((peer) -> peer.getStartupRole() == RaftPeerRole.LISTENER)
 			.toList();
 		if (voters.equals(ids(wantedVoters)) && listeners.equals(ids(wantedListeners))) {
-			return;
+			return true;
 		}
 		RaftClient raftClient = clients.get();
 		if (!ids(wantedVoters).contains(self)) {
@@ -123,7 +123,7 @@ final class GroupPeers {
 				if (!moved.isSuccess()) {
 					logger.warn("Metadata group leadership not handed over yet: " + moved.getException());
 				}
-				return;
+				return false;
 			}
 		}
 		for (RaftPeer peer : wanted) {
@@ -146,6 +146,7 @@ final class GroupPeers {
 		if (!reply.isSuccess()) {
 			logger.warn("Metadata group configuration not changed: " + reply.getException());
 		}
+		return false;
 	}
 
 }

@@ -16,6 +16,7 @@ import io.quorumkv.service.cluster.RingNode;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -54,6 +55,9 @@ public final class MetadataGroup implements AutoCloseable {
 	private final GroupServer raft;
 
 	private final RingAdoption adoption;
+
+	/** The ring and group configuration last found to agree ({@link #reconcilePeers}). */
+	private volatile @Nullable Reconciled reconciled;
 
 	MetadataGroup(ClusterState state, RaftTransport transport, RaftEndpoint endpoint, Scheduler scheduler,
 			Path dataFolder, MetadataTiming settings, MeterRegistry meters) {
@@ -193,7 +197,31 @@ public final class MetadataGroup implements AutoCloseable {
 	 * way.
 	 */
 	public Mono<Void> reconcilePeers() {
+		Ring ring = this.raft.machine().ring();
+		RaftConfiguration conf = conf();
+		Reconciled last = this.reconciled;
+		if (last != null && conf != null && last.ring() == ring && last.confIndex() == conf.getLogEntryIndex()) {
+			return Mono.empty();
+		}
 		return Mono.fromRunnable(this::reconcileNow).subscribeOn(this.scheduler).then();
+	}
+
+	private @Nullable RaftConfiguration conf() {
+		RaftServer raft = this.raft.server();
+		RaftGroupId group = this.raft.groupId();
+		try {
+			return (raft != null && group != null) ? raft.getDivision(group).getRaftConf() : null;
+		}
+		catch (IOException ex) {
+			return null;
+		}
+	}
+
+	/**
+	 * The ring and configuration last found to agree: the leader's poll (every
+	 * {@code poll-interval}) then skips the comparison until either changes.
+	 */
+	private record Reconciled(Ring ring, long confIndex) {
 	}
 
 	private void reconcileNow() {
@@ -204,8 +232,10 @@ public final class MetadataGroup implements AutoCloseable {
 			return;
 		}
 		try {
-			GroupPeers.reconcile(raft.getDivision(group).getRaftConf(), group, ring, this.state.self().id(),
-					this.client::client);
+			RaftConfiguration conf = raft.getDivision(group).getRaftConf();
+			if (GroupPeers.reconcile(conf, group, ring, this.state.self().id(), this.client::client)) {
+				this.reconciled = new Reconciled(ring, conf.getLogEntryIndex());
+			}
 		}
 		catch (IOException | RuntimeException ex) {
 			logger.warn("Metadata group configuration not changed yet: " + ex.getMessage());
