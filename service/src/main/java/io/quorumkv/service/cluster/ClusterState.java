@@ -208,6 +208,14 @@ public final class ClusterState implements AutoCloseable {
 				throw new IllegalArgumentException(
 						"ring of cluster " + ring.clusterId() + " refused: this node is of " + mine.clusterId());
 			}
+			if (ring.generation().number() < mine.generation().number()) {
+				// A voter lost for good and fenced by a forced reconfiguration may come
+				// back with a log that went on: its rings are never taken, whatever their
+				// epoch.
+				throw new IllegalArgumentException("ring of metadata generation " + ring.generation().number()
+						+ " (epoch " + ring.epoch() + ") refused: this node serves generation "
+						+ mine.generation().number() + ", formed by a forced reconfiguration");
+			}
 			if (ring.epoch() <= mine.epoch()) {
 				return Optional.empty();
 			}

@@ -31,13 +31,16 @@ import org.jspecify.annotations.Nullable;
  * @param virtualNodes virtual nodes per node of {@link PlacementStrategy#CONSISTENT_HASH}
  * @param nodes every node, removed ones included, in the order they were added
  * @param change the change under way, or null
+ * @param generation the metadata group the ring belongs to, and the voters it keeps out
+ * ({@link GroupGeneration})
  */
 public record Ring(String clusterId, long epoch, int replicationFactor, PlacementStrategy strategy, int virtualNodes,
-		List<RingNode> nodes, @Nullable RingChange change) {
+		List<RingNode> nodes, @Nullable RingChange change, GroupGeneration generation) {
 
 	public Ring {
 		Objects.requireNonNull(clusterId, "clusterId");
 		Objects.requireNonNull(strategy, "strategy");
+		Objects.requireNonNull(generation, "generation");
 		nodes = List.copyOf(nodes);
 		if (!clusterId.matches("[A-Za-z0-9._-]{1,128}")) {
 			throw new IllegalArgumentException(
@@ -69,6 +72,12 @@ public record Ring(String clusterId, long epoch, int replicationFactor, Placemen
 				&& nodes.stream().anyMatch((n) -> n.state() == NodeState.JOINING || n.state() == NodeState.LEAVING)) {
 			throw new IllegalArgumentException("a node is joining or leaving, but no change is under way");
 		}
+	}
+
+	/** A ring of the first metadata group generation. */
+	public Ring(String clusterId, long epoch, int replicationFactor, PlacementStrategy strategy, int virtualNodes,
+			List<RingNode> nodes, @Nullable RingChange change) {
+		this(clusterId, epoch, replicationFactor, strategy, virtualNodes, nodes, change, GroupGeneration.FIRST);
 	}
 
 	/** The ring a cluster starts with: every seed node normal, epoch 1. */
@@ -217,9 +226,23 @@ public record Ring(String clusterId, long epoch, int replicationFactor, Placemen
 		return next(finished, null);
 	}
 
+	/**
+	 * A forced reconfiguration: the same ring one epoch later in the next metadata group
+	 * generation, which fences the voters {@code lostIds} (and keeps fencing those fenced
+	 * before and still listed); the change under way, if any, goes on.
+	 */
+	public Ring forceGeneration(List<String> lostIds) {
+		List<RingNode> lost = new ArrayList<>();
+		for (String id : lostIds) {
+			lost.add(node(id).orElseThrow(() -> new IllegalArgumentException("no node " + id + " in the ring")));
+		}
+		return new Ring(this.clusterId, this.epoch + 1, this.replicationFactor, this.strategy, this.virtualNodes,
+				this.nodes, this.change, this.generation.next(this.nodes, lost));
+	}
+
 	private Ring next(List<RingNode> nodes, @Nullable RingChange next) {
 		return new Ring(this.clusterId, this.epoch + 1, this.replicationFactor, this.strategy, this.virtualNodes, nodes,
-				next);
+				next, this.generation);
 	}
 
 	private List<RingNode> withState(String id, NodeState state, @Nullable URI url) {
@@ -262,7 +285,9 @@ public record Ring(String clusterId, long epoch, int replicationFactor, Placemen
 
 	/** A short description for logs. */
 	public String describe() {
-		return "ring " + this.clusterId + " epoch " + this.epoch + " (RF " + this.replicationFactor + ", "
+		return "ring " + this.clusterId + " epoch " + this.epoch
+				+ ((this.generation.number() > 0) ? " of metadata generation " + this.generation.number() : "")
+				+ " (RF " + this.replicationFactor + ", "
 				+ this.nodes.stream().filter((n) -> n.state() != NodeState.REMOVED).count() + " nodes"
 				+ ((this.change != null) ? ", " + this.change.kind().label() + " of " + this.change.nodeId() + " "
 						+ this.change.phase().label() : "")

@@ -7,6 +7,7 @@ import java.util.Locale;
 
 import io.quorumkv.service.cluster.RingChange.Kind;
 import io.quorumkv.service.cluster.RingChange.Phase;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -21,9 +22,11 @@ import tools.jackson.databind.node.ObjectNode;
  * {"clusterId":"qkv-…","epoch":3,"replicationFactor":3,
  *  "placement":{"strategy":"rendezvous","virtualNodes":128},
  *  "nodes":[{"id":"http://127.0.0.1:8081","url":"http://127.0.0.1:8081","state":"normal"}, …],
- *  "change":{"id":"…","kind":"join","node":"node-…","coordinator":"…","phase":"streaming"}}
+ *  "change":{"id":"…","kind":"join","node":"node-…","coordinator":"…","phase":"streaming"},
+ *  "metadataGroup":{"generation":1,"fenced":[{"id":"…","url":"…"}]}}
  * }</pre> {@code change} is absent outside a change, and always absent from the public
- * form.
+ * form; {@code metadataGroup} ({@link GroupGeneration}) is absent from a ring that was
+ * never forced, and from the public form.
  */
 public final class RingJson {
 
@@ -48,6 +51,15 @@ public final class RingJson {
 			node.put("node", change.nodeId());
 			node.put("coordinator", change.coordinator());
 			node.put("phase", change.phase().label());
+		}
+		GroupGeneration generation = ring.generation();
+		if (generation.number() > 0) {
+			ObjectNode group = root.putObject("metadataGroup");
+			group.put("generation", generation.number());
+			ArrayNode fenced = group.putArray("fenced");
+			for (RingNode node : generation.fenced()) {
+				fenced.addObject().put("id", node.id()).put("url", node.url().toString());
+			}
 		}
 		return root;
 	}
@@ -121,11 +133,23 @@ public final class RingJson {
 							text(change, "coordinator"), Phase.of(text(change, "phase")));
 			return new Ring(text(root, "clusterId"), root.required("epoch").asLong(),
 					root.required("replicationFactor").asInt(), strategy, placement.required("virtualNodes").asInt(),
-					nodes, parsed);
+					nodes, parsed, generation(root.get("metadataGroup")));
 		}
 		catch (JacksonException | IllegalArgumentException | NullPointerException ex) {
 			throw new IllegalArgumentException("not a valid ring: " + ex.getMessage(), ex);
 		}
+	}
+
+	/** The metadata group generation; the first when absent (a ring never forced). */
+	private static GroupGeneration generation(@Nullable JsonNode group) {
+		if (group == null || group.isNull()) {
+			return GroupGeneration.FIRST;
+		}
+		List<RingNode> fenced = new ArrayList<>();
+		for (JsonNode node : group.required("fenced").values()) {
+			fenced.add(new RingNode(text(node, "id"), URI.create(text(node, "url")), NodeState.NORMAL));
+		}
+		return new GroupGeneration(group.required("generation").asLong(), fenced);
 	}
 
 	private static String text(JsonNode node, String field) {

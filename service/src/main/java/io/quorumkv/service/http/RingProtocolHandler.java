@@ -2,7 +2,9 @@ package io.quorumkv.service.http;
 
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.cluster.RingStamp;
 import io.quorumkv.service.membership.Membership;
+import io.quorumkv.service.membership.RingSync;
 import io.quorumkv.service.metadata.Liveness;
 import io.quorumkv.service.metadata.RaftEndpoint;
 import io.quorumkv.service.peer.InternalApi;
@@ -39,9 +41,12 @@ class RingProtocolHandler {
 
 	private final Liveness liveness;
 
+	private final RingSync sync;
+
 	RingProtocolHandler(ClusterState state, BodyBudget bodies, RaftEndpoint raft, Membership membership,
-			Liveness liveness) {
+			Liveness liveness, RingSync sync) {
 		this.state = state;
+		this.sync = sync;
 		this.liveness = liveness;
 		this.bodies = bodies;
 		this.raft = raft;
@@ -82,12 +87,27 @@ class RingProtocolHandler {
 		return this.bodies
 			.read(request, MAX_RAFT_MESSAGE,
 					(bytes) -> this.raft.handle(kind, bytes).map((answer) -> (ServerResponse) Reply.binary(answer)))
+			.doOnError(RaftEndpoint::forAnotherGroup, (error) -> catchUpIfAhead(request))
 			.onErrorResume(RaftEndpoint.BadCall.class,
 					(bad) -> Mono.just(Reply.text(bad.unknownKind() ? HttpStatus.NOT_FOUND : HttpStatus.BAD_REQUEST,
 							bad.getMessage())))
 			.onErrorResume(ApiException.class, ErrorResponses::toResponse)
 			.onErrorResume((error) -> !(error instanceof ApiException), (error) -> Mono
 				.just(Reply.text(HttpStatus.SERVICE_UNAVAILABLE, String.valueOf(error.getMessage()))));
+	}
+
+	/**
+	 * A Raft call for a group this node does not hold, from a node whose ring is newer,
+	 * comes from the group of a newer generation (a forced reconfiguration formed it):
+	 * this node takes that ring (ring exchange), and its Raft server moves to that group.
+	 * A caller of an older generation is not followed (its ring is refused).
+	 */
+	private void catchUpIfAhead(ServerRequest request) {
+		RingStamp caller = RingStamp.parse(request.headers().firstHeader(InternalApi.RING));
+		if (caller != null && this.state.ring().isPresent() && caller.epoch() > this.state.epoch()) {
+			this.sync.catchUp(caller.node(), caller.epoch()).subscribe(null, (error) -> {
+			});
+		}
 	}
 
 	/**

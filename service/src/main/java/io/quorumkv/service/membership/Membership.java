@@ -220,7 +220,7 @@ public final class Membership {
 	}
 
 	/** Removing or replacing a node that still answers would be wrong: refused. */
-	private Mono<Void> requireDead(RingNode node) {
+	Mono<Void> requireDead(RingNode node) {
 		return RingCalls.get(this.peers, node.node(), InternalApi.RING_IDENTITY_PATH, this.callTimeout)
 			.map((reply) -> true)
 			.onErrorResume((error) -> Mono.just(false))

@@ -81,6 +81,11 @@ class MembershipConfiguration {
 		return new Membership(state, metadata, peers, transfers, cleanup, membership.callTimeout());
 	}
 
+	@Bean
+	ForcedReconfiguration forcedReconfiguration(ClusterState state, MetadataGroup metadata, Membership membership) {
+		return new ForcedReconfiguration(state, metadata, membership);
+	}
+
 	/**
 	 * Once the node serves: resumes its transfers, and cleans up after each finished
 	 * change when {@code auto-cleanup} is on (a node the change removed keeps its data).

@@ -25,7 +25,9 @@ import org.apache.ratis.server.RaftConfiguration;
 /**
  * Who belongs to the metadata group for a ring, and the leader's changes of the group's
  * configuration toward it: the voters (the first normal nodes by id, up to
- * {@value #MAX_VOTERS}) and every other node not removed as a listener.
+ * {@value #MAX_VOTERS}) and every other node not removed as a listener. A node declared
+ * dead by the change under way, or fenced by a forced reconfiguration
+ * ({@link io.quorumkv.service.cluster.GroupGeneration}), is neither.
  */
 final class GroupPeers {
 
@@ -49,6 +51,7 @@ final class GroupPeers {
 			.stream()
 			.filter((node) -> node.state() == NodeState.NORMAL)
 			.filter((node) -> ring.change() == null || !ring.change().declaresDead(node.id()))
+			.filter((node) -> !ring.generation().fences(node))
 			.sorted(Comparator.comparing(RingNode::id))
 			.toList();
 		int count = (normal.size() >= MAX_VOTERS) ? MAX_VOTERS : (normal.size() >= 3) ? 3 : normal.size();
@@ -63,7 +66,8 @@ final class GroupPeers {
 			peers.add(peer(voter, RaftPeerRole.FOLLOWER));
 		}
 		for (RingNode node : ring.nodes()) {
-			boolean dead = ring.change() != null && ring.change().declaresDead(node.id());
+			boolean dead = (ring.change() != null && ring.change().declaresDead(node.id()))
+					|| ring.generation().fences(node);
 			if (node.state() != NodeState.REMOVED && !dead && !voters.contains(node)) {
 				peers.add(peer(node, RaftPeerRole.LISTENER));
 			}
@@ -82,12 +86,12 @@ final class GroupPeers {
 	/**
 	 * On the leader ({@code self}): makes the configuration {@code conf} the one
 	 * {@code ring} calls for, one step at a time; nothing while a change of it is under
-	 * way.
+	 * way. Whether {@code conf} already was the one the ring calls for.
 	 */
-	static void reconcile(RaftConfiguration conf, RaftGroupId group, Ring ring, String self,
+	static boolean reconcile(RaftConfiguration conf, RaftGroupId group, Ring ring, String self,
 			Supplier<RaftClient> clients) throws IOException {
 		if (!conf.getPreviousPeers().isEmpty()) {
-			return;
+			return false;
 		}
 		List<RaftPeer> wanted = peers(ring);
 		Set<String> voters = ids(conf.getCurrentPeers(RaftPeerRole.FOLLOWER));
@@ -99,7 +103,7 @@ final class GroupPeers {
 			.filter((peer) -> peer.getStartupRole() == RaftPeerRole.LISTENER)
 			.toList();
 		if (voters.equals(ids(wantedVoters)) && listeners.equals(ids(wantedListeners))) {
-			return;
+			return true;
 		}
 		RaftClient raftClient = clients.get();
 		if (!ids(wantedVoters).contains(self)) {
@@ -119,7 +123,7 @@ final class GroupPeers {
 				if (!moved.isSuccess()) {
 					logger.warn("Metadata group leadership not handed over yet: " + moved.getException());
 				}
-				return;
+				return false;
 			}
 		}
 		for (RaftPeer peer : wanted) {
@@ -142,6 +146,7 @@ final class GroupPeers {
 		if (!reply.isSuccess()) {
 			logger.warn("Metadata group configuration not changed: " + reply.getException());
 		}
+		return false;
 	}
 
 }

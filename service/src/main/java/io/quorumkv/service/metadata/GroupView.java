@@ -44,6 +44,7 @@ final class GroupView {
 						.sorted()
 						.toList());
 			view.put("applied", division.getInfo().getLastAppliedIndex());
+			view.put("term", division.getInfo().getCurrentTerm());
 			Map<String, Long> heard = heard(division);
 			if (heard != null) {
 				view.put("lastHeardMs", heard);

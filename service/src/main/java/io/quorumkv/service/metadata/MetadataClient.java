@@ -16,6 +16,7 @@ import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
@@ -53,6 +54,8 @@ final class MetadataClient implements AutoCloseable {
 	private @Nullable RaftClient client;
 
 	private List<RaftPeer> clientPeers = List.of();
+
+	private @Nullable RaftGroupId clientGroup;
 
 	/**
 	 * @param ring the ring whose nodes are the group's peers (the log's, or this node's
@@ -106,15 +109,16 @@ final class MetadataClient implements AutoCloseable {
 			throw new IllegalStateException("this node has no ring: it is not a member of a metadata group");
 		}
 		List<RaftPeer> peers = GroupPeers.peers(current);
+		RaftGroupId group = GroupGenerations.groupId(current);
 		RaftClient made = this.client;
-		if (made != null && peers.equals(this.clientPeers)) {
+		if (made != null && peers.equals(this.clientPeers) && group.equals(this.clientGroup)) {
 			return made;
 		}
 		if (made != null) {
 			closeQuietly(made);
 		}
 		made = RaftClient.newBuilder()
-			.setRaftGroup(RaftGroup.valueOf(MetadataGroup.groupId(current.clusterId()), peers))
+			.setRaftGroup(RaftGroup.valueOf(group, peers))
 			.setProperties(this.properties.get())
 			.setClientRpc(new HttpClientRpc(this.transport))
 			.setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(RETRIES,
@@ -122,6 +126,7 @@ final class MetadataClient implements AutoCloseable {
 			.build();
 		this.client = made;
 		this.clientPeers = peers;
+		this.clientGroup = group;
 		return made;
 	}
 

@@ -50,8 +50,8 @@ class MetadataConfiguration {
 	}
 
 	@Bean
-	RaftEndpoint raftEndpoint(Scheduler raftScheduler) {
-		return new RaftEndpoint(raftScheduler);
+	RaftEndpoint raftEndpoint(Scheduler raftScheduler, MeterRegistry meters) {
+		return new RaftEndpoint(raftScheduler, meters);
 	}
 
 	/**

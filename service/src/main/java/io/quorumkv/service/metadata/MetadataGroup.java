@@ -1,12 +1,10 @@
 package io.quorumkv.service.metadata;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
@@ -17,98 +15,69 @@ import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingNode;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.server.storage.RaftStorage;
 import org.jspecify.annotations.Nullable;
-import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
 /**
  * This node's member of the cluster's metadata group: an Apache Ratis server whose state
  * machine is the ring ({@link RingStateMachine}), and a Raft client through which the
- * node proposes ring changes. The group's id is derived from the cluster id; its voters
- * are the first up to five normal nodes of the ring by id (three for three or four
- * nodes), every other member of the ring listens ({@link #voters}). Ratis keeps its log,
- * its term and vote and its snapshots under {@code <data folder>/raft}.
+ * node proposes ring changes. The group's id is derived from the cluster id and the
+ * ring's generation ({@link GroupGenerations}); its voters are the first up to five
+ * normal nodes of the ring by id (three for three or four nodes), every other member of
+ * the ring listens ({@link #voters}). Ratis keeps its log, its term and vote and its
+ * snapshots under {@code <data folder>/raft}.
  *
  * <p>
- * Its parts: {@link RaftSetup} (Ratis' properties), {@link MetadataClient} (reads and
- * proposals), {@link RingFormat} (a node that starts with a ring brings the log up to
- * it), {@link RingAdoption} (rings the log applies become this node's) and
- * {@link GroupView} (what {@code qkv status} shows). A node without a ring (a newcomer)
- * starts a Raft server of no group, which the group's leader adds when the node joins.
+ * Its parts: {@link GroupServer} (the Raft server's life), {@link RaftSetup} (Ratis'
+ * properties), {@link MetadataClient} (reads and proposals), {@link RingFormat} (a node
+ * that starts with a ring brings the log up to it), {@link RingAdoption} (rings the log
+ * applies become this node's), {@link ForcedGeneration} (a new group from one surviving
+ * voter) and {@link GroupView} (what {@code qkv status} shows). A node without a ring (a
+ * newcomer) starts a Raft server of no group, which the group's leader adds when the node
+ * joins.
  */
 public final class MetadataGroup implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(MetadataGroup.class);
 
-	/** Where Ratis' metrics of this node are exported ({@link RaftMetrics}). */
-	private final MeterRegistry meters;
-
-	/** Keeps Ratis' term and vote recoverable after a failed write of them. */
-	private final RaftMetaGuard metaGuard;
-
-	/** The id the Raft server runs under, while it runs. */
-	private volatile @Nullable String exportedAs;
-
-	/** The file of the two-phase commit of ring changes that the log replaced. */
-	static final String AGREEMENT_FILE = "ring-agreement";
-
 	private final ClusterState state;
-
-	private final RaftTransport transport;
-
-	private final RaftEndpoint endpoint;
 
 	private final Scheduler scheduler;
 
-	private final Path folder;
-
-	private final MetadataTiming settings;
-
-	private final RingStateMachine machine;
-
 	private final List<Runnable> leaderListeners = new CopyOnWriteArrayList<>();
-
-	private volatile @Nullable RaftServer server;
 
 	private final MetadataClient client;
 
-	private volatile @Nullable Disposable formatting;
-
-	private volatile @Nullable RaftGroupId groupId;
-
-	private volatile boolean watchingId;
-
-	private volatile boolean closed;
+	private final GroupServer raft;
 
 	private final RingAdoption adoption;
 
+	/** The ring and group configuration last found to agree ({@link #reconcilePeers}). */
+	private volatile @Nullable Reconciled reconciled;
+
 	MetadataGroup(ClusterState state, RaftTransport transport, RaftEndpoint endpoint, Scheduler scheduler,
 			Path dataFolder, MetadataTiming settings, MeterRegistry meters) {
-		this.meters = meters;
 		this.state = state;
-		this.transport = transport;
-		this.endpoint = endpoint;
 		this.scheduler = scheduler;
-		this.folder = dataFolder.resolve("raft");
-		this.metaGuard = new RaftMetaGuard(this.folder, dataFolder.resolve("raft-meta-copy"));
-		this.settings = settings;
 		this.adoption = new RingAdoption(state);
-		this.machine = new RingStateMachine(this::adopt, this::leaderChanged, this::rememberTerm);
-		this.client = new MetadataClient(transport, () -> Optional.ofNullable(this.machine.ring()).or(this.state::ring),
-				this::properties, scheduler, settings.proposalTimeout());
+		Path folder = dataFolder.resolve("raft");
+		this.client = new MetadataClient(transport, this::groupRing, () -> RaftSetup.properties(folder, settings),
+				scheduler, settings.proposalTimeout());
+		this.raft = new GroupServer(state, transport, endpoint, scheduler, dataFolder, settings, meters,
+				this::newMachine, this.client);
 	}
 
-	/** The group id of a cluster: a name-based UUID of its id. */
-	static RaftGroupId groupId(String clusterId) {
-		return RaftGroupId
-			.valueOf(UUID.nameUUIDFromBytes(("quorumkv-metadata:" + clusterId).getBytes(StandardCharsets.UTF_8)));
+	/** The ring whose nodes are the group's peers: the log's, else this node's. */
+	private Optional<Ring> groupRing() {
+		return Optional.ofNullable(this.raft.machine().ring()).or(this.state::ring);
+	}
+
+	private RingStateMachine newMachine() {
+		return new RingStateMachine(this::adopt, this::leaderChanged, () -> this.raft.rememberTerm());
 	}
 
 	/**
@@ -120,86 +89,8 @@ public final class MetadataGroup implements AutoCloseable {
 	}
 
 	/** Starts the Raft server (once the node's routes answer). */
-	public synchronized void start() throws IOException {
-		if (this.server != null) {
-			return;
-		}
-		forgetAgreementFile();
-		Ring ring = this.state.ring().orElse(null);
-		this.exportedAs = this.state.self().id();
-		RaftMetrics.export(this.exportedAs, this.meters);
-		RaftServer.Builder builder = RaftServer.newBuilder()
-			.setServerId(RaftPeerId.valueOf(this.state.self().id()))
-			.setProperties(properties())
-			.setParameters(HttpRpcType.parameters(this.transport, this.state.self().address()))
-			.setStateMachine(this.machine)
-			.setOption(RaftStorage.StartupOption.RECOVER);
-		if (ring != null) {
-			this.groupId = groupId(ring.clusterId());
-			builder.setGroup(RaftGroup.valueOf(this.groupId, GroupPeers.peers(ring)));
-		}
-		this.metaGuard.repair();
-		RaftServer raft = builder.build();
-		this.endpoint.serve(raft);
-		raft.start();
-		this.server = raft;
-		this.metaGuard.remember();
-		logger.info("Metadata group started" + ((ring != null)
-				? " for cluster " + ring.clusterId() + ", voters " + voters(ring).stream().map(RingNode::id).toList()
-				: " without a group (waiting to be joined)"));
-		if (ring != null) {
-			this.formatting = RingFormat.start(this.state, this.client, this.scheduler);
-		}
-		if (!this.watchingId) {
-			this.watchingId = true;
-			this.state.onChange((adopted) -> {
-				RaftServer running = this.server;
-				if (running != null && !running.getId().toString().equals(this.state.self().id())) {
-					restartUnderNewId();
-				}
-			});
-		}
-	}
-
-	/**
-	 * A new node that replaces a dead one takes the dead node's id with its first ring
-	 * (ClusterState), and the group knows it by that id: its Raft server, started under
-	 * the id it had, starts again under the new one (it held no group yet).
-	 */
-	private void restartUnderNewId() {
-		Mono.fromRunnable(() -> {
-			synchronized (this) {
-				if (this.closed) {
-					return;
-				}
-				logger.info("This node took the id " + this.state.self().id()
-						+ " of the node it replaces: its Raft server starts again under it");
-				stop();
-				try {
-					start();
-				}
-				catch (IOException ex) {
-					logger.warn("The metadata group did not start again: " + ex.getMessage());
-				}
-			}
-		}).subscribeOn(this.scheduler).subscribe();
-	}
-
-	/**
-	 * The two-phase commit that kept ring changes before the metadata log left its state
-	 * in {@code <data folder>/ring-agreement}: a proposal prepared here is moot now (the
-	 * log decides), so the file goes.
-	 */
-	private void forgetAgreementFile() throws IOException {
-		Path old = this.folder.resolveSibling(AGREEMENT_FILE);
-		if (java.nio.file.Files.deleteIfExists(old)) {
-			logger.info("Deleted " + old + ", the state of the two-phase commit that ring changes used before the "
-					+ "metadata log");
-		}
-	}
-
-	private RaftProperties properties() {
-		return RaftSetup.properties(this.folder, this.settings);
+	public void start() throws IOException {
+		this.raft.start();
 	}
 
 	/** The log's ring, read through the leader (linearizable); empty before the first. */
@@ -229,8 +120,8 @@ public final class MetadataGroup implements AutoCloseable {
 
 	/** Whether this node leads the metadata group now. */
 	public boolean leads() {
-		RaftServer raft = this.server;
-		RaftGroupId group = this.groupId;
+		RaftServer raft = this.raft.server();
+		RaftGroupId group = this.raft.groupId();
 		if (raft == null || group == null) {
 			return false;
 		}
@@ -246,7 +137,7 @@ public final class MetadataGroup implements AutoCloseable {
 	 * What this node knows of the group, for {@code qkv status} ({@link GroupView}).
 	 */
 	public Map<String, @Nullable Object> view() {
-		return GroupView.of(this.server, this.groupId, leads());
+		return GroupView.of(this.raft.server(), this.raft.groupId(), leads());
 	}
 
 	/**
@@ -254,12 +145,12 @@ public final class MetadataGroup implements AutoCloseable {
 	 * answered it; empty on any other node ({@link Liveness}).
 	 */
 	Map<String, Long> heardByLeader() {
-		return GroupView.heardByLeader(this.server, this.groupId);
+		return GroupView.heardByLeader(this.raft.server(), this.raft.groupId());
 	}
 
 	/** The log's ring as this node has applied it. */
 	public Optional<Ring> logged() {
-		return Optional.ofNullable(this.machine.ring());
+		return Optional.ofNullable(this.raft.machine().ring());
 	}
 
 	/** Called (on a Ratis thread) whenever the group's leader changes. */
@@ -269,16 +160,12 @@ public final class MetadataGroup implements AutoCloseable {
 
 	/**
 	 * Copies the term and vote (they change with elections): the copy follows each leader
-	 * change and each first entry of a new term, and an election no one won is covered by
-	 * {@link RaftMetaGuard}'s margin (with Ratis' pre-vote, on by default, a node only
-	 * starts an election a majority would join).
+	 * change and each first entry of a new term ({@link GroupServer#rememberTerm}), and
+	 * an election no one won is covered by {@link RaftMetaGuard}'s margin (with Ratis'
+	 * pre-vote, on by default, a node only starts an election a majority would join).
 	 */
-	private void rememberTerm() {
-		this.scheduler.schedule(this.metaGuard::remember);
-	}
-
 	private void leaderChanged() {
-		rememberTerm();
+		this.raft.rememberTerm();
 		for (Runnable listener : this.leaderListeners) {
 			try {
 				listener.run();
@@ -291,11 +178,7 @@ public final class MetadataGroup implements AutoCloseable {
 
 	/** Adopts a ring the log applied ({@link RingAdoption}); knows the group by it. */
 	private CompletableFuture<?> adopt(Ring ring) {
-		return this.adoption.adopt(ring, () -> {
-			if (this.groupId == null) {
-				this.groupId = groupId(ring.clusterId());
-			}
-		});
+		return this.adoption.adopt(ring, () -> this.raft.knowGroupOf(ring));
 	}
 
 	/**
@@ -314,53 +197,73 @@ public final class MetadataGroup implements AutoCloseable {
 	 * way.
 	 */
 	public Mono<Void> reconcilePeers() {
+		Ring ring = this.raft.machine().ring();
+		RaftConfiguration conf = conf();
+		Reconciled last = this.reconciled;
+		if (last != null && conf != null && last.ring() == ring && last.confIndex() == conf.getLogEntryIndex()) {
+			return Mono.empty();
+		}
 		return Mono.fromRunnable(this::reconcileNow).subscribeOn(this.scheduler).then();
 	}
 
+	private @Nullable RaftConfiguration conf() {
+		RaftServer raft = this.raft.server();
+		RaftGroupId group = this.raft.groupId();
+		try {
+			return (raft != null && group != null) ? raft.getDivision(group).getRaftConf() : null;
+		}
+		catch (IOException ex) {
+			return null;
+		}
+	}
+
+	/**
+	 * The ring and configuration last found to agree: the leader's poll (every
+	 * {@code poll-interval}) then skips the comparison until either changes.
+	 */
+	private record Reconciled(Ring ring, long confIndex) {
+	}
+
 	private void reconcileNow() {
-		RaftServer raft = this.server;
-		RaftGroupId group = this.groupId;
-		Ring ring = this.machine.ring();
+		RaftServer raft = this.raft.server();
+		RaftGroupId group = this.raft.groupId();
+		Ring ring = this.raft.machine().ring();
 		if (raft == null || group == null || ring == null || !leads()) {
 			return;
 		}
 		try {
-			GroupPeers.reconcile(raft.getDivision(group).getRaftConf(), group, ring, this.state.self().id(),
-					this.client::client);
+			RaftConfiguration conf = raft.getDivision(group).getRaftConf();
+			if (GroupPeers.reconcile(conf, group, ring, this.state.self().id(), this.client::client)) {
+				this.reconciled = new Reconciled(ring, conf.getLogEntryIndex());
+			}
 		}
 		catch (IOException | RuntimeException ex) {
 			logger.warn("Metadata group configuration not changed yet: " + ex.getMessage());
 		}
 	}
 
-	@Override
-	public synchronized void close() {
-		this.closed = true;
-		stop();
+	/**
+	 * Forms the next generation of the metadata group from this node's ring, declaring
+	 * the voters {@code lost} (their ids) gone for good ({@link ForcedGeneration}).
+	 */
+	public Mono<Forced> forceNewGeneration(List<String> lost) {
+		return ForcedGeneration.run(this.state, this.raft, this.client, lost, this.scheduler);
 	}
 
-	private synchronized void stop() {
-		Disposable format = this.formatting;
-		if (format != null) {
-			format.dispose();
-		}
-		this.client.close();
-		RaftServer raft = this.server;
-		if (raft != null) {
-			this.endpoint.serve(null);
-			try {
-				raft.close();
-			}
-			catch (IOException ex) {
-				logger.warn("Closing the metadata group: " + ex.getMessage());
-			}
-			this.server = null;
-		}
-		String exported = this.exportedAs;
-		if (exported != null) {
-			RaftMetrics.unexport(exported);
-			this.exportedAs = null;
-		}
+	/**
+	 * What a forced reconfiguration formed.
+	 *
+	 * @param generation the new group's generation
+	 * @param epoch the epoch of the ring it started from
+	 * @param voters the new group's voters
+	 * @param fenced the nodes kept out of it until removed or replaced
+	 */
+	public record Forced(long generation, long epoch, List<String> voters, List<String> fenced) {
+	}
+
+	@Override
+	public void close() {
+		this.raft.close();
 	}
 
 }

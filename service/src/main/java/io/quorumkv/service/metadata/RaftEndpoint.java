@@ -2,6 +2,8 @@ package io.quorumkv.service.metadata;
 
 import java.util.concurrent.CompletableFuture;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.ratis.client.impl.ClientProtoUtils;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
 import org.apache.ratis.proto.RaftProtos.GroupInfoRequestProto;
@@ -17,6 +19,7 @@ import org.apache.ratis.proto.RaftProtos.SnapshotManagementRequestProto;
 import org.apache.ratis.proto.RaftProtos.StartLeaderElectionRequestProto;
 import org.apache.ratis.proto.RaftProtos.TransferLeadershipRequestProto;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.InvalidProtocolBufferException;
 import org.apache.ratis.thirdparty.com.google.protobuf.MessageLite;
@@ -36,8 +39,18 @@ public final class RaftEndpoint {
 
 	private volatile @Nullable RaftServer server;
 
-	RaftEndpoint(Scheduler scheduler) {
+	/**
+	 * Calls refused because they were for a group this node does not hold (metric
+	 * {@code quorumkv.metadata.calls.other.group}): a voter fenced by a forced
+	 * reconfiguration that came back keeps counting it up.
+	 */
+	private final Counter otherGroupCalls;
+
+	RaftEndpoint(Scheduler scheduler, MeterRegistry meters) {
 		this.scheduler = scheduler;
+		this.otherGroupCalls = Counter.builder("quorumkv.metadata.calls.other.group")
+			.description("Raft calls refused as calls for a metadata group this node does not hold")
+			.register(meters);
 	}
 
 	void serve(@Nullable RaftServer server) {
@@ -90,7 +103,23 @@ public final class RaftEndpoint {
 			catch (Exception ex) {
 				return Mono.error(ex);
 			}
-		}).subscribeOn(this.scheduler);
+		}).subscribeOn(this.scheduler).doOnError(RaftEndpoint::forAnotherGroup, (error) -> {
+			this.otherGroupCalls.increment();
+		});
+	}
+
+	/**
+	 * Whether a call failed because it was for a group this node does not hold: the
+	 * caller is of another generation of the metadata group (a voter a forced
+	 * reconfiguration fenced, or a node not yet moved to the new group).
+	 */
+	public static boolean forAnotherGroup(Throwable error) {
+		for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+			if (cause instanceof GroupMismatchException) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private static CompletableFuture<? extends MessageLite> dispatch(RaftServer raft, RaftKind kind, byte[] body)

@@ -152,6 +152,9 @@ final class NodeTables {
 		RingChange change = ring.change();
 		return "node " + self() + ": cluster " + ring.clusterId() + ", epoch " + ring.epoch() + ", replication factor "
 				+ ring.replicationFactor() + ", placement " + strategy()
+				+ ((ring.generation().number() > 0) ? ", metadata generation " + ring.generation().number()
+						+ " (fenced: " + ring.generation().fenced().stream().map((node) -> node.id()).toList() + ")"
+						: "")
 				+ ((change != null)
 						? "; change " + change.id() + ": " + change.kind().label() + " of " + change.nodeId() + ", "
 								+ change.phase().label() + ", asked of " + change.coordinator()

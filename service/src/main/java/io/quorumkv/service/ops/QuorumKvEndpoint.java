@@ -11,6 +11,7 @@ import io.quorumkv.service.backup.RestoreProgress;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.RingJson;
+import io.quorumkv.service.membership.ForcedReconfiguration;
 import io.quorumkv.service.membership.Membership;
 import io.quorumkv.service.metadata.Liveness;
 import io.quorumkv.service.peer.PeerClient;
@@ -54,6 +55,10 @@ import org.springframework.stereotype.Component;
  * (docs/membership.md);</li>
  * <li>{@code POST /actuator/quorumkv/cleanup}: removes the keys this node no longer
  * owns;</li>
+ * <li>{@code POST /actuator/quorumkv/force-reconfigure} with {@code {"lost": "URL,URL"}},
+ * on a surviving voter when a majority of the metadata group's voters is lost for good:
+ * forms the next generation of the group from this node's ring, the lost voters fenced
+ * ({@link ForcedReconfiguration}; 200, or 409 with the reason);</li>
  * <li>backups (docs/backup.md, {@link SnapshotActions}): {@code POST snapshot} with
  * {@code {"name": …[, "asOf": T]}} takes a snapshot of this node's storage as of
  * {@code T} (now when absent; the answer gives it), {@code POST clear-snapshot} with
@@ -81,6 +86,8 @@ public class QuorumKvEndpoint {
 
 	private final Membership membership;
 
+	private final ForcedReconfiguration forced;
+
 	private final RepairService repair;
 
 	private final RepairView repairView;
@@ -93,8 +100,9 @@ public class QuorumKvEndpoint {
 
 	public QuorumKvEndpoint(ClusterState state, PeerClient peers, HintStore hints, Storage storage,
 			Membership membership, RepairService repair, MeterRegistry meters, NodeSnapshots snapshots, Restore restore,
-			HybridLogicalClock clock, Liveness liveness) {
+			HybridLogicalClock clock, Liveness liveness, ForcedReconfiguration forced) {
 		this.state = state;
+		this.forced = forced;
 		this.snapshots = new SnapshotActions(snapshots, restore, clock, state.self().base());
 		this.restore = restore;
 		this.membership = membership;
@@ -151,11 +159,13 @@ public class QuorumKvEndpoint {
 	 * @param path a snapshot folder (verify) or snapshot set (restore) on this node
 	 * @param rate the most entries a second a restore writes
 	 * @param allowOlderThanGrace a restore of a time older than the tombstone grace
+	 * @param lost the URLs, comma-separated, of the voters a forced reconfiguration
+	 * declares lost for good
 	 */
 	@WriteOperation
 	public Mono<WebEndpointResponse<Map<String, @Nullable Object>>> run(@Selector String action, @Nullable String url,
 			@Nullable String replacement, @Nullable Long epoch, @Nullable String name, @Nullable Long asOf,
-			@Nullable String path, @Nullable Long rate, @Nullable Boolean allowOlderThanGrace) {
+			@Nullable String path, @Nullable Long rate, @Nullable Boolean allowOlderThanGrace, @Nullable String lost) {
 		return switch (action) {
 			case "flush", "compact" -> storageAction(action);
 			case "repair" -> repair(RepairService.Scope.ALL);
@@ -166,6 +176,8 @@ public class QuorumKvEndpoint {
 			case "replace" ->
 				answer(this.membership.replace(required(url, "url"), required(replacement, "replacement"), epoch));
 			case "cleanup" -> answer(this.membership.cleanup());
+			case "force-reconfigure" -> answer(this.forced
+				.run(List.of(required(lost, "lost").split(",")).stream().filter((u) -> !u.isBlank()).toList()));
 			case "snapshot" -> this.snapshots.take(required(name, "name"), asOf);
 			case "clear-snapshot" -> this.snapshots.clear(required(name, "name"));
 			case "clear-backups" -> this.snapshots.clearBackups(required(name, "name"));
@@ -173,7 +185,7 @@ public class QuorumKvEndpoint {
 			case "restore" ->
 				this.snapshots.restore(required(path, "path"), asOf, rate, Boolean.TRUE.equals(allowOlderThanGrace));
 			default -> throw new InvalidEndpointRequestException("unknown action " + action,
-					"unknown action; one of flush, compact, repair, repair-primary, join, decommission, remove, replace, cleanup, snapshot, clear-snapshot, clear-backups, verify-snapshot, restore");
+					"unknown action; one of flush, compact, repair, repair-primary, join, decommission, remove, replace, cleanup, force-reconfigure, snapshot, clear-snapshot, clear-backups, verify-snapshot, restore");
 		};
 	}
 
