@@ -117,6 +117,7 @@ final class Checker {
 		for (Op op : ops) {
 			if (op.page() != null && op.ok()) {
 				for (Op read : observations(op, byKey.keySet())) {
+					report.scanKey();
 					byKey.computeIfAbsent(read.key(), (k) -> new ArrayList<>()).add(read);
 				}
 			}

@@ -215,6 +215,7 @@ class CheckerTest {
 		CheckReport report = check();
 		assertThat(report.stale()).as(report.summary()).isEqualTo(1);
 		assertThat(report.staleBy("get")).isEqualTo(1);
+		assertThat(report.staleByVersionOnly()).isEqualTo(1);
 		assertThat(report.examples()).anySatisfy((e) -> assertThat(e).startsWith("stale: #3").contains("k=b"));
 		assertThat(report.lostTotal()).isZero();
 	}
@@ -318,6 +319,7 @@ class CheckerTest {
 		CheckReport report = check();
 		assertThat(report.stale()).as(report.summary()).isEqualTo(1);
 		assertThat(report.staleBy("304")).isEqualTo(1);
+		assertThat(report.staleByVersionOnly()).isZero();
 		assertThat(report.examples()).anySatisfy((e) -> assertThat(e).startsWith("stale: #4"));
 		assertThat(report.wrongConditional()).isZero();
 		assertThat(report.neverWritten()).isZero();
@@ -351,6 +353,7 @@ class CheckerTest {
 		assertThat(report.staleBy("scan")).isEqualTo(1);
 		assertThat(report.examples()).anySatisfy((e) -> assertThat(e).startsWith("stale: #4 c0 SCAN k2"));
 		assertThat(report.okReads()).isEqualTo(1);
+		assertThat(report.reads()).containsEntry("scan page", 1L).containsEntry("scan key", 3L);
 	}
 
 	@Test

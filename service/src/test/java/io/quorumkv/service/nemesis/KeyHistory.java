@@ -122,8 +122,10 @@ final class KeyHistory {
 		Stale stale = stale(states, required);
 		if (stale != null) {
 			String kind = (read.kind() == Op.Kind.SCAN) ? "scan" : (read.status() == 304) ? "304" : "get";
-			this.report.stale(kind, read + " returned " + describe(read, stale.seen()) + " though " + stale.newer()
-					+ " completed before it began");
+			Op seen = stale.seen();
+			boolean byVersionOnly = seen != null && required.stream().noneMatch((write) -> before(seen, write));
+			this.report.stale(kind, byVersionOnly, read + " returned " + describe(read, stale.seen()) + " though "
+					+ stale.newer() + " completed before it began");
 		}
 		else if (stale(states, allowed) != null) {
 			this.report.staleAllowed();
@@ -208,6 +210,11 @@ final class KeyHistory {
 		if (a != null && b != null && Long.compareUnsigned(a, b) < 0) {
 			return true;
 		}
+		return before(state, write);
+	}
+
+	/** Whether {@code state}'s write was acknowledged before {@code write} began. */
+	private static boolean before(Op state, Op write) {
 		return state.ok() && state.completed() < write.invoked();
 	}
 
