@@ -125,7 +125,7 @@ final class KeyHistory {
 			Op seen = stale.seen();
 			boolean byVersionOnly = seen != null && required.stream().noneMatch((write) -> before(seen, write));
 			this.report.stale(kind, byVersionOnly, read + " returned " + describe(read, stale.seen()) + " though "
-					+ stale.newer() + " completed before it began");
+					+ stale.newer() + " completed before it began" + versions(stale.seen(), stale.newer()));
 		}
 		else if (stale(states, allowed) != null) {
 			this.report.staleAllowed();
@@ -301,6 +301,14 @@ final class KeyHistory {
 			this.report.expired(
 					read + " returned the value of " + put + " " + late / 1_000 + " ms past its expiry and the margin");
 		}
+	}
+
+	/** The versions of two writes, when both are known. */
+	private String versions(@Nullable Op seen, Op newer) {
+		Long a = (seen != null) ? versionOf(seen) : null;
+		Long b = versionOf(newer);
+		return (a != null && b != null) ? " (versions " + Long.toHexString(a) + " and " + Long.toHexString(b) + ")"
+				: "";
 	}
 
 	private static String describe(Op read, @Nullable Op seen) {
