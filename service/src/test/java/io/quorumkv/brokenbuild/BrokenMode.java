@@ -7,7 +7,10 @@ import java.nio.file.Path;
 /**
  * The current misbehaviour, read from a file (re-read at most every 200 ms), so that one
  * cluster serves several broken builds in turn: {@code none}, {@code ack-before-write},
- * {@code ack-without-write}, {@code reversed-lww} or {@code corrupt-reads}.
+ * {@code ack-without-write}, {@code reversed-lww}, {@code corrupt-reads},
+ * {@code last-arrival-wins}, {@code ignore-ttl}, {@code scan-skips-recent},
+ * {@code phantom-versions} ({@link BrokenStorage}) or {@code wrong-304}
+ * ({@link BrokenNotModified}).
  */
 final class BrokenMode {
 

@@ -9,10 +9,12 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
+import org.springframework.web.server.WebFilter;
 
 /**
  * Wraps the node's data storage (the bean named {@code storage}; hints are stored apart)
- * in a {@link BrokenStorage} that misbehaves as the mode file says.
+ * in a {@link BrokenStorage} that misbehaves as the mode file says, and puts
+ * {@link BrokenNotModified} in front of the routes.
  */
 @AutoConfiguration
 @ConditionalOnProperty("quorumkv.test.broken-mode-file")
@@ -33,6 +35,12 @@ public class BrokenStorageAutoConfiguration {
 			}
 
 		};
+	}
+
+	@Bean
+	static WebFilter brokenNotModified(Environment environment) {
+		return new BrokenNotModified(
+				new BrokenMode(Path.of(environment.getRequiredProperty("quorumkv.test.broken-mode-file"))));
 	}
 
 }

@@ -23,10 +23,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The test of the tests: the harness runs deliberately broken builds (the unchanged
- * {@code quorumkv.jar} with {@link BrokenBuildJar} on its class path, the storage
- * misbehaving as a file says) and the checker must catch each anomaly class. First a
- * control: the same nodes, not broken, must check clean. One cluster serves every mode in
- * turn, each with keys of its own.
+ * {@code quorumkv.jar} with {@link BrokenBuildJar} on its class path, the storage or the
+ * answer to a conditional GET misbehaving as a file says) and the checker must catch each
+ * anomaly class. First a control: the same nodes, not broken, must check clean. One
+ * cluster serves every mode in turn, each with keys of its own.
  */
 @ExtendWith(FaultFolders.KeepOnFailure.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -80,6 +80,7 @@ class BrokenBuildIT {
 	void theSameNodesNotBrokenCheckClean() throws IOException {
 		CheckReport report = run("none");
 		assertThat(report.acknowledgedWrites()).as(report.summary()).isGreaterThan(50);
+		assertThat(report.reads()).as(report.summary()).containsKeys("304", "scan page", "scan key", "ttl put");
 		assertThat(report.clean()).as(report.summary()).isTrue();
 	}
 
@@ -113,13 +114,76 @@ class BrokenBuildIT {
 		assertThat(report.neverWritten()).as(report.summary()).isPositive();
 	}
 
+	/**
+	 * Two writers to each of two keys, half the operations PUTs and a fifth scan pages;
+	 * writes of even timestamps applied 700 ms late, so that of two concurrent writes the
+	 * older often arrives last, and a GET answers the write that arrived last while a
+	 * scan answers the greatest (its version is learnt from the scans). Stale reads older
+	 * by version only: their state's write was not acknowledged before the write they
+	 * miss began, so only the versions order them.
+	 */
+	@Test
+	@Order(5)
+	void lastArrivalWinsMakesReadsOlderByVersionThanWritesTheyMustSee() throws IOException {
+		Clients.Mix mix = new Clients.Mix(50, 0, new int[] { 1, 2, 2, 3 }, 3, false, 2, 2, 0, 0, 20,
+				Checker.Timing.SLACK_MICROS / 1_000);
+		CheckReport report = run("last-arrival-wins", mix, 1);
+		assertThat(report.stale()).as(report.summary()).isPositive();
+		assertThat(report.staleByVersionOnly()).as(report.summary()).isPositive();
+	}
+
+	/** Few writes, all with a ttl of 1 or 2 s, many reads. */
+	@Test
+	@Order(6)
+	void valuesStoredWithoutTheirExpiryAreReadPastIt() throws IOException {
+		Clients.Mix mix = new Clients.Mix(10, 0, new int[] { 1, 2, 2, 3 }, 3, false, 2, 2, 100, 0, 10,
+				Checker.Timing.SLACK_MICROS / 1_000);
+		CheckReport report = run("ignore-ttl", mix, 20);
+		assertThat(report.expired()).as(report.summary()).isPositive();
+	}
+
+	@Test
+	@Order(7)
+	void scansThatSkipRecentWritesAreStale() throws IOException {
+		Clients.Mix mix = new Clients.Mix(45, 10, new int[] { 1, 2, 2, 3 }, 3, false, 2, 2, 0, 0, 30,
+				Checker.Timing.SLACK_MICROS / 1_000);
+		CheckReport report = run("scan-skips-recent", mix, 10);
+		assertThat(report.staleBy("scan")).as(report.summary()).isPositive();
+		assertThat(report.staleBy("get")).as(report.summary()).isZero();
+	}
+
+	@Test
+	@Order(8)
+	void aNotModifiedThatNeverLooksIsStale() throws IOException {
+		Clients.Mix mix = new Clients.Mix(45, 10, new int[] { 1, 2, 2, 3 }, 3, false, 2, 2, 0, 100, 0,
+				Checker.Timing.SLACK_MICROS / 1_000);
+		CheckReport report = run("wrong-304", mix, 10);
+		assertThat(report.staleBy("304")).as(report.summary()).isPositive();
+		assertThat(report.staleBy("get")).as(report.summary()).isZero();
+	}
+
+	/**
+	 * Last: a value read repaired to a replica carries the shifted version, which the
+	 * nodes' clocks refuse to follow (max-clock-skew), but the keys keep it.
+	 */
+	@Test
+	@Order(9)
+	void versionsStampedLaterOnReadsArePhantoms() throws IOException {
+		CheckReport report = run("phantom-versions");
+		assertThat(report.phantom()).as(report.summary()).isPositive();
+	}
+
 	private static CheckReport run(String mode) throws IOException {
+		return run(mode, Clients.Mix.standard(), 10);
+	}
+
+	private static CheckReport run(String mode, Clients.Mix mix, int keysPerThread) throws IOException {
 		Files.writeString(modeFile, mode);
 		Pause.millis(500);
 		try {
 			// ack-before-write applies its writes 3 s late: the final reads come after.
-			NemesisRun.Scenario scenario = new NemesisRun.Scenario(mode, seed, nodes.options(), 6, 10,
-					Clients.Mix.standard(), Duration.ofSeconds(8), (r) -> FaultPlans.of(List.of()), 0, 0, 4_000);
+			NemesisRun.Scenario scenario = new NemesisRun.Scenario(mode, seed, nodes.options(), 6, keysPerThread, mix,
+					Duration.ofSeconds(8), (r) -> FaultPlans.of(List.of()), 0, 0, 4_000);
 			return NemesisRun.phase(scenario, nodes, root, random).report();
 		}
 		finally {

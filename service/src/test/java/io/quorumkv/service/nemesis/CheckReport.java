@@ -17,16 +17,37 @@ import java.util.TreeMap;
  * @param lost acknowledged writes lost (by the write's {@code ack})
  * @param resurrected acknowledged deletes undone
  * @param stale reads older than a write they must see
+ * @param staleByRead the same by what read: {@code get}, {@code 304} (a conditional GET)
+ * or {@code scan} (a key in a scan page's bounds)
+ * @param staleByVersionOnly stale reads that only the versions show: no write they must
+ * see was acknowledged before their state's write began
  * @param staleAllowed reads older than a completed write they need not see (R + W not
  * over {@code from})
  * @param neverWritten reads of a value no client wrote to that key (or not yet)
  * @param unreadable final reads that failed after healing
+ * @param phantom versions no write produced (one value read with two versions, or a
+ * version outside its write's time)
+ * @param expired values read past their ttl and the margin
+ * @param wrongConditional a 304 for another version than the one sent, or a 200 with it
+ * @param reads answered reads and writes of the newer kinds: {@code 304}s, {@code scan
+ * page}s, {@code scan key}s (keys a page spoke for) and acknowledged {@code ttl put}s
  * @param answers answers by fault window
  * @param examples a few of each anomaly
  */
 record CheckReport(long operations, long acknowledgedWrites, long okReads, long finalReads, Map<Integer, Long> lost,
-		long resurrected, long stale, long staleAllowed, long neverWritten, long unreadable,
+		long resurrected, long stale, Map<String, Long> staleByRead, long staleByVersionOnly, long staleAllowed,
+		long neverWritten, long unreadable, long phantom, long expired, long wrongConditional, Map<String, Long> reads,
 		Map<String, Answers> answers, List<String> examples) {
+
+	/** Answered operations of a kind of {@link #reads}, 0 if none. */
+	long readsOf(String kind) {
+		return this.reads.getOrDefault(kind, 0L);
+	}
+
+	/** Stale reads of one kind: {@code get}, {@code 304} or {@code scan}. */
+	long staleBy(String read) {
+		return this.staleByRead.getOrDefault(read, 0L);
+	}
 
 	long lostTotal() {
 		return this.lost.values().stream().mapToLong(Long::longValue).sum();
@@ -39,7 +60,7 @@ record CheckReport(long operations, long acknowledgedWrites, long okReads, long 
 
 	boolean clean() {
 		return lostTotal() == 0 && this.resurrected == 0 && this.stale == 0 && this.neverWritten == 0
-				&& this.unreadable == 0;
+				&& this.unreadable == 0 && this.phantom == 0 && this.expired == 0 && this.wrongConditional == 0;
 	}
 
 	String summary() {
@@ -52,6 +73,8 @@ record CheckReport(long operations, long acknowledgedWrites, long okReads, long 
 			.append(this.okReads)
 			.append(", final reads ")
 			.append(this.finalReads)
+			.append(", of them ")
+			.append(this.reads)
 			.append('\n');
 		text.append("lost ")
 			.append(lostTotal())
@@ -61,12 +84,23 @@ record CheckReport(long operations, long acknowledgedWrites, long okReads, long 
 			.append(this.resurrected)
 			.append(", stale quorum reads ")
 			.append(this.stale)
+			.append(" (by read ")
+			.append(this.staleByRead)
+			.append(", by version only ")
+			.append(this.staleByVersionOnly)
+			.append(')')
 			.append(" (stale without R+W>from: ")
 			.append(this.staleAllowed)
 			.append("), never written ")
 			.append(this.neverWritten)
 			.append(", final unreadable ")
 			.append(this.unreadable)
+			.append(", phantom versions ")
+			.append(this.phantom)
+			.append(", expired values read ")
+			.append(this.expired)
+			.append(", wrong conditional answers ")
+			.append(this.wrongConditional)
 			.append('\n');
 		this.answers
 			.forEach((window, a) -> text.append("  window ").append(window).append(": ").append(a).append('\n'));
@@ -122,6 +156,18 @@ record CheckReport(long operations, long acknowledgedWrites, long okReads, long 
 
 		private long stale;
 
+		private final Map<String, Long> staleByRead = new TreeMap<>();
+
+		private long staleByVersionOnly;
+
+		private long phantom;
+
+		private long expired;
+
+		private long wrongConditional;
+
+		private final Map<String, Long> reads = new TreeMap<>();
+
 		private long staleAllowed;
 
 		private long neverWritten;
@@ -137,6 +183,11 @@ record CheckReport(long operations, long acknowledgedWrites, long okReads, long 
 		void counted(Op op) {
 			this.operations++;
 			if (op.ok()) {
+				String kind = (op.page() != null) ? "scan page" : (op.status() == 304) ? "304"
+						: (op.kind() == Op.Kind.PUT && op.ttlSeconds() > 0) ? "ttl put" : null;
+				if (kind != null) {
+					this.reads.merge(kind, 1L, Long::sum);
+				}
 				if (op.isWrite()) {
 					this.acknowledgedWrites++;
 				}
@@ -144,6 +195,10 @@ record CheckReport(long operations, long acknowledgedWrites, long okReads, long 
 					this.okReads++;
 				}
 			}
+		}
+
+		void scanKey() {
+			this.reads.merge("scan key", 1L, Long::sum);
 		}
 
 		void finalRead() {
@@ -160,9 +215,28 @@ record CheckReport(long operations, long acknowledgedWrites, long okReads, long 
 			example("resurrected", text);
 		}
 
-		void stale(String text) {
+		void stale(String read, boolean byVersionOnly, String text) {
 			this.stale++;
+			this.staleByRead.merge(read, 1L, Long::sum);
+			if (byVersionOnly) {
+				this.staleByVersionOnly++;
+			}
 			example("stale", text);
+		}
+
+		void phantom(String text) {
+			this.phantom++;
+			example("phantom", text);
+		}
+
+		void expired(String text) {
+			this.expired++;
+			example("expired", text);
+		}
+
+		void wrongConditional(String text) {
+			this.wrongConditional++;
+			example("wrong conditional", text);
 		}
 
 		void staleAllowed() {
@@ -193,7 +267,9 @@ record CheckReport(long operations, long acknowledgedWrites, long okReads, long 
 		CheckReport build() {
 			return new CheckReport(this.operations, this.acknowledgedWrites, this.okReads, this.finalReads,
 					Collections.unmodifiableMap(new TreeMap<>(this.lost)), this.resurrected, this.stale,
-					this.staleAllowed, this.neverWritten, this.unreadable,
+					Collections.unmodifiableMap(new TreeMap<>(this.staleByRead)), this.staleByVersionOnly,
+					this.staleAllowed, this.neverWritten, this.unreadable, this.phantom, this.expired,
+					this.wrongConditional, Collections.unmodifiableMap(new TreeMap<>(this.reads)),
 					Collections.unmodifiableMap(new LinkedHashMap<>(this.answers)), List.copyOf(this.examples));
 		}
 

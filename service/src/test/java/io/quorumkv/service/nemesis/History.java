@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -24,9 +25,13 @@ final class History implements AutoCloseable {
 
 	}
 
-	/** An operation under way: the invocation, completed by {@link History#complete}. */
+	/**
+	 * An operation under way: the invocation, completed by {@link History#complete}.
+	 * {@code ttlSeconds}, {@code ifNoneMatch} and {@code page} (a page asked for, without
+	 * records) are as in {@link Op}.
+	 */
 	record Invocation(long id, int client, Op.Kind kind, String key, @Nullable String value, int ack, int from,
-			int node, long invoked) {
+			int node, long invoked, long ttlSeconds, @Nullable String ifNoneMatch, Op.@Nullable Page page) {
 
 	}
 
@@ -38,7 +43,12 @@ final class History implements AutoCloseable {
 
 	private final @Nullable BufferedWriter log;
 
+	/** Added to a monotonic time, the wall-clock time in nanoseconds. */
+	private final long wallOffset;
+
 	History(@Nullable Path logFile) {
+		Instant now = Instant.now();
+		this.wallOffset = now.getEpochSecond() * 1_000_000_000L + now.getNano() - System.nanoTime();
 		try {
 			this.log = (logFile != null) ? Files.newBufferedWriter(logFile, StandardCharsets.UTF_8) : null;
 		}
@@ -47,24 +57,66 @@ final class History implements AutoCloseable {
 		}
 	}
 
+	/** How the times of this history compare with versions (nanoseconds). */
+	Checker.Timing timing(long clockSlackMicros) {
+		return new Checker.Timing(this.wallOffset, 1_000, clockSlackMicros, Checker.Timing.TTL_MARGIN_MICROS);
+	}
+
 	Invocation invoke(int client, Op.Kind kind, String key, @Nullable String value, int ack, int from, int node) {
+		return invoke(client, kind, key, value, ack, from, node, 0, null, null);
+	}
+
+	Invocation invoke(int client, Op.Kind kind, String key, @Nullable String value, int ack, int from, int node,
+			long ttlSeconds, @Nullable String ifNoneMatch, Op.@Nullable Page page) {
 		Invocation invocation = new Invocation(this.ids.getAndIncrement(), client, kind, key, value, ack, from, node,
-				System.nanoTime());
+				System.nanoTime(), ttlSeconds, ifNoneMatch, page);
 		write("invoke " + invocation.id() + " c" + client + " " + kind + " " + key + " "
-				+ ((value != null) ? value : "-") + " " + ack + "/" + from + " n" + node + " t" + invocation.invoked());
+				+ ((value != null) ? value : "-") + " " + ack + "/" + from + " n" + node
+				+ ((ttlSeconds > 0) ? " ttl " + ttlSeconds : "")
+				+ ((ifNoneMatch != null) ? " if-none-match " + ifNoneMatch : "") + ((page != null)
+						? (page.after() ? " after" : " from") + " .. " + page.end() + " limit " + page.limit() : "")
+				+ " t" + invocation.invoked());
 		return invocation;
 	}
 
 	Op complete(Invocation invocation, int status, @Nullable String body) {
+		return complete(invocation, status, body, null, List.of());
+	}
+
+	/**
+	 * @param version the {@code ETag} answered, unquoted, if any
+	 * @param records what a scan page answered
+	 */
+	Op complete(Invocation invocation, int status, @Nullable String body, @Nullable String version,
+			List<Op.Record> records) {
+		Op.Page page = invocation.page();
 		Op op = new Op(invocation.id(), invocation.client(), invocation.kind(), invocation.key(),
 				(invocation.kind() == Op.Kind.GET) ? ((status == 200) ? body : null) : invocation.value(),
-				invocation.ack(), invocation.from(), invocation.node(), invocation.invoked(), System.nanoTime(),
-				status);
+				invocation.ack(), invocation.from(), invocation.node(), invocation.invoked(), System.nanoTime(), status,
+				(invocation.kind() == Op.Kind.GET) ? version : null, invocation.ttlSeconds(), invocation.ifNoneMatch(),
+				(page != null) ? new Op.Page(page.after(), page.end(), page.limit(), records) : null);
 		add(op);
 		String detail = (op.kind() == Op.Kind.GET && status == 200) ? " " + body
-				: (status >= 300 && body != null && !body.isBlank()) ? " \"" + oneLine(body) + "\"" : "";
-		write("complete " + op.id() + " " + status + detail + " t" + op.completed());
+				: (op.kind() == Op.Kind.SCAN && status == 200)
+						? " " + records.size() + " records" + recordsText(records)
+						: (status >= 300 && status != 304 && body != null && !body.isBlank())
+								? " \"" + oneLine(body) + "\"" : "";
+		write("complete " + op.id() + " " + status + detail + ((op.version() != null) ? " v" + op.version() : "") + " t"
+				+ op.completed());
 		return op;
+	}
+
+	private static String recordsText(List<Op.Record> records) {
+		StringBuilder text = new StringBuilder();
+		for (Op.Record record : records) {
+			text.append(' ')
+				.append(record.key())
+				.append('=')
+				.append(record.value())
+				.append(" v")
+				.append(record.version());
+		}
+		return text.toString();
 	}
 
 	/** An error body on one line, cut short: why a request failed, for people. */

@@ -25,15 +25,18 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The short nemesis scenarios of {@code ./mvnw verify}: three real nodes and a spare (one
- * cluster for every scenario, each with keys of its own), eight client threads writing,
- * deleting and reading with {@code ack} 1, 2 or 3 of 3 through every member, while faults
- * come one after another. What is promised (docs/reliability.md): under kills, pauses and
- * partitions of every shape, nothing acknowledged is lost, no acknowledged delete is
- * undone, no read misses a write it must see, and nothing is read that was not written;
- * the same while the spare joins, a seed is decommissioned and repairs run, after which
- * the ring settles; under a full disk and a restart from an older copy of a data folder,
- * the same for writes acknowledged by at least two replicas, but quorum reads may be
- * stale until the restored replica is repaired.
+ * cluster for every scenario, each with keys of its own), eight client threads, two
+ * writers to each key, writing (some values with a ttl), deleting, reading (some reads
+ * conditional) and reading pages of ranges with {@code ack} 1, 2 or 3 of 3 through every
+ * member, while faults come one after another. What is promised (docs/reliability.md):
+ * under kills, pauses and partitions of every shape, nothing acknowledged is lost, no
+ * acknowledged delete is undone, no read (a GET, a 304, a key of a scan page) misses a
+ * write it must see, nothing is read that was not written or with a version no write
+ * produced, no value is read past its ttl, and no 304 is wrong; the same while the spare
+ * joins, a seed is decommissioned and repairs run, after which the ring settles; under a
+ * full disk and a restart from an older copy of a data folder, the same for writes
+ * acknowledged by at least two replicas, but quorum reads may be stale until the restored
+ * replica is repaired.
  */
 @ExtendWith(FaultFolders.KeepOnFailure.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -104,6 +107,8 @@ class NemesisIT {
 		assertThat(outcome.faults()).isEqualTo(faults.size());
 		assertThat(report.acknowledgedWrites()).as(report.summary()).isGreaterThan(200);
 		assertThat(report.okReads()).isGreaterThan(100);
+		assertThat(report.reads()).as("the newer reads and writes were made: %s", report.summary())
+			.containsKeys("304", "scan page", "scan key", "ttl put");
 		assertThat(report.clean()).as(report.summary()).isTrue();
 		assertThat(flushes()).as("memtables flushed in the cluster").isGreaterThanOrEqualTo(6);
 	}
@@ -139,6 +144,9 @@ class NemesisIT {
 		assertThat(report.resurrected()).as(report.summary()).isZero();
 		assertThat(report.neverWritten()).as(report.summary()).isZero();
 		assertThat(report.unreadable()).as(report.summary()).isZero();
+		assertThat(report.phantom()).as(report.summary()).isZero();
+		assertThat(report.expired()).as(report.summary()).isZero();
+		assertThat(report.wrongConditional()).as(report.summary()).isZero();
 		assertThat(report.answers()).as(report.summary()).containsKey("disk-full");
 		assertThat(report.answers().get("disk-full").serverErrors()).as(report.summary()).isPositive();
 		// A full disk is answered 503 (or 504), never 500 (HybridLogicalClockTest).

@@ -120,7 +120,9 @@ final class NemesisRun {
 			afterHealing.run();
 			Pause.millis(scenario.settleMillis());
 			List<Op> reads = clients.finalReads(finals);
-			CheckReport report = Checker.check(history.ops(), reads, history.windows());
+			long slack = scenario.mix().clockSlackMillis();
+			CheckReport report = Checker.check(history.ops(), reads, history.windows(),
+					history.timing((slack < 0) ? -1 : slack * 1_000));
 			Outcome outcome = new Outcome(report, nemesis.injected(), nodes.network().describe(), nemesis.failure());
 			System.out.println("Nemesis " + scenario.name() + " (seed " + scenario.seed() + "): faults "
 					+ outcome.injected() + " over " + outcome.network() + "\n" + report.summary());
