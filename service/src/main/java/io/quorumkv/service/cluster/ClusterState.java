@@ -101,6 +101,37 @@ public final class ClusterState implements AutoCloseable {
 		return this.layout.get();
 	}
 
+	/**
+	 * The layout to coordinate a request under: this node's, when it is a member and the
+	 * metadata group has confirmed its ring.
+	 * @throws NotServingException when this node has no ring, was removed, or restarted
+	 * and its ring is not confirmed yet
+	 */
+	public RingLayout servingLayout() {
+		RingLayout layout = memberLayout();
+		if (!this.confirmed) {
+			throw new NotServingException("this node restarted under ring epoch " + layout.epoch()
+					+ " and coordinates once the metadata group has confirmed that ring is current");
+		}
+		return layout;
+	}
+
+	/**
+	 * The current layout, this node a member of its ring.
+	 * @throws NotServingException when this node has no ring or was removed
+	 */
+	public RingLayout memberLayout() {
+		RingLayout layout = this.layout.get();
+		if (layout == null) {
+			throw new NotServingException("this node is not a member of a cluster yet: join it first");
+		}
+		// One lookup per call: a node of the ring that is no member was removed.
+		if (layout.ring().node(this.self.id()).filter((self) -> self.state() == NodeState.REMOVED).isPresent()) {
+			throw new NotServingException("this node was removed from the cluster");
+		}
+		return layout;
+	}
+
 	public Optional<Ring> ring() {
 		RingLayout current = this.layout.get();
 		return (current != null) ? Optional.of(current.ring()) : Optional.empty();

@@ -15,6 +15,7 @@ import io.quorumkv.service.peer.FrameAssembler;
 import io.quorumkv.service.peer.StreamFrames;
 import io.quorumkv.service.peer.StreamFrames.Operation;
 import io.quorumkv.service.peer.StreamFrames.Result;
+import io.quorumkv.service.peer.StreamResults;
 import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.peer.StreamProperties;
 import io.quorumkv.service.security.InternalAuth;
@@ -217,11 +218,7 @@ class ReplicaStreamHandler implements ApplicationListener<ContextClosedEvent> {
 	}
 
 	private static DataBuffer encode(List<Result> results) {
-		int size = 0;
-		for (Result result : results) {
-			size += StreamFrames.resultSize(result);
-		}
-		ByteBuffer out = StreamFrames.encodeResults(results, size);
+		ByteBuffer out = StreamResults.encode(results);
 		return DefaultDataBufferFactory.sharedInstance.wrap(out.array());
 	}
 

@@ -106,7 +106,7 @@ public final class PeerClient implements AutoCloseable {
 		this.breakers = new PeerBreakers(breaker, meters);
 		this.streams = new ReplicaStreams(this.client, deadlines.loops(), this::breaker,
 				new StreamLinks(this.ring, clocks, this.lastOutcomes, this::heardFrom),
-				new ReplicaStreams.Settings(cluster.maxConcurrentCallsPerPeer(), maxFrameSize, maxKeySize,
+				new StreamSettings(cluster.maxConcurrentCallsPerPeer(), maxFrameSize, maxKeySize,
 						cluster.replicaTimeout(), stream.heartbeat(), stream.idleClose(), stream.maxBackoff()),
 				meters);
 	}

@@ -48,7 +48,7 @@ public final class ReplicaStreams implements AutoCloseable {
 
 	private final Links links;
 
-	private final Settings settings;
+	private final StreamSettings settings;
 
 	private final StreamMetrics metrics;
 
@@ -66,7 +66,7 @@ public final class ReplicaStreams implements AutoCloseable {
 	 * @param links what the streams tell and ask the rest of the node
 	 */
 	public ReplicaStreams(WebClient client, EventExecutor[] loops, Function<Node, CircuitBreaker> breakers, Links links,
-			Settings settings, MeterRegistry meters) {
+			StreamSettings settings, MeterRegistry meters) {
 		this.client = client;
 		this.loops = loops.clone();
 		this.breakers = breakers;
@@ -106,27 +106,6 @@ public final class ReplicaStreams implements AutoCloseable {
 		 * {@code breaker-open}, ...), told when it differs from the one before.
 		 */
 		void outcome(Node peer, String outcome);
-
-	}
-
-	/**
-	 * @param maxInFlight operations in flight on one stream; more are refused at once
-	 * @param maxFrameSize the largest frame sent or accepted
-	 * @param maxKeySize the longest key an answer may hold
-	 * @param timeout each operation's deadline
-	 * @param heartbeat how often an open stream pings its peer (keeps it open through the
-	 * peer's read timeout, and measures the peer's clock)
-	 * @param idleClose an open stream that carried no operation for this long is closed
-	 * @param maxBackoff the longest wait before a new connection after failed ones
-	 */
-	public record Settings(int maxInFlight, int maxFrameSize, int maxKeySize, Duration timeout, Duration heartbeat,
-			Duration idleClose, Duration maxBackoff) {
-
-		public Settings {
-			if (maxInFlight < 1 || maxFrameSize < 1024) {
-				throw new IllegalArgumentException("a stream needs room for an operation and a frame");
-			}
-		}
 
 	}
 
@@ -285,9 +264,8 @@ public final class ReplicaStreams implements AutoCloseable {
 		});
 		PeerStream stream = byLoop[index];
 		if (stream == null || !stream.peer().equals(peer)) {
-			// Only the loop of this index writes its slot. A peer whose URL changed gets
-			// a
-			// new stream; the old one finishes what it has.
+			// Only the loop of this index writes its slot. A peer whose URL changed
+			// gets a new stream; the old one finishes what it has.
 			if (stream != null) {
 				stream.drain();
 			}

@@ -65,11 +65,6 @@ public final class StreamFrames {
 	/** id, kind, epoch and budget. */
 	private static final int OPERATION_HEAD = 4 + 1 + 8 + 4;
 
-	/** id and type. */
-	private static final int RESULT_HEAD = 4 + 1;
-
-	private static final int MAX_REASON = 512;
-
 	private StreamFrames() {
 	}
 
@@ -207,94 +202,7 @@ public final class StreamFrames {
 		return out.array();
 	}
 
-	/**
-	 * Every result of a whole answer body.
-	 * @throws EntryFrame.MalformedFrameException when it is not a sequence of whole,
-	 * well-formed results
-	 */
-	public static List<Result> decodeResults(byte[] body, int maxFrameSize) {
-		List<Result> results = new ArrayList<>();
-		FrameAssembler frames = new FrameAssembler(maxFrameSize);
-		frames.feed(body, (frame) -> results.add(readResult(frame, maxFrameSize, maxFrameSize)));
-		if (!frames.isComplete()) {
-			throw new EntryFrame.MalformedFrameException("the answer ends inside a frame");
-		}
-		return results;
-	}
-
-	/** Bytes of a result frame, its length prefix included. */
-	public static int resultSize(Result result) {
-		return LENGTH + RESULT_HEAD + switch (result.type()) {
-			case FOUND -> EntryFrame.size(requireEntry(result.entry()));
-			case STALE_RING, PONG -> 8;
-			case FAILED, CLOCK_SKEW -> 2 + reason(result).length;
-			default -> 0;
-		};
-	}
-
-	public static void putResult(ByteBuffer out, Result result) {
-		out.putInt(resultSize(result) - LENGTH).putInt(result.id()).put(result.type());
-		switch (result.type()) {
-			case FOUND -> EntryFrame.put(out, requireEntry(result.entry()));
-			case STALE_RING, PONG -> out.putLong(result.number());
-			case FAILED, CLOCK_SKEW -> {
-				byte[] reason = reason(result);
-				out.putShort((short) reason.length).put(reason);
-			}
-			default -> {
-			}
-		}
-	}
-
-	/** The results in one buffer, ready to send. */
-	public static ByteBuffer encodeResults(Iterable<Result> results, int size) {
-		ByteBuffer out = ByteBuffer.allocate(size);
-		for (Result result : results) {
-			putResult(out, result);
-		}
-		return out.flip();
-	}
-
-	/**
-	 * The result of one frame (its length prefix already read).
-	 * @throws EntryFrame.MalformedFrameException when it is not a well-formed result
-	 */
-	public static Result readResult(ByteBuffer in, int maxKeySize, int maxValueSize) {
-		try {
-			int id = in.getInt();
-			byte type = in.get();
-			Result result = switch (type) {
-				case KEPT, ABSENT, EXPIRED -> new Result(id, type, null, 0, null);
-				case FOUND -> new Result(id, type, EntryFrame.read(in, maxKeySize, maxValueSize), 0, null);
-				case STALE_RING, PONG -> new Result(id, type, null, in.getLong(), null);
-				case FAILED, CLOCK_SKEW -> {
-					int length = in.getShort() & 0xFFFF;
-					if (length > in.remaining()) {
-						throw new EntryFrame.MalformedFrameException("reason of " + length + " bytes");
-					}
-					byte[] reason = new byte[length];
-					in.get(reason);
-					yield new Result(id, type, null, 0, new String(reason, StandardCharsets.UTF_8));
-				}
-				default -> throw new EntryFrame.MalformedFrameException("unknown result type " + type);
-			};
-			if (in.hasRemaining()) {
-				throw new EntryFrame.MalformedFrameException(in.remaining() + " bytes after a result");
-			}
-			return result;
-		}
-		catch (java.nio.BufferUnderflowException ex) {
-			throw new EntryFrame.MalformedFrameException("result frame ends inside a field");
-		}
-	}
-
-	private static byte[] reason(Result result) {
-		String reason = (result.reason() != null) ? result.reason() : "";
-		byte[] bytes = reason.getBytes(StandardCharsets.UTF_8);
-		return (bytes.length <= MAX_REASON) ? bytes : Arrays.copyOf(bytes, MAX_REASON);
-	}
-
-	private static Entry requireEntry(@Nullable Entry entry) {
+	static Entry requireEntry(@Nullable Entry entry) {
 		if (entry == null) {
 			throw new IllegalArgumentException("an upsert or a found result needs its entry");
 		}

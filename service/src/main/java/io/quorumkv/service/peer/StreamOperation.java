@@ -3,7 +3,10 @@ package io.quorumkv.service.peer;
 import java.nio.ByteBuffer;
 import java.util.Optional;
 
+import io.quorumkv.service.cluster.Node;
+
 import io.quorumkv.service.peer.ReplicaStreams.Callback;
+import io.quorumkv.service.peer.ReplicaStreams.Links;
 import io.quorumkv.service.peer.StreamFrames.Result;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
@@ -57,6 +60,32 @@ abstract sealed class StreamOperation permits StreamOperation.Get, StreamOperati
 
 	/** Whether {@code type} answers an operation of this kind. */
 	abstract boolean accepts(byte type);
+
+	/** Answers with {@code result}; a failing subscriber is logged, not thrown. */
+	final void deliver(Result result) {
+		try {
+			answer(result);
+		}
+		catch (RuntimeException ex) {
+			LoggerHolder.logger.error("A replica operation's subscriber failed on its answer", ex);
+		}
+	}
+
+	/** Fails with {@code error}; a failing subscriber is logged, not thrown. */
+	final void deliver(Throwable error) {
+		try {
+			fail(error);
+		}
+		catch (RuntimeException ex) {
+			LoggerHolder.logger.error("A replica operation's subscriber failed on its failure", ex);
+		}
+	}
+
+	private static final class LoggerHolder {
+
+		static final org.slf4j.Logger logger = org.slf4j.LoggerFactory.getLogger(StreamOperation.class);
+
+	}
 
 	static final class Get extends StreamOperation {
 
@@ -128,6 +157,24 @@ abstract sealed class StreamOperation permits StreamOperation.Get, StreamOperati
 		Ping(Callback<Long> callback) {
 			super(StreamFrames.PING, StreamFrames.Operation.NO_KEY, null);
 			this.callback = callback;
+		}
+
+		/** A heartbeat whose answer is a sample of {@code peer}'s clock. */
+		static Ping clockSample(Node peer, Links links) {
+			long sent = links.wallMicros();
+			return new Ping(new Callback<>() {
+
+				@Override
+				public void answered(Long peerMicros) {
+					links.clockSample(peer, sent, links.wallMicros(), peerMicros);
+				}
+
+				@Override
+				public void failed(Throwable error) {
+					// A missed heartbeat ends the stream (expire); nothing more to do.
+				}
+
+			});
 		}
 
 		@Override

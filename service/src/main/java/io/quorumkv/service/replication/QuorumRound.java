@@ -4,8 +4,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
+import io.github.resilience4j.bulkhead.BulkheadFullException;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.quorumkv.service.cluster.RingLayout.Targets;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
@@ -176,6 +179,18 @@ final class QuorumRound {
 
 	int size() {
 		return this.flags.length;
+	}
+
+	/** A replica's failure as the client is told it: the node and what happened. */
+	static String failure(Replica replica, Throwable error) {
+		String what = switch (error) {
+			case CallNotPermittedException open -> "its circuit breaker is open";
+			case BulkheadFullException full -> "too many calls to it in flight";
+			case TimeoutException timeout -> "no answer in time";
+			default ->
+				error.getClass().getSimpleName() + ((error.getMessage() != null) ? ": " + error.getMessage() : "");
+		};
+		return replica.node() + ": " + what;
 	}
 
 }

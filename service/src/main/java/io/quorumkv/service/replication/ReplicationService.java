@@ -4,18 +4,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
-import io.github.resilience4j.bulkhead.BulkheadFullException;
-import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.NodeState;
@@ -27,7 +20,6 @@ import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.service.peer.PeerClient;
 import io.quorumkv.service.peer.StaleRingException;
 import io.quorumkv.storage.Entry;
-import io.quorumkv.storage.EntryOrder;
 import io.quorumkv.storage.Expiry;
 import io.quorumkv.storage.Keys;
 import io.quorumkv.storage.StorageException;
@@ -69,9 +61,9 @@ public class ReplicationService {
 	/** Every node's replica, this node's own included. */
 	private final ReplicaDirectory replicas;
 
-	private final Semaphore repairs;
+	private final ReadRepair readRepair;
 
-	private final Metrics metrics;
+	private final FanOutTimers fanOut;
 
 	private final ScanProperties scan;
 
@@ -80,9 +72,9 @@ public class ReplicationService {
 		this.cluster = cluster;
 		this.clock = clock;
 		this.replicas = replicas;
-		this.repairs = new Semaphore(maxConcurrentRepairs);
+		this.readRepair = new ReadRepair(replicas, maxConcurrentRepairs, meters);
 		this.scan = scan;
-		this.metrics = new Metrics(meters);
+		this.fanOut = new FanOutTimers(meters);
 	}
 
 	/**
@@ -90,32 +82,7 @@ public class ReplicationService {
 	 * @throws NotServingException when this node has no ring
 	 */
 	public int replicationFactor() {
-		return layout().replicationFactor();
-	}
-
-	private RingLayout layout() {
-		RingLayout layout = this.cluster.layout();
-		if (layout == null) {
-			throw new NotServingException("this node is not a member of a cluster yet: join it first");
-		}
-		// One lookup per call: a node of the ring that is no member was removed.
-		if (layout.ring()
-			.node(this.cluster.self().id())
-			.filter((self) -> self.state() == NodeState.REMOVED)
-			.isPresent()) {
-			throw new NotServingException("this node was removed from the cluster");
-		}
-		return layout;
-	}
-
-	/** The layout to coordinate a request under: one the metadata group has confirmed. */
-	private RingLayout servingLayout() {
-		RingLayout layout = layout();
-		if (!this.cluster.confirmed()) {
-			throw new NotServingException("this node restarted under ring epoch " + layout.epoch()
-					+ " and coordinates once the metadata group has confirmed that ring is current");
-		}
-		return layout;
+		return this.cluster.memberLayout().replicationFactor();
 	}
 
 	/**
@@ -128,7 +95,7 @@ public class ReplicationService {
 
 	private Mono<Entry> get(byte[] key, Replicas replicas, boolean last) {
 		return Mono.create((sink) -> {
-			RingLayout layout = servingLayout();
+			RingLayout layout = this.cluster.servingLayout();
 			Targets targets = layout.reads(key, replicas.from());
 			long start = System.nanoTime();
 			AtomicBoolean refusedAsStale = new AtomicBoolean();
@@ -136,7 +103,7 @@ public class ReplicationService {
 			layout.inFlight().incrementAndGet();
 			QuorumRound round = new QuorumRound(replicas.ack(), targets, (r) -> {
 				layout.inFlight().decrementAndGet();
-				this.metrics.fanOut("get", start, true);
+				this.fanOut.record("get", start, true);
 				Entry winner = r.winner();
 				if (winner != null) {
 					this.clock.observe(winner.timestamp());
@@ -146,7 +113,7 @@ public class ReplicationService {
 			}, (r) -> {
 				layout.inFlight().decrementAndGet();
 				lost(sink, "get", replicas, r, start, (!last && refusedAsStale.get()) ? layout : null);
-			}, (r) -> repair(targets, r));
+			}, (r) -> this.readRepair.repair(targets, r));
 			for (int i = 0; i < targets.size(); i++) {
 				int index = i;
 				if (targets.is(i, Targets.UNREADABLE)) {
@@ -156,7 +123,7 @@ public class ReplicationService {
 				Replica replica = this.replicas.of(targets.nodes().get(i));
 				replica.get(key, everyReplica, (answer) -> round.succeeded(index, answer), (error) -> {
 					refusedAsStale.compareAndSet(false, error instanceof StaleRingException);
-					round.failed(index, failure(replica, error));
+					round.failed(index, QuorumRound.failure(replica, error));
 				});
 			}
 		});
@@ -208,7 +175,7 @@ public class ReplicationService {
 	 */
 	private Mono<Void> write(Entry entry, Replicas replicas, boolean last) {
 		return Mono.create((sink) -> {
-			RingLayout layout = servingLayout();
+			RingLayout layout = this.cluster.servingLayout();
 			Targets targets = layout.writes(entry.key(), replicas.from());
 			long start = System.nanoTime();
 			AtomicBoolean refusedAsStale = new AtomicBoolean();
@@ -219,13 +186,13 @@ public class ReplicationService {
 			layout.inFlight().incrementAndGet();
 			QuorumRound round = new QuorumRound(replicas.ack(), targets, (r) -> {
 				layout.inFlight().decrementAndGet();
-				this.metrics.fanOut("write", start, true);
+				this.fanOut.record("write", start, true);
 				sink.success();
 			}, (r) -> {
 				layout.inFlight().decrementAndGet();
 				Throwable failure = storageFailure.get();
 				if (failure != null) {
-					this.metrics.fanOut("write", start, false);
+					this.fanOut.record("write", start, false);
 					sink.error(failure);
 				}
 				else {
@@ -242,7 +209,7 @@ public class ReplicationService {
 								storageFailure.compareAndSet(null, error);
 							}
 							refusedAsStale.compareAndSet(false, error instanceof StaleRingException);
-							round.failed(index, failure(replica, error));
+							round.failed(index, QuorumRound.failure(replica, error));
 						});
 			}
 		});
@@ -268,7 +235,7 @@ public class ReplicationService {
 		int tolerated = replicas.from() - replicas.ack();
 		int pageSize = this.scan.pageSize(limit);
 		return this.cluster.whenConfirmed(CONFIRMATION_WAIT).thenMany(Flux.defer(() -> {
-			Ring ring = servingLayout().ring();
+			Ring ring = this.cluster.servingLayout().ring();
 			List<RangeMerge.Member> members = new ArrayList<>();
 			for (RingNode node : ring.nodes()) {
 				if (node.state() != NodeState.REMOVED) {
@@ -290,7 +257,7 @@ public class ReplicationService {
 			sink.error(new LostToNewerRing(retry.epoch()));
 			return;
 		}
-		this.metrics.fanOut(operation, start, false);
+		this.fanOut.record(operation, start, false);
 		sink.error(new QuorumNotReachedException(operation, replicas, round.successes(), round.firstFailure()));
 	}
 
@@ -319,89 +286,6 @@ public class ReplicationService {
 		LostToNewerRing(long epoch) {
 			super("placed under epoch " + epoch + ", refused by replicas on a newer ring", null, false, false);
 			this.epoch = epoch;
-		}
-
-	}
-
-	/** A replica's failure as the client is told it: the node and what happened. */
-	private static String failure(Replica replica, Throwable error) {
-		String what = switch (error) {
-			case CallNotPermittedException open -> "its circuit breaker is open";
-			case BulkheadFullException full -> "too many calls to it in flight";
-			case TimeoutException timeout -> "no answer in time";
-			default ->
-				error.getClass().getSimpleName() + ((error.getMessage() != null) ? ": " + error.getMessage() : "");
-		};
-		return replica.node() + ": " + what;
-	}
-
-	/** After every replica of a read answered: push the winner to those that lag. */
-	private void repair(Targets targets, QuorumRound round) {
-		Entry winner = round.winner();
-		if (winner == null) {
-			return;
-		}
-		for (int i = 0; i < round.size(); i++) {
-			Optional<Entry> answer = round.answer(i);
-			if (answer == null || (answer.isPresent() && !EntryOrder.supersedes(winner, answer.get()))) {
-				continue;
-			}
-			if (!this.repairs.tryAcquire()) {
-				this.metrics.repairsSkipped.increment();
-				continue;
-			}
-			this.replicas.of(targets.nodes().get(i)).repair(winner, () -> {
-				this.repairs.release();
-				this.metrics.repairsPushed.increment();
-			}, (error) -> {
-				this.repairs.release();
-				this.metrics.repairsFailed.increment();
-			});
-		}
-	}
-
-	private static final class Metrics {
-
-		private final Timer getOk;
-
-		private final Timer getLost;
-
-		private final Timer writeOk;
-
-		private final Timer writeLost;
-
-		final Counter repairsPushed;
-
-		final Counter repairsFailed;
-
-		final Counter repairsSkipped;
-
-		Metrics(MeterRegistry meters) {
-			this.getOk = fanOutTimer(meters, "get", "quorum");
-			this.getLost = fanOutTimer(meters, "get", "timeout");
-			this.writeOk = fanOutTimer(meters, "write", "quorum");
-			this.writeLost = fanOutTimer(meters, "write", "timeout");
-			this.repairsPushed = Counter.builder("quorumkv.repairs")
-				.tag("outcome", "pushed")
-				.description("Read repairs")
-				.register(meters);
-			this.repairsFailed = Counter.builder("quorumkv.repairs").tag("outcome", "failed").register(meters);
-			this.repairsSkipped = Counter.builder("quorumkv.repairs").tag("outcome", "skipped").register(meters);
-		}
-
-		private static Timer fanOutTimer(MeterRegistry meters, String operation, String outcome) {
-			return Timer.builder("quorumkv.replication.fanout")
-				.description("Time from fan-out to quorum reached (or lost: answered 504)")
-				.tag("op", operation)
-				.tag("outcome", outcome)
-				.publishPercentileHistogram()
-				.register(meters);
-		}
-
-		void fanOut(String operation, long start, boolean reached) {
-			Timer timer = operation.equals("get") ? (reached ? this.getOk : this.getLost)
-					: (reached ? this.writeOk : this.writeLost);
-			timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
 		}
 
 	}

@@ -19,6 +19,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.support.StreamCalls;
 import io.quorumkv.service.peer.StreamFrames.Result;
 import io.quorumkv.service.peer.StreamFrames;
+import io.quorumkv.service.peer.StreamResults;
 import io.quorumkv.service.replication.HintStore;
 import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.support.TestCluster;
@@ -380,7 +381,7 @@ class ClusterTest {
 			.returnResult()
 			.getResponseBody();
 		Map<Integer, Result> results = new java.util.HashMap<>();
-		for (Result result : StreamFrames.decodeResults(answer, 1 << 20)) {
+		for (Result result : StreamResults.decodeAll(answer, 1 << 20)) {
 			assertThat(results.put(result.id(), result)).as("one answer per id").isNull();
 		}
 		Entry found = Entry.value(key, "x".getBytes(), 42);

@@ -111,8 +111,8 @@ class ReplicaStreamsTest {
 			.build();
 		this.breaker = CircuitBreaker.of("peer", CircuitBreakerConfig.custom().minimumNumberOfCalls(1000).build());
 		this.streams = new ReplicaStreams(
-				client, executors, (node) -> this.breaker, new TestLinks(), new ReplicaStreams.Settings(maxInFlight,
-						1 << 20, 1024, TIMEOUT, heartbeat, Duration.ofSeconds(60), Duration.ofMillis(200)),
+				client, executors, (node) -> this.breaker, new TestLinks(), new StreamSettings(maxInFlight, 1 << 20,
+						1024, TIMEOUT, heartbeat, Duration.ofSeconds(60), Duration.ofMillis(200)),
 				new SimpleMeterRegistry());
 	}
 
@@ -343,11 +343,7 @@ class ReplicaStreamsTest {
 	}
 
 	private static Flux<ByteBuf> encode(List<Result> results) {
-		int size = 0;
-		for (Result result : results) {
-			size += StreamFrames.resultSize(result);
-		}
-		return Flux.just(Unpooled.wrappedBuffer(StreamFrames.encodeResults(results, size)));
+		return Flux.just(Unpooled.wrappedBuffer(StreamResults.encode(results)));
 	}
 
 	private static byte[] key(String text) {

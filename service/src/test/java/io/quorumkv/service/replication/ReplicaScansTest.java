@@ -75,8 +75,11 @@ class ReplicaScansTest {
 						.encode(Entry.value(String.format("k%04d", i).getBytes(StandardCharsets.UTF_8), value, 1))))
 				.then();
 		}).bindNow();
-		ClusterProperties cluster = new Binder(
-				new MapConfigurationPropertySource(Map.of("quorumkv.cluster.max-connections-per-peer", "1")))
+		// One connection, so the calls must share it; waiting for it is bounded by the
+		// replica timeout, 1 s by default, which a cancelled page's drain can take on a
+		// loaded two-core machine: the test is about reuse, not speed.
+		ClusterProperties cluster = new Binder(new MapConfigurationPropertySource(
+				Map.of("quorumkv.cluster.max-connections-per-peer", "1", "quorumkv.cluster.replica-timeout", "10s")))
 			.bindOrCreate("quorumkv.cluster", ClusterProperties.class);
 		this.peer = new Node(URI.create("http://127.0.0.1:" + this.server.port()));
 		SimpleMeterRegistry meters = new SimpleMeterRegistry();

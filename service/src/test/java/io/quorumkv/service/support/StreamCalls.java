@@ -5,6 +5,7 @@ import java.util.List;
 import io.quorumkv.service.peer.ReplicaStreams;
 import io.quorumkv.service.peer.StreamFrames;
 import io.quorumkv.service.peer.StreamFrames.Result;
+import io.quorumkv.service.peer.StreamResults;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
 
@@ -39,7 +40,7 @@ public final class StreamCalls {
 
 	/** The one result of an answer body. */
 	public static Result result(byte @Nullable [] body) {
-		List<Result> results = StreamFrames.decodeResults((body != null) ? body : new byte[0], MAX_FRAME);
+		List<Result> results = StreamResults.decodeAll((body != null) ? body : new byte[0], MAX_FRAME);
 		if (results.size() != 1) {
 			throw new IllegalStateException("expected one result, got " + results);
 		}
