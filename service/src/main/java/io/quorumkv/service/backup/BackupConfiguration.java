@@ -2,8 +2,8 @@ package io.quorumkv.service.backup;
 
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.HybridLogicalClock;
-import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.replication.ReplicationService;
+import io.quorumkv.service.storage.StorageProperties;
 import io.quorumkv.storage.Storage;
 
 import org.springframework.context.annotation.Bean;
@@ -15,15 +15,15 @@ class BackupConfiguration {
 
 	/** Snapshots in {@code <storage path>/snapshots}, beside the data folder. */
 	@Bean
-	NodeSnapshots nodeSnapshots(Storage storage, ClusterState cluster, QuorumKvProperties properties) {
-		return new NodeSnapshots(properties.storage().path().resolve(NodeSnapshots.FOLDER), storage,
-				properties.storage().backend().name().toLowerCase(java.util.Locale.ROOT), cluster.self(),
+	NodeSnapshots nodeSnapshots(Storage storage, ClusterState cluster, StorageProperties settings) {
+		return new NodeSnapshots(settings.path().resolve(NodeSnapshots.FOLDER), storage,
+				settings.backend().name().toLowerCase(java.util.Locale.ROOT), cluster.self(),
 				() -> cluster.ring().orElse(null));
 	}
 
 	@Bean
-	Restore restore(ReplicationService replication, HybridLogicalClock clock, QuorumKvProperties properties) {
-		return new Restore(replication, clock, properties.storage().tombstoneGracePeriod());
+	Restore restore(ReplicationService replication, HybridLogicalClock clock, StorageProperties settings) {
+		return new Restore(replication, clock, settings.tombstoneGracePeriod());
 	}
 
 }

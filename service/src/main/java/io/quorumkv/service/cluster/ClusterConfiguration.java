@@ -10,8 +10,7 @@ import java.util.stream.Collectors;
 
 import com.dynatrace.hash4j.hashing.Hashing;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quorumkv.service.config.QuorumKvProperties;
-import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
+import io.quorumkv.service.storage.StorageProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -38,16 +37,14 @@ class ClusterConfiguration {
 	private static final Log logger = LogFactory.getLog(ClusterConfiguration.class);
 
 	@Bean
-	Topology topology(QuorumKvProperties properties, @Value("${server.port:8080}") int port) {
-		ClusterProperties cluster = properties.cluster();
+	Topology topology(ClusterProperties cluster, @Value("${server.port:8080}") int port) {
 		return Topology.of(cluster.nodes(), cluster.self(), cluster.secret(), port, cluster.tls().bundle() != null,
 				cluster.tls().mutual(), cluster.replicationFactor());
 	}
 
 	@Bean(destroyMethod = "close")
-	ClusterState clusterState(Topology topology, QuorumKvProperties properties) {
-		ClusterProperties cluster = properties.cluster();
-		Path folder = properties.storage().path();
+	ClusterState clusterState(Topology topology, ClusterProperties cluster, StorageProperties storage) {
+		Path folder = storage.path();
 		String id = NodeIdentity.loadOrCreate(folder, topology.seeded() ? topology.self().id() : NodeIdentity.fresh());
 		Node self = new Node(id, topology.self().url());
 		RingFile file = new RingFile(folder);
@@ -111,9 +108,9 @@ class ClusterConfiguration {
 	 * every bean that stamps (they depend on it), writing the exact last stamp.
 	 */
 	@Bean(destroyMethod = "close")
-	HybridLogicalClock hybridLogicalClock(Clock wall, QuorumKvProperties properties) throws IOException {
-		ClusterProperties cluster = properties.cluster();
-		return HybridLogicalClock.durable(wall, cluster.maxClockSkew(), properties.storage().path().resolve("clock"),
+	HybridLogicalClock hybridLogicalClock(Clock wall, ClusterProperties cluster, StorageProperties storage)
+			throws IOException {
+		return HybridLogicalClock.durable(wall, cluster.maxClockSkew(), storage.path().resolve("clock"),
 				cluster.clockReservation());
 	}
 

@@ -2,11 +2,10 @@ package io.quorumkv.service.cluster;
 
 import java.util.List;
 
-import io.quorumkv.service.config.QuorumKvProperties.PlacementSetting;
-
 /**
  * The placement algorithms, as named by {@code quorumkv.cluster.placement}
- * ({@code rendezvous} or {@code consistent-hash}, bound as a {@link PlacementSetting}).
+ * ({@code rendezvous} or {@code consistent-hash}, bound as a
+ * {@link ClusterProperties.PlacementSetting}).
  *
  * <pre>{@code
  * Placement placement = PlacementStrategy.CONSISTENT_HASH.create(nodes);
@@ -36,7 +35,7 @@ public enum PlacementStrategy {
 	};
 
 	/** The strategy {@code quorumkv.cluster.placement} names. */
-	public static PlacementStrategy of(PlacementSetting setting) {
+	public static PlacementStrategy of(ClusterProperties.PlacementSetting setting) {
 		return switch (setting) {
 			case RENDEZVOUS -> RENDEZVOUS;
 			case CONSISTENT_HASH -> CONSISTENT_HASH;

@@ -2,7 +2,7 @@ package io.quorumkv.service.http;
 
 import java.util.function.Function;
 
-import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.config.HttpProperties;
 import io.quorumkv.service.replication.ReplicationService;
 import io.quorumkv.service.replication.Replicas;
 import io.quorumkv.storage.Storage;
@@ -71,13 +71,13 @@ class EntityHandler {
 	private final Resource openApi = new ClassPathResource(OPENAPI_LOCATION);
 
 	EntityHandler(ReplicationService replication, Storage storage, RequestMetrics metrics, BodyBudget bodies,
-			QuorumKvProperties properties) {
+			HttpProperties limits) {
 		this.replication = replication;
 		this.storage = storage;
 		this.metrics = metrics;
 		this.bodies = bodies;
-		this.maxKeySize = (int) properties.http().maxKeySize().toBytes();
-		this.maxBodySize = (int) properties.http().maxBodySize().toBytes();
+		this.maxKeySize = (int) limits.maxKeySize().toBytes();
+		this.maxBodySize = (int) limits.maxBodySize().toBytes();
 	}
 
 	Mono<ServerResponse> status(ServerRequest request) {

@@ -5,8 +5,7 @@ import static org.springframework.web.reactive.function.server.RequestPredicates
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.compression.Zstd;
-import io.quorumkv.service.config.QuorumKvProperties;
-import io.quorumkv.service.config.QuorumKvProperties.HttpProperties;
+import io.quorumkv.service.config.HttpProperties;
 import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.peer.ReplicaStreams;
 import io.quorumkv.service.security.InternalAuth;
@@ -112,13 +111,13 @@ class HttpConfiguration {
 	}
 
 	@Bean
-	InFlightLimiter inFlightLimiter(QuorumKvProperties properties, MeterRegistry meters) {
-		return new InFlightLimiter(properties.http().maxInFlight(), meters);
+	InFlightLimiter inFlightLimiter(HttpProperties http, MeterRegistry meters) {
+		return new InFlightLimiter(http.maxInFlight(), meters);
 	}
 
 	@Bean
-	BodyBudget bodyBudget(QuorumKvProperties properties, MeterRegistry meters) {
-		return new BodyBudget(properties.http().maxBufferedBodies().toBytes(), meters);
+	BodyBudget bodyBudget(HttpProperties http, MeterRegistry meters) {
+		return new BodyBudget(http.maxBufferedBodies().toBytes(), meters);
 	}
 
 	/**
@@ -133,8 +132,7 @@ class HttpConfiguration {
 	 * timeout).
 	 */
 	@Bean
-	NettyServerCustomizer connectionTimeouts(QuorumKvProperties properties) {
-		HttpProperties http = properties.http();
+	NettyServerCustomizer connectionTimeouts(HttpProperties http) {
 		return (server) -> server.readTimeout(http.readTimeout())
 			.idleTimeout(http.idleTimeout())
 			.childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)

@@ -4,11 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.quorumkv.service.config.HttpProperties;
 import io.quorumkv.service.peer.EntryFrame;
 import io.quorumkv.service.cluster.ClockGuard;
 import io.quorumkv.service.cluster.ClockSkewException;
 import io.quorumkv.service.peer.InternalApi;
-import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.security.InternalAuth;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
@@ -36,9 +36,9 @@ class InternalHandler {
 
 	private final int maxKeySize;
 
-	InternalHandler(Storage storage, QuorumKvProperties properties) {
+	InternalHandler(Storage storage, HttpProperties limits) {
 		this.storage = storage;
-		this.maxKeySize = (int) properties.http().maxKeySize().toBytes();
+		this.maxKeySize = (int) limits.maxKeySize().toBytes();
 	}
 
 	/** The calling node as it names itself, or its address. */

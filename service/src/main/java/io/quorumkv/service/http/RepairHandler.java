@@ -1,6 +1,6 @@
 package io.quorumkv.service.http;
 
-import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.config.HttpProperties;
 import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.peer.StreamProperties;
 import io.quorumkv.service.repair.RepairService;
@@ -30,10 +30,10 @@ class RepairHandler {
 
 	private final int maxBody;
 
-	RepairHandler(RepairSessions sessions, BodyBudget bodies, QuorumKvProperties properties, StreamProperties stream) {
+	RepairHandler(RepairSessions sessions, BodyBudget bodies, HttpProperties limits, StreamProperties stream) {
 		this.sessions = sessions;
 		this.bodies = bodies;
-		this.maxBody = InternalApi.maxFrame(stream, (int) properties.http().maxBodySize().toBytes());
+		this.maxBody = InternalApi.maxFrame(stream, (int) limits.maxBodySize().toBytes());
 	}
 
 	/**

@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 import io.quorumkv.service.cluster.ClockGuard;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.RingStamp;
-import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.config.HttpProperties;
 import io.quorumkv.service.membership.RingSync;
 import io.quorumkv.service.peer.EntryFrame;
 import io.quorumkv.service.peer.FrameAssembler;
@@ -87,14 +87,14 @@ class ReplicaStreamHandler implements ApplicationListener<ContextClosedEvent> {
 
 	private volatile boolean stopped;
 
-	ReplicaStreamHandler(Storage storage, ClockGuard clock, ClusterState state, RingSync sync,
-			QuorumKvProperties properties, StreamProperties stream) {
+	ReplicaStreamHandler(Storage storage, ClockGuard clock, ClusterState state, RingSync sync, HttpProperties limits,
+			StreamProperties stream) {
 		this.storage = storage;
 		this.clock = clock;
 		this.state = state;
 		this.sync = sync;
-		this.maxKeySize = (int) properties.http().maxKeySize().toBytes();
-		this.maxValueSize = (int) properties.http().maxBodySize().toBytes();
+		this.maxKeySize = (int) limits.maxKeySize().toBytes();
+		this.maxValueSize = (int) limits.maxBodySize().toBytes();
 		this.maxFrameSize = InternalApi.maxFrame(stream, this.maxValueSize);
 	}
 

@@ -1,6 +1,7 @@
 package io.quorumkv.service.http;
 
 import io.quorumkv.service.cluster.RingStamp;
+import io.quorumkv.service.config.HttpProperties;
 import io.quorumkv.service.membership.Membership;
 import io.quorumkv.service.membership.TransferSource;
 import io.quorumkv.service.membership.TransferSource.ChangeMismatchException;
@@ -35,11 +36,10 @@ class TransferHandler {
 
 	private final int maxKeySize;
 
-	TransferHandler(TransferSource source, Membership membership,
-			io.quorumkv.service.config.QuorumKvProperties properties) {
+	TransferHandler(TransferSource source, Membership membership, HttpProperties limits) {
 		this.source = source;
 		this.membership = membership;
-		this.maxKeySize = (int) properties.http().maxKeySize().toBytes();
+		this.maxKeySize = (int) limits.maxKeySize().toBytes();
 	}
 
 	Mono<ServerResponse> transfer(ServerRequest request) {

@@ -8,11 +8,12 @@ import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Topology;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingChange;
-import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.config.HttpProperties;
 import io.quorumkv.service.metadata.MetadataGroup;
 import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.peer.PeerClient;
 import io.quorumkv.service.peer.StreamProperties;
+import io.quorumkv.service.storage.StorageProperties;
 import io.quorumkv.storage.Storage;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -48,9 +49,9 @@ class MembershipConfiguration {
 
 	@Bean
 	Cleanup cleanup(ClusterState state, Storage storage, PeerClient peers, MeterRegistry meters,
-			QuorumKvProperties properties, MembershipProperties membership) {
-		return new Cleanup(state, storage, properties.storage().path(), membership.cleanupRate(), peers,
-				membership.pollInterval(), membership.callTimeout(), meters);
+			StorageProperties settings, MembershipProperties membership) {
+		return new Cleanup(state, storage, settings.path(), membership.cleanupRate(), peers, membership.pollInterval(),
+				membership.callTimeout(), meters);
 	}
 
 	@Bean
@@ -59,10 +60,10 @@ class MembershipConfiguration {
 	}
 
 	@Bean(destroyMethod = "close")
-	Transfers transfers(ClusterState state, PeerClient peers, Storage storage, QuorumKvProperties properties,
-			MembershipProperties membership, StreamProperties stream, MeterRegistry meters) {
-		int maxFrame = InternalApi.maxFrame(stream, (int) properties.http().maxBodySize().toBytes());
-		return new Transfers(state, peers, storage, properties.storage().path(), membership, maxFrame, meters);
+	Transfers transfers(ClusterState state, PeerClient peers, Storage storage, StorageProperties settings,
+			HttpProperties http, MembershipProperties membership, StreamProperties stream, MeterRegistry meters) {
+		int maxFrame = InternalApi.maxFrame(stream, (int) http.maxBodySize().toBytes());
+		return new Transfers(state, peers, storage, settings.path(), membership, maxFrame, meters);
 	}
 
 	@Bean(destroyMethod = "close")

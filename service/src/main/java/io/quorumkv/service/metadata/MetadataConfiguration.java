@@ -5,8 +5,8 @@ import java.io.UncheckedIOException;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClusterState;
-import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.peer.PeerClient;
+import io.quorumkv.service.storage.StorageProperties;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -65,12 +65,12 @@ class MetadataConfiguration {
 
 	@Bean(destroyMethod = "close")
 	MetadataGroup metadataGroup(ClusterState state, PeerClient peers, RaftEndpoint endpoint, Scheduler raftScheduler,
-			Scheduler raftCallbacks, QuorumKvProperties properties, MeterRegistry meters, Liveness liveness) {
+			Scheduler raftCallbacks, StorageProperties storage, MeterRegistry meters, Liveness liveness) {
 		MetadataTiming settings = MetadataTiming.DEFAULTS;
 		RaftTransport transport = new RaftTransport(peers, settings.requestTimeout(), MAX_MESSAGE, raftCallbacks,
 				liveness);
-		MetadataGroup group = new MetadataGroup(state, transport, endpoint, raftScheduler, properties.storage().path(),
-				settings, meters);
+		MetadataGroup group = new MetadataGroup(state, transport, endpoint, raftScheduler, storage.path(), settings,
+				meters);
 		liveness.leaderViewFrom(group::heardByLeader);
 		return group;
 	}

@@ -3,9 +3,9 @@ package io.quorumkv.service.ops;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.quorumkv.service.cluster.ClusterProperties;
 import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.PeerClocks;
-import io.quorumkv.service.config.QuorumKvProperties;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
@@ -32,10 +32,10 @@ class ClockHealthIndicator implements ReactiveHealthIndicator {
 
 	private final long warningMicros;
 
-	ClockHealthIndicator(PeerClocks offsets, HybridLogicalClock clock, QuorumKvProperties properties) {
+	ClockHealthIndicator(PeerClocks offsets, HybridLogicalClock clock, ClusterProperties settings) {
 		this.offsets = offsets;
 		this.clock = clock;
-		this.warningMicros = properties.cluster().clockOffsetWarning().toNanos() / 1_000;
+		this.warningMicros = settings.clockOffsetWarning().toNanos() / 1_000;
 	}
 
 	@Override

@@ -2,7 +2,7 @@ package io.quorumkv.service.ops;
 
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.RingJson;
-import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.storage.StorageProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import reactor.netty.resources.LoopResources;
@@ -22,11 +22,11 @@ class StartupReport implements ApplicationListener<ApplicationReadyEvent> {
 
 	private final ClusterState cluster;
 
-	private final QuorumKvProperties properties;
+	private final StorageProperties storage;
 
-	StartupReport(ClusterState cluster, QuorumKvProperties properties) {
+	StartupReport(ClusterState cluster, StorageProperties storage) {
 		this.cluster = cluster;
-		this.properties = properties;
+		this.storage = storage;
 	}
 
 	@Override
@@ -35,8 +35,8 @@ class StartupReport implements ApplicationListener<ApplicationReadyEvent> {
 				+ this.cluster.ring()
 					.map((ring) -> ring.describe() + ", placement " + RingJson.strategyLabel(ring.strategy()))
 					.orElse("no ring yet (waiting to be joined)")
-				+ ", backend " + this.properties.storage().backend().name().toLowerCase() + ", data "
-				+ this.properties.storage().path().toAbsolutePath().normalize() + ", event loops "
+				+ ", backend " + this.storage.backend().name().toLowerCase() + ", data "
+				+ this.storage.path().toAbsolutePath().normalize() + ", event loops "
 				+ LoopResources.DEFAULT_IO_WORKER_COUNT);
 	}
 

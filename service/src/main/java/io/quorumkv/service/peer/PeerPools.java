@@ -3,8 +3,8 @@ package io.quorumkv.service.peer;
 import java.time.Duration;
 import java.util.List;
 
+import io.quorumkv.service.cluster.ClusterProperties;
 import io.quorumkv.service.cluster.Node;
-import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
 import reactor.netty.resources.ConnectionProvider;
 
 /**

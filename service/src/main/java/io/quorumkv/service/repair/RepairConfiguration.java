@@ -6,11 +6,13 @@ import java.util.List;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClockGuard;
+import io.quorumkv.service.cluster.ClusterProperties;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.HybridLogicalClock;
-import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.config.HttpProperties;
 import io.quorumkv.service.peer.Pacer;
 import io.quorumkv.service.peer.PeerClient;
+import io.quorumkv.service.storage.StorageProperties;
 import io.quorumkv.storage.Storage;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -38,13 +40,13 @@ class RepairConfiguration {
 	}
 
 	@Bean
-	RepairHistory repairHistory(QuorumKvProperties properties) throws IOException {
-		return RepairHistory.open(properties.storage().path().resolve("repair-history"));
+	RepairHistory repairHistory(StorageProperties settings) throws IOException {
+		return RepairHistory.open(settings.path().resolve("repair-history"));
 	}
 
 	@Bean
-	RepairSettings repairSettings(QuorumKvProperties properties, RepairProperties repair) {
-		return RepairSettings.of(repair, (int) properties.http().maxKeySize().toBytes());
+	RepairSettings repairSettings(HttpProperties http, RepairProperties repair) {
+		return RepairSettings.of(repair, (int) http.maxKeySize().toBytes());
 	}
 
 	@Bean
@@ -89,10 +91,11 @@ class RepairConfiguration {
 	 */
 	@Bean
 	TombstonePurger tombstonePurger(Storage storage, RangeReplicas ranges, RepairHistory history,
-			HybridLogicalClock clock, RepairThreads threads, QuorumKvProperties properties, MeterRegistry meters) {
-		storage.purgePolicy(new RepairedTombstones(ranges, history, clock, properties.storage().tombstoneGracePeriod(),
-				properties.cluster().maxClockSkew().plus(properties.cluster().replicaTimeout()), meters));
-		return new TombstonePurger(storage, properties.storage().purgeInterval(), threads.scheduler());
+			HybridLogicalClock clock, RepairThreads threads, StorageProperties settings, ClusterProperties cluster,
+			MeterRegistry meters) {
+		storage.purgePolicy(new RepairedTombstones(ranges, history, clock, settings.tombstoneGracePeriod(),
+				cluster.maxClockSkew().plus(cluster.replicaTimeout()), meters));
+		return new TombstonePurger(storage, settings.purgeInterval(), threads.scheduler());
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.cluster.ClockGuard;
+import io.quorumkv.service.cluster.ClusterProperties;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.Node;
@@ -11,15 +12,15 @@ import io.quorumkv.service.cluster.NodeState;
 import io.quorumkv.service.cluster.PeerClocks;
 import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.service.cluster.Topology;
-import io.quorumkv.service.config.QuorumKvProperties.ClusterProperties;
+import io.quorumkv.service.config.HttpProperties;
 import io.quorumkv.service.peer.StreamProperties;
 import io.quorumkv.service.peer.BreakerProperties;
-import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.peer.EventLoopTimers;
 import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.peer.PeerClient;
 import io.quorumkv.service.security.PeerTls;
 import io.quorumkv.service.storage.StorageFactory;
+import io.quorumkv.service.storage.StorageProperties;
 import io.quorumkv.storage.Storage;
 import reactor.netty.resources.LoopResources;
 
@@ -57,16 +58,16 @@ class ReplicationConfiguration {
 	 * context never started (closing twice does nothing more).
 	 */
 	@Bean(destroyMethod = "close")
-	PeerClient peerClient(Topology topology, ClusterState cluster, QuorumKvProperties properties,
+	PeerClient peerClient(Topology topology, ClusterState cluster, ClusterProperties settings, HttpProperties http,
 			ReactorResourceFactory reactorResources, EventLoopTimers timers, HybridLogicalClock clock,
 			PeerClocks offsets, MeterRegistry meters, SslBundles sslBundles, StreamProperties stream,
 			BreakerProperties breaker) {
-		int maxFrameSize = InternalApi.maxFrame(stream, (int) properties.http().maxBodySize().toBytes());
-		String bundle = properties.cluster().tls().bundle();
+		int maxFrameSize = InternalApi.maxFrame(stream, (int) http.maxBodySize().toBytes());
+		String bundle = settings.tls().bundle();
 		PeerTls tls = (bundle != null) ? PeerTls.of(sslBundles, bundle) : null;
-		return new PeerClient(properties.cluster(), stream, breaker, cluster.self(), peers(cluster), topology.secret(),
-				maxFrameSize, (int) properties.http().maxKeySize().toBytes(), reactorResources.getLoopResources(),
-				timers, new PeerClient.Clocks(clock, offsets), meters, tls);
+		return new PeerClient(settings, stream, breaker, cluster.self(), peers(cluster), topology.secret(),
+				maxFrameSize, (int) http.maxKeySize().toBytes(), reactorResources.getLoopResources(), timers,
+				new PeerClient.Clocks(clock, offsets), meters, tls);
 	}
 
 	/** The other nodes of the ring this node starts with. */
@@ -119,9 +120,9 @@ class ReplicationConfiguration {
 	}
 
 	@Bean(destroyMethod = "close")
-	HintStore hintStore(StorageFactory storages, ClusterState cluster, QuorumKvProperties properties,
+	HintStore hintStore(StorageFactory storages, ClusterState cluster, StorageProperties storageSettings,
 			HintProperties hintSettings, MeterRegistry meters) {
-		return new HintStore(storages.openLocal(properties.storage().path().resolve("hints")), peers(cluster),
+		return new HintStore(storages.openLocal(storageSettings.path().resolve("hints")), peers(cluster),
 				hintSettings.maxPending(), meters);
 	}
 
@@ -141,9 +142,8 @@ class ReplicationConfiguration {
 
 	@Bean
 	ReplicationService replicationService(ClusterState state, Storage storage, HybridLogicalClock clock,
-			ClockGuard guard, PeerClient peers, HintStore hints, EventLoopTimers timers, QuorumKvProperties properties,
+			ClockGuard guard, PeerClient peers, HintStore hints, EventLoopTimers timers, ClusterProperties cluster,
 			StreamProperties stream, ScanProperties scan, MeterRegistry meters) {
-		ClusterProperties cluster = properties.cluster();
 		LocalReplica local = new LocalReplica(state.self(), storage,
 				new LocalWrites(storage, cluster.replicaTimeout(), timers, stream.localWrites()),
 				cluster.replicaTimeout(), timers);

@@ -9,10 +9,10 @@ import java.util.Map;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quorumkv.service.cluster.ClusterProperties;
 import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.Topology;
-import io.quorumkv.service.config.QuorumKvProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -80,15 +80,15 @@ public class InternalAuth implements HandlerFilterFunction<ServerResponse, Serve
 
 	private final Map<Refusal, RateLimitedLog> logs = new EnumMap<>(Refusal.class);
 
-	InternalAuth(Topology topology, ClusterState cluster, QuorumKvProperties properties, MeterRegistry meters,
+	InternalAuth(Topology topology, ClusterState cluster, ClusterProperties settings, MeterRegistry meters,
 			@Value("${server.ssl.client-auth:none}") String clientAuth) {
 		this.secret = (topology.secret() != null) ? topology.secret().getBytes(StandardCharsets.UTF_8) : new byte[0];
-		boolean mutual = properties.cluster().tls().mutual();
+		boolean mutual = settings.tls().mutual();
 		if (mutual && "none".equalsIgnoreCase(clientAuth)) {
 			throw new IllegalStateException("quorumkv.cluster.tls.mutual needs server.ssl.client-auth=want or need, "
 					+ "so that peers can present their certificates");
 		}
-		@Nullable String configuredId = properties.cluster().id();
+		@Nullable String configuredId = settings.id();
 		this.nodeCertificates = mutual
 				? new NodeCertificates(() -> cluster.ring().map(Ring::clusterId).orElse(configuredId)) : null;
 		if (mutual) {

@@ -4,8 +4,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 
-import io.quorumkv.service.config.QuorumKvProperties;
-import io.quorumkv.service.config.QuorumKvProperties.StorageProperties;
+import io.quorumkv.service.config.HttpProperties;
 import io.quorumkv.storage.PurgePolicy;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.derby.DerbyStorage;
@@ -29,8 +28,7 @@ class StorageConfiguration {
 
 	/** Opens the backend; it judges expiry by the node's clock. */
 	@Bean
-	StorageFactory storageFactory(QuorumKvProperties properties, Clock clock) {
-		StorageProperties storage = properties.storage();
+	StorageFactory storageFactory(StorageProperties storage, Clock clock) {
 		return switch (storage.backend()) {
 			case LSM -> new StorageFactory() {
 
@@ -59,17 +57,16 @@ class StorageConfiguration {
 	}
 
 	@Bean(destroyMethod = "close")
-	Storage storage(StorageFactory storages, QuorumKvProperties properties) {
-		Path directory = properties.storage().path().resolve("data");
-		logger.info("Opening " + properties.storage().backend().name().toLowerCase() + " storage in "
+	Storage storage(StorageFactory storages, StorageProperties settings, HttpProperties http) {
+		Path directory = settings.path().resolve("data");
+		logger.info("Opening " + settings.backend().name().toLowerCase() + " storage in "
 				+ directory.toAbsolutePath().normalize());
 		Storage storage = storages.open(directory);
-		long maxKeySize = properties.http().maxKeySize().toBytes();
+		long maxKeySize = http.maxKeySize().toBytes();
 		if (maxKeySize > storage.maxKeySize()) {
 			storage.close();
 			throw new IllegalStateException("quorumkv.http.max-key-size (" + maxKeySize + " bytes) exceeds what the "
-					+ properties.storage().backend().name().toLowerCase() + " backend stores (" + storage.maxKeySize()
-					+ " bytes)");
+					+ settings.backend().name().toLowerCase() + " backend stores (" + storage.maxKeySize() + " bytes)");
 		}
 		return storage;
 	}

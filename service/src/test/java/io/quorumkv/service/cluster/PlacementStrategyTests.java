@@ -3,7 +3,7 @@ package io.quorumkv.service.cluster;
 import java.util.List;
 import java.util.Map;
 
-import io.quorumkv.service.config.QuorumKvProperties.PlacementSetting;
+import io.quorumkv.service.cluster.ClusterProperties.PlacementSetting;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

@@ -19,9 +19,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 
+import io.quorumkv.service.cluster.ClusterProperties;
 import io.quorumkv.service.cluster.Topology;
-import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.security.SecurityProperties;
+import io.quorumkv.service.storage.StorageProperties;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
@@ -34,8 +35,9 @@ import org.springframework.boot.context.properties.source.MapConfigurationProper
 /**
  * The Kubernetes manifests against the application: every manifest parses; every property
  * the ConfigMap or an environment variable sets exists in the configuration metadata (the
- * node's own, built from {@code QuorumKvProperties}, and Spring Boot's) and the node's
- * settings bind; every port, probe path and mounted file is the one the application uses.
+ * node's own, built from its {@code *Properties} records, and Spring Boot's) and the
+ * node's settings bind; every port, probe path and mounted file is the one the
+ * application uses.
  */
 class KubernetesManifestsTest {
 
@@ -112,15 +114,13 @@ class KubernetesManifestsTest {
 		}
 		Map<String, String> withEnvironment = new HashMap<>(settings);
 		withEnvironment.put("quorumkv.cluster.secret", "a-secret-from-the-secret");
-		QuorumKvProperties node = new Binder(new MapConfigurationPropertySource(withEnvironment))
-			.bind("quorumkv", QuorumKvProperties.class)
-			.get();
-		SecurityProperties security = new Binder(new MapConfigurationPropertySource(withEnvironment))
-			.bind("quorumkv.security", SecurityProperties.class)
-			.get();
+		Binder binder = new Binder(new MapConfigurationPropertySource(withEnvironment));
+		ClusterProperties cluster = binder.bind("quorumkv.cluster", ClusterProperties.class).get();
+		StorageProperties storage = binder.bind("quorumkv.storage", StorageProperties.class).get();
+		SecurityProperties security = binder.bind("quorumkv.security", SecurityProperties.class).get();
 		assertThat(security.publicApi()).isEqualTo(SecurityProperties.PublicApi.AUTHENTICATED);
-		assertThat(node.cluster().tls().mutual()).isTrue();
-		assertThat(node.storage().path()).isEqualTo(Path.of(volumeMount("data")));
+		assertThat(cluster.tls().mutual()).isTrue();
+		assertThat(storage.path()).isEqualTo(Path.of(volumeMount("data")));
 		// The node URLs are the pods' stable names under the headless service.
 		Map<String, Object> spec = map(manifest("StatefulSet/quorumkv"), "spec");
 		int replicas = (Integer) spec.get("replicas");
@@ -129,11 +129,11 @@ class KubernetesManifestsTest {
 			expected.add(URI.create("https://quorumkv-" + i + "." + spec.get("serviceName")
 					+ ".quorumkv.svc.cluster.local:" + settings.get("server.port")));
 		}
-		assertThat(node.cluster().nodes()).isEqualTo(expected);
+		assertThat(cluster.nodes()).isEqualTo(expected);
 		String self = env("QUORUMKV_CLUSTER_SELF");
 		for (URI url : expected) {
 			String pod = url.getHost().substring(0, url.getHost().indexOf('.'));
-			Topology.of(node.cluster().nodes(), URI.create(self.replace("$(POD_NAME)", pod)), null, 8080, true, true);
+			Topology.of(cluster.nodes(), URI.create(self.replace("$(POD_NAME)", pod)), null, 8080, true, true);
 		}
 	}
 

@@ -12,7 +12,7 @@ import java.util.Random;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quorumkv.service.QuorumKvApplication;
-import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.config.HttpProperties;
 import io.quorumkv.service.support.StreamCalls;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.service.support.TestClients;
@@ -70,7 +70,7 @@ class EntityApiTest {
 	MeterRegistry meters;
 
 	@Autowired
-	QuorumKvProperties properties;
+	HttpProperties properties;
 
 	WebTestClient client;
 

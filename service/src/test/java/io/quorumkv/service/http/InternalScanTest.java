@@ -13,7 +13,7 @@ import java.util.Map;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.quorumkv.service.cluster.ClockGuard;
 import io.quorumkv.service.cluster.HybridLogicalClock;
-import io.quorumkv.service.config.QuorumKvProperties;
+import io.quorumkv.service.config.HttpProperties;
 import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.contract.ModelStorage;
@@ -45,7 +45,7 @@ class InternalScanTest {
 
 	private final InternalHandler handler = new InternalHandler(this.storage,
 			new Binder(new MapConfigurationPropertySource(Map.of("quorumkv.http.max-key-size", MAX_KEY + "B")))
-				.bindOrCreate("quorumkv", QuorumKvProperties.class));
+				.bindOrCreate("quorumkv.http", HttpProperties.class));
 
 	@BeforeEach
 	void fill() {

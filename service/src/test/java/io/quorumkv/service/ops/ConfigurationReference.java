@@ -17,7 +17,7 @@ import tools.jackson.databind.json.JsonMapper;
  * configuration processor writes at build time
  * ({@code target/classes/META-INF/spring-configuration-metadata.json}): every
  * {@code quorumkv.*} property with its type, default and meaning, so the reference is the
- * Javadoc of {@code QuorumKvProperties} and cannot drift from it.
+ * Javadoc of the {@code *Properties} records and cannot drift from it.
  * {@link ConfigurationReferenceTest} fails when the checked-in file differs; to update it
  * run {@code main} (or the test with {@code -Dquorumkv.update-docs=true}).
  */

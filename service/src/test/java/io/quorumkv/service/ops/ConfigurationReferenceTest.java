@@ -9,8 +9,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * docs/configuration.md is exactly what the configuration metadata says: change the
- * Javadoc of QuorumKvProperties, and this fails until the document is regenerated with
- * {@code -Dquorumkv.update-docs=true} (or {@link ConfigurationReference#main}).
+ * Javadoc of a {@code *Properties} record, and this fails until the document is
+ * regenerated with {@code -Dquorumkv.update-docs=true} (or
+ * {@link ConfigurationReference#main}).
  */
 class ConfigurationReferenceTest {
 

@@ -13,10 +13,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.quorumkv.service.cluster.ClusterProperties;
 import io.quorumkv.service.cluster.HybridLogicalClock;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.PeerClocks;
-import io.quorumkv.service.config.QuorumKvProperties;
 import io.quorumkv.service.peer.EntryFrame;
 import io.quorumkv.service.peer.EventLoopTimers;
 import io.quorumkv.service.peer.InternalApi;
@@ -75,20 +75,16 @@ class ReplicaScansTest {
 						.encode(Entry.value(String.format("k%04d", i).getBytes(StandardCharsets.UTF_8), value, 1))))
 				.then();
 		}).bindNow();
-		QuorumKvProperties properties = new Binder(
-				// One connection, so the calls must share it; waiting for it is bounded
-				// by the
-				// replica timeout, 1 s by default, which a cancelled page's drain can
-				// take
-				// on a loaded two-core machine: the test is about reuse, not speed.
-				new MapConfigurationPropertySource(Map.of("quorumkv.cluster.max-connections-per-peer", "1",
-						"quorumkv.cluster.replica-timeout", "10s")))
-			.bindOrCreate("quorumkv", QuorumKvProperties.class);
+		// One connection, so the calls must share it; waiting for it is bounded by the
+		// replica timeout, 1 s by default, which a cancelled page's drain can take on a
+		// loaded two-core machine: the test is about reuse, not speed.
+		ClusterProperties cluster = new Binder(new MapConfigurationPropertySource(
+				Map.of("quorumkv.cluster.max-connections-per-peer", "1", "quorumkv.cluster.replica-timeout", "10s")))
+			.bindOrCreate("quorumkv.cluster", ClusterProperties.class);
 		this.peer = new Node(URI.create("http://127.0.0.1:" + this.server.port()));
 		SimpleMeterRegistry meters = new SimpleMeterRegistry();
 		Binder defaults = new Binder(new MapConfigurationPropertySource(Map.of()));
-		this.client = new PeerClient(properties.cluster(),
-				defaults.bindOrCreate("quorumkv.cluster.stream", StreamProperties.class),
+		this.client = new PeerClient(cluster, defaults.bindOrCreate("quorumkv.cluster.stream", StreamProperties.class),
 				defaults.bindOrCreate("quorumkv.cluster.breaker", BreakerProperties.class),
 				Node.of("http://127.0.0.1:1"), List.of(this.peer), "the-secret", 1 << 20, 1024, this.loops,
 				new EventLoopTimers(this.loops.onClient(true)),
