@@ -9,13 +9,12 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingJson;
+import io.quorumkv.service.storage.ChecksummedFile;
 import io.quorumkv.storage.Snapshots;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.lsm.IncrementalBackup;
@@ -74,7 +73,7 @@ public final class NodeSnapshots {
 		this.backend = backend;
 		this.self = self;
 		this.ring = ring;
-		this.removedAtStart = removePartials(root);
+		this.removedAtStart = SnapshotFiles.removePartials(root);
 	}
 
 	/** The unfinished snapshots the start removed (their names). */
@@ -116,7 +115,7 @@ public final class NodeSnapshots {
 					.doOnSuccess((manifest) -> logger.info("Snapshot " + name + " as of " + asOf + " taken in "
 							+ (System.nanoTime() - start) / 1_000_000 + " ms: " + manifest.files().size() + " files, "
 							+ manifest.bytes() + " bytes in " + done))
-					.onErrorResume((ex) -> Mono.fromRunnable(() -> deleteTree(partial))
+					.onErrorResume((ex) -> Mono.fromRunnable(() -> SnapshotFiles.deleteTree(partial))
 						.subscribeOn(Schedulers.boundedElastic())
 						.then(Mono.error(ex))));
 		}).subscribeOn(Schedulers.boundedElastic());
@@ -147,9 +146,9 @@ public final class NodeSnapshots {
 			SnapshotManifest manifest = new SnapshotManifest(name, this.self.id(), this.self.base(), this.backend,
 					format, asOf, System.currentTimeMillis(), ringJson, entries);
 			manifest.write(partial);
-			syncDirectory(partial);
+			ChecksummedFile.syncFolder(partial);
 			Files.move(partial, done, StandardCopyOption.ATOMIC_MOVE);
-			syncDirectory(this.root);
+			ChecksummedFile.syncFolder(this.root);
 			return manifest;
 		}
 		catch (IOException ex) {
@@ -193,7 +192,7 @@ public final class NodeSnapshots {
 			// folder.
 			Path doomed = this.root.resolve("." + name + ".cleared" + PARTIAL_SUFFIX);
 			Files.move(folder, doomed, StandardCopyOption.ATOMIC_MOVE);
-			deleteTree(doomed);
+			SnapshotFiles.deleteTree(doomed);
 			logger.info("Snapshot " + name + " cleared from " + this.root);
 			return true;
 		}).subscribeOn(Schedulers.boundedElastic());
@@ -254,49 +253,6 @@ public final class NodeSnapshots {
 		if (!NAME.matcher(name).matches()) {
 			throw new IllegalArgumentException(
 					"a snapshot name is 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
-		}
-	}
-
-	private static List<String> removePartials(Path root) {
-		List<String> removed = new ArrayList<>();
-		if (!Files.isDirectory(root)) {
-			return removed;
-		}
-		try (DirectoryStream<Path> folders = Files.newDirectoryStream(root, "*" + PARTIAL_SUFFIX)) {
-			for (Path folder : folders) {
-				String name = folder.getFileName().toString();
-				logger
-					.warn("Removing " + folder + ": a snapshot that never finished (the node stopped while taking it)");
-				deleteTree(folder);
-				removed.add(name.substring(1, name.length() - PARTIAL_SUFFIX.length()));
-			}
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("could not list " + root, ex);
-		}
-		return List.copyOf(removed);
-	}
-
-	static void deleteTree(Path dir) {
-		if (!Files.exists(dir)) {
-			return;
-		}
-		try (Stream<Path> files = Files.walk(dir)) {
-			for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-				Files.deleteIfExists(p);
-			}
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("could not delete " + dir, ex);
-		}
-	}
-
-	private static void syncDirectory(Path dir) throws IOException {
-		if (System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("win")) {
-			return;
-		}
-		try (var channel = java.nio.channels.FileChannel.open(dir, java.nio.file.StandardOpenOption.READ)) {
-			channel.force(true);
 		}
 	}
 

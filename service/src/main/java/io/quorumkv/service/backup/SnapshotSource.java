@@ -84,7 +84,7 @@ abstract class SnapshotSource implements AutoCloseable {
 			return new Copied(opener.open(work.resolve("db")), work);
 		}
 		catch (IOException | RuntimeException ex) {
-			NodeSnapshots.deleteTree(work);
+			SnapshotFiles.deleteTree(work);
 			throw ex;
 		}
 	}
@@ -146,7 +146,7 @@ abstract class SnapshotSource implements AutoCloseable {
 				this.storage.close();
 			}
 			finally {
-				NodeSnapshots.deleteTree(this.work);
+				SnapshotFiles.deleteTree(this.work);
 			}
 		}
 

@@ -1,18 +1,17 @@
 package io.quorumkv.service.metadata;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.Stream;
 
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingNode;
+import io.quorumkv.service.storage.ChecksummedFile;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -112,8 +111,8 @@ final class GroupGenerations {
 			logger.warn("Metadata group folder " + group + " moved to " + target
 					+ ": that group is of an earlier generation (a forced reconfiguration formed group " + kept + ")");
 		}
-		syncFolder(retired);
-		syncFolder(raft);
+		ChecksummedFile.syncFolder(retired);
+		ChecksummedFile.syncFolder(raft);
 		return others.stream().map((group) -> group.getFileName().toString()).toList();
 	}
 
@@ -124,12 +123,6 @@ final class GroupGenerations {
 		}
 		catch (IllegalArgumentException ex) {
 			return false;
-		}
-	}
-
-	private static void syncFolder(Path folder) throws IOException {
-		try (FileChannel channel = FileChannel.open(folder, StandardOpenOption.READ)) {
-			channel.force(true);
 		}
 	}
 

@@ -177,15 +177,23 @@ public record ChecksummedFile(Path path, int magic, int version, @Nullable Strin
 			catch (AtomicMoveNotSupportedException ex) {
 				throw new IOException("cannot replace " + target + " atomically", ex);
 			}
-			try (FileChannel dir = FileChannel.open(folder, StandardOpenOption.READ)) {
-				dir.force(true);
-			}
+			syncFolder(folder);
 		}
 		catch (IOException | RuntimeException ex) {
 			if (Files.isRegularFile(tmp, LinkOption.NOFOLLOW_LINKS)) {
 				Files.deleteIfExists(tmp);
 			}
 			throw ex;
+		}
+	}
+
+	/**
+	 * Forces {@code folder}'s entries (a file created, renamed or deleted in it) to the
+	 * disk.
+	 */
+	public static void syncFolder(Path folder) throws IOException {
+		try (FileChannel channel = FileChannel.open(folder, StandardOpenOption.READ)) {
+			channel.force(true);
 		}
 	}
 
