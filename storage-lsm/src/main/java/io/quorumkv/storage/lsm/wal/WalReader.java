@@ -5,11 +5,13 @@ import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.function.Consumer;
 
 import io.quorumkv.storage.CorruptedStorageException;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.lsm.io.FileIo;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Replays a WAL segment. Only the last record can be torn (the process or the machine
@@ -24,6 +26,9 @@ public final class WalReader {
 
 	private static final System.Logger LOG = System.getLogger(WalReader.class.getName());
 
+	/** Reads of a file whose tail looks torn before it is called damage. */
+	static final int MAX_READS = 3;
+
 	private WalReader() {
 	}
 
@@ -31,12 +36,52 @@ public final class WalReader {
 	public record Replay(long records, long validLength, boolean tornTail) {
 	}
 
-	/** Replays {@code file} into {@code sink}, truncating a torn tail. */
+	/**
+	 * Replays {@code file} into {@code sink}, truncating a torn tail. A tail that looks
+	 * torn is cut only when the file reads the same again: a read that flipped a bit of a
+	 * whole record (a transient fault of the disk or the bus) would otherwise cut an
+	 * acknowledged write off the log for good, as RocksDB's file systems re-read a block
+	 * whose checksum fails before calling it corrupt. The rest of the file is replayed
+	 * from the new read; a tail that reads differently {@link #MAX_READS} times is
+	 * damage.
+	 */
 	public static Replay replay(FileIo io, Path file, Consumer<Entry> sink) throws IOException {
 		byte[] bytes = io.readAll(file);
+		int from = 0;
+		long records = 0;
+		for (int read = 1;; read++) {
+			Scan scan = scan(bytes, from, file, sink);
+			records += scan.records();
+			if (scan.torn() == null) {
+				return new Replay(records, scan.pos(), false);
+			}
+			byte[] again = io.readAll(file);
+			if (Arrays.equals(again, bytes)) {
+				LOG.log(Level.WARNING,
+						"WAL {0}: dropping a torn last record at offset {1} ({2}, {3} bytes); truncating", file,
+						scan.pos(), scan.torn(), bytes.length - scan.pos());
+				io.truncate(file, scan.pos());
+				return new Replay(records, scan.pos(), true);
+			}
+			if (read == MAX_READS) {
+				throw new CorruptedStorageException(file, scan.pos(), "WAL record",
+						"its tail reads differently each time (" + (read + 1) + " reads)");
+			}
+			LOG.log(Level.WARNING, "WAL {0}: the record at offset {1} failed its check ({2}) and reads differently "
+					+ "a second time; replaying the rest from the new read", file, scan.pos(), scan.torn());
+			bytes = again;
+			from = scan.pos();
+		}
+	}
+
+	/** How far a scan got: where it stopped, the records it replayed, why it stopped. */
+	private record Scan(int pos, long records, @Nullable String torn) {
+	}
+
+	/** Replays the records of {@code bytes} from {@code pos} until the end or a tear. */
+	private static Scan scan(byte[] bytes, int pos, Path file, Consumer<Entry> sink) {
 		ByteBuffer buffer = ByteBuffer.wrap(bytes).order(ByteOrder.BIG_ENDIAN);
 		int length = bytes.length;
-		int pos = 0;
 		long records = 0;
 		String torn = null;
 		while (pos < length) {
@@ -88,12 +133,7 @@ public final class WalReader {
 			records++;
 			pos = end;
 		}
-		if (torn != null) {
-			LOG.log(Level.WARNING, "WAL {0}: dropping a torn last record at offset {1} ({2}, {3} bytes); truncating",
-					file, pos, torn, length - pos);
-			io.truncate(file, pos);
-		}
-		return new Replay(records, pos, torn != null);
+		return new Scan(pos, records, torn);
 	}
 
 	/** Whether every byte from {@code from} on (none, past the end) is zero. */
