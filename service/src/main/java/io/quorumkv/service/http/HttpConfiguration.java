@@ -1,5 +1,6 @@
 package io.quorumkv.service.http;
 
+import static io.quorumkv.service.http.InternalParameters.only;
 import static org.springframework.web.reactive.function.server.RequestPredicates.path;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -72,14 +73,14 @@ class HttpConfiguration {
 			TransferHandler transfers, RepairHandler repair, InternalAuth auth, HeardFrom heard, RingGate gate,
 			ClockHeader clock) {
 		return RouterFunctions.route()
-			.POST(ReplicaStreams.PATH, streams::stream)
-			.GET(InternalApi.TRANSFER_PATH, transfers::transfer)
-			.GET(InternalApi.ENTRIES_PATH, handler::scan)
-			.POST(InternalApi.REPAIR_TREES_PATH, repair::trees)
-			.POST(InternalApi.REPAIR_NODES_PATH, repair::nodes)
-			.POST(InternalApi.REPAIR_DIGESTS_PATH, repair::digests)
-			.POST(InternalApi.REPAIR_DONE_PATH, repair::done)
-			.DELETE(InternalApi.REPAIR_SESSION_PATH, repair::end)
+			.POST(ReplicaStreams.PATH, only(streams::stream))
+			.GET(InternalApi.TRANSFER_PATH, only(transfers::transfer, "change", "start", "rate", "for"))
+			.GET(InternalApi.ENTRIES_PATH, only(handler::scan, "start", "end", "limit"))
+			.POST(InternalApi.REPAIR_TREES_PATH, only(repair::trees, "scope"))
+			.POST(InternalApi.REPAIR_NODES_PATH, only(repair::nodes))
+			.POST(InternalApi.REPAIR_DIGESTS_PATH, only(repair::digests))
+			.POST(InternalApi.REPAIR_DONE_PATH, only(repair::done, "scope"))
+			.DELETE(InternalApi.REPAIR_SESSION_PATH, only(repair::end, "id"))
 			// The first filter added runs first: the clock header (on every answer), the
 			// secret, the caller is up, then the ring.
 			.filter(clock)
@@ -98,12 +99,12 @@ class HttpConfiguration {
 	RouterFunction<ServerResponse> ringProtocol(RingHandler ring, RingProtocolHandler protocol,
 			TransferHandler transfers, InternalAuth auth, HeardFrom heard, ClockHeader clock) {
 		return RouterFunctions.route()
-			.GET(InternalApi.RING_PATH, ring::internalRing)
-			.GET(InternalApi.TRANSFERS_PATH, transfers::transfers)
-			.GET(InternalApi.CLEANUP_PATH, transfers::cleanup)
-			.GET(InternalApi.RING_IDENTITY_PATH, protocol::identity)
-			.POST(InternalApi.RING_JOIN_PATH, protocol::join)
-			.POST(InternalApi.RAFT_PATH + "/{kind}", protocol::raft)
+			.GET(InternalApi.RING_PATH, only(ring::internalRing))
+			.GET(InternalApi.TRANSFERS_PATH, only(transfers::transfers))
+			.GET(InternalApi.CLEANUP_PATH, only(transfers::cleanup))
+			.GET(InternalApi.RING_IDENTITY_PATH, only(protocol::identity))
+			.POST(InternalApi.RING_JOIN_PATH, only(protocol::join, "url"))
+			.POST(InternalApi.RAFT_PATH + "/{kind}", only(protocol::raft))
 			.filter(clock)
 			.filter(auth)
 			.filter(heard)

@@ -7,6 +7,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
@@ -102,6 +103,26 @@ final class QueryParameters {
 			start = end + 1;
 		}
 		return new QueryParameters(known, others);
+	}
+
+	/**
+	 * Checks that only parameters named in {@code allowed} were given: any other, known
+	 * to the public API or not, is a 400 naming it and {@code route}. How the internal
+	 * routes, which parse with {@link #parse(String)}, are as strict as the public ones.
+	 */
+	void allowOnly(Set<String> allowed, String route) {
+		for (int i = 0; i < NAMES.length; i++) {
+			if (this.known[i] != null && !allowed.contains(NAMES[i])) {
+				throw ApiException.badRequest("unknown parameter '" + NAMES[i] + "' for " + route);
+			}
+		}
+		if (this.others != null) {
+			for (String name : this.others.keySet()) {
+				if (!allowed.contains(name)) {
+					throw ApiException.badRequest("unknown parameter '" + printable(name) + "' for " + route);
+				}
+			}
+		}
 	}
 
 	/** A parameter's name as a message may show it: no control characters, cut short. */
