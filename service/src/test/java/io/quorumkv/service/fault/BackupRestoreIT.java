@@ -3,7 +3,6 @@ package io.quorumkv.service.fault;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,7 +11,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -22,7 +20,8 @@ import io.quorumkv.service.support.KvClient;
 import io.quorumkv.service.support.Ledger;
 import io.quorumkv.service.support.LedgerCheck;
 import io.quorumkv.service.support.NodeProcesses;
-import io.quorumkv.service.support.TestKeys;
+import io.quorumkv.service.support.Qkv;
+import io.quorumkv.service.support.Qkv.Result;
 import io.quorumkv.service.support.Workload;
 import io.quorumkv.storage.contract.Seeds;
 import org.junit.jupiter.api.AfterEach;
@@ -45,8 +44,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith({ FaultFolders.KeepOnFailure.class, Seeds.class })
 class BackupRestoreIT {
-
-	static final Path SCRIPT = Path.of("..", "scripts", "qkv").toAbsolutePath().normalize();
 
 	static final Duration AWAIT = Duration.ofSeconds(60);
 
@@ -247,17 +244,7 @@ class BackupRestoreIT {
 	}
 
 	private static Result qkv(String... args) throws IOException, InterruptedException {
-		List<String> command = new ArrayList<>(List.of("bash", SCRIPT.toString(), "--timeout", "10"));
-		command.addAll(List.of(args));
-		ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-		builder.environment().put("QKV_ADMIN_KEY", TestKeys.ADMIN);
-		Process process = builder.start();
-		String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-		assertThat(process.waitFor(300, TimeUnit.SECONDS)).isTrue();
-		return new Result(process.exitValue(), output);
-	}
-
-	record Result(int exit, String output) {
+		return Qkv.run(args);
 	}
 
 }
