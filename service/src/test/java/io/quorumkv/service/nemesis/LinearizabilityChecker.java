@@ -85,7 +85,7 @@ final class LinearizabilityChecker {
 		LinearizabilityResult.Unknown unknown = null;
 		long steps = 0;
 		for (Map.Entry<String, List<LinearizabilityOp>> key : byKey.entrySet()) {
-			KeySearch search = new KeySearch(key.getKey(), key.getValue(), this.budget);
+			KeySearch search = new KeySearch(key.getKey(), withoutUnseenWrites(key.getValue()), this.budget);
 			LinearizabilityResult result = search.run();
 			steps += search.steps;
 			if (result instanceof LinearizabilityResult.Violation) {
@@ -97,6 +97,63 @@ final class LinearizabilityChecker {
 		}
 		return (unknown != null) ? unknown
 				: new LinearizabilityResult.Linearizable(byKey.size(), history.size(), steps);
+	}
+
+	/**
+	 * One key's operations without the unanswered writes nothing saw: a write of a value
+	 * no answered read returned, with a known version no read, 412 or condition named.
+	 * Each unanswered operation doubles the orders the search may have to try, and such a
+	 * write changes no verdict: in a linearization where it took effect, no read returned
+	 * its value and no condition depended on its version, so until the next write nothing
+	 * can have seen it (a failed condition would have named it as current), and dropping
+	 * it leaves a linearization; "never took effect" is one of its outcomes anyway. When
+	 * some 412 of the key did not record the current version, nothing is dropped (that
+	 * failure might need such a write).
+	 */
+	static List<LinearizabilityOp> withoutUnseenWrites(List<LinearizabilityOp> ops) {
+		Set<String> valuesRead = new HashSet<>();
+		Set<Long> versionsNamed = new HashSet<>();
+		for (LinearizabilityOp op : ops) {
+			switch (op.input()) {
+				case RegisterModel.PutIfVersion put -> versionsNamed.add(put.expected());
+				case RegisterModel.DeleteIfVersion delete -> versionsNamed.add(delete.expected());
+				default -> {
+				}
+			}
+			switch (op.output()) {
+				case RegisterModel.Observed seen -> {
+					if (seen.value() != null) {
+						valuesRead.add(seen.value());
+					}
+					versionsNamed.add(seen.version());
+				}
+				case RegisterModel.Condition condition when !condition.held() -> {
+					if (condition.current() == RegisterModel.UNKNOWN) {
+						return ops;
+					}
+					versionsNamed.add(condition.current());
+				}
+				case null, default -> {
+				}
+			}
+		}
+		List<LinearizabilityOp> kept = new ArrayList<>(ops.size());
+		for (LinearizabilityOp op : ops) {
+			boolean unseen = !op.answered() && switch (op.input()) {
+				case RegisterModel.Write write -> unseen(write.value(), write.version(), valuesRead, versionsNamed);
+				case RegisterModel.PutIfVersion put -> unseen(put.value(), put.version(), valuesRead, versionsNamed);
+				case RegisterModel.PutIfAbsent put -> unseen(put.value(), put.version(), valuesRead, versionsNamed);
+				default -> false;
+			};
+			if (!unseen) {
+				kept.add(op);
+			}
+		}
+		return kept;
+	}
+
+	private static boolean unseen(String value, long version, Set<String> valuesRead, Set<Long> versionsNamed) {
+		return version != RegisterModel.UNKNOWN && !valuesRead.contains(value) && !versionsNamed.contains(version);
 	}
 
 	/** The search of one key's operations. */

@@ -170,6 +170,27 @@ class LinearizabilityCheckerTest {
 	}
 
 	@Test
+	void unansweredWritesNothingSawDoNotHideAViolationBehindTheBudget() {
+		op(1, "k", new Write("a", 1), new Done(), 0, 1);
+		op(1, "k", new Write("b", 2), new Done(), 2, 3);
+		for (int i = 0; i < 40; i++) {
+			// 2^40 subsets of them may have taken effect: no budget explores them all
+			op(2 + i, "k", new Write("lost" + i, 100 + i), null, 4 + i, 5 + i);
+		}
+		op(1, "k", new Read(), seen("a", 1), 100, 101);
+		LinearizabilityResult result = new LinearizabilityChecker(new LinearizabilityChecker.Budget(100_000, 100_000))
+			.check(this.history);
+		assertThat(result).as("%s", result).isInstanceOf(LinearizabilityResult.Violation.class);
+		// one that a read saw is kept, and explains that read
+		this.history.removeLast();
+		op(1, "k", new Read(), seen("lost7", 107), 100, 101);
+		assertLinearizable();
+		// as is every one when a 412 did not record the current version
+		op(3, "k", new PutIfVersion("c", 1, 200), failed(U), 110, 111);
+		assertThat(LinearizabilityChecker.withoutUnseenWrites(this.history)).hasSize(this.history.size());
+	}
+
+	@Test
 	void keysAreCheckedApartAndTheBrokenOneIsNamed() {
 		op(1, "fine", new Write("a", 1), new Done(), 0, 1);
 		op(1, "broken", new Write("a", 2), new Done(), 0, 1);
