@@ -14,16 +14,20 @@ import org.junit.jupiter.api.Test;
  * {@link LinearizabilityChecker} on histories of registers that apply each operation
  * atomically (so each is linearizable), then with one read's answer replaced by a value
  * no linearization lets it see (so each must be caught). Seeds are printed in every
- * failure; a seed replays its history.
+ * failure; {@code -Dquorumkv.linearizability.seed=N} replays one (the first test's base).
  */
 class LinearizabilityRandomTest {
 
 	private static final LinearizabilityChecker CHECKER = new LinearizabilityChecker(
 			LinearizabilityChecker.Budget.DEFAULT);
 
+	private static long seed() {
+		return Long.getLong("quorumkv.linearizability.seed", new Random().nextLong());
+	}
+
 	@Test
 	void atomicHistoriesAreLinearizableAndAFlippedReadInThemIsCaught() {
-		long base = new Random().nextLong();
+		long base = seed();
 		int mutated = 0;
 		for (int i = 0; i < 300; i++) {
 			long seed = base + i;
@@ -46,7 +50,7 @@ class LinearizabilityRandomTest {
 
 	@Test
 	void tenThousandOperationsAreCheckedWithinBounds() {
-		long seed = new Random().nextLong();
+		long seed = seed();
 		List<LinearizabilityOp> history = LinearizabilityHistories.generate(seed, 10_000, 8, 10, 0.002);
 		// the step budget bounds the work; the time bound is generous for a shared
 		// machine
