@@ -14,6 +14,8 @@
 #     --replicas ACK/FROM     QuorumKV's quorum (2/3)     --backend lsm|h2|derby   QuorumKV's storage (lsm)
 #     --out DIR               where outputs go (run/ycsb/<target>-<workload>-<UTC time>)
 #     --keep                  leave a target this script started running
+#     --conditional-update    QuorumKV: update (workload F's read-modify-write) by compare-and-set
+#                             (quorumkv.conditional-update=true; needs nodes with conditional writes)
 #
 # A target that is not running is started (QuorumKV: scripts/cluster.sh up --fresh in
 # run/ycsb/cluster; the anchors: their scripts) and stopped at the end unless --keep. Outputs in
@@ -42,7 +44,7 @@ usage() {
 WORKLOAD="$1"
 TARGET="$2"
 shift 2
-PHASE=both THREADS=16 RECORDS=10000 OPS=100000 DURATION=60 RATE=0 REPLICAS=2/3 BACKEND=lsm OUT="" KEEP=0
+PHASE=both THREADS=16 RECORDS=10000 OPS=100000 DURATION=60 RATE=0 REPLICAS=2/3 BACKEND=lsm OUT="" KEEP=0 CONDITIONAL=false
 while [ $# -gt 0 ]; do
   case "$1" in
     --phase) PHASE="${2:?}"; shift 2 ;;
@@ -55,6 +57,7 @@ while [ $# -gt 0 ]; do
     --backend) BACKEND="${2:?}"; shift 2 ;;
     --out) OUT="${2:?}"; shift 2 ;;
     --keep) KEEP=1; shift ;;
+    --conditional-update) CONDITIONAL=true; shift ;;
     -h | --help) usage 0 ;;
     *) die "unknown option: $1" ;;
   esac
@@ -103,7 +106,8 @@ case "$TARGET" in
     DB=io.quorumkv.ycsb.QuorumKvDb
     LIB="$ROOT/ycsb/target"
     JAR="$LIB/ycsb.jar"
-    DB_PROPS=(-p "quorumkv.seeds=http://127.0.0.1:8081,http://127.0.0.1:8082,http://127.0.0.1:8083" -p "quorumkv.replicas=$REPLICAS")
+    DB_PROPS=(-p "quorumkv.seeds=http://127.0.0.1:8081,http://127.0.0.1:8082,http://127.0.0.1:8083" -p "quorumkv.replicas=$REPLICAS"
+      -p "quorumkv.conditional-update=$CONDITIONAL")
     ;;
   cassandra)
     DB=io.quorumkv.ycsb.anchors.CassandraDb

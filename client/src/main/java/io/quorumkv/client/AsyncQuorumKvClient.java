@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -158,6 +159,46 @@ public final class AsyncQuorumKvClient {
 	/** {@link #delete(String, Replicas)} of the key with these bytes. */
 	public CompletableFuture<Void> delete(byte[] key, Replicas replicas) {
 		return this.client.delete(key, replicas).toFuture();
+	}
+
+	/**
+	 * Stores {@code value} under {@code key} only if its version is {@code version}; see
+	 * {@link QuorumKvClient#putIf(String, byte[], long)}.
+	 */
+	public CompletableFuture<ConditionResult> putIf(String key, byte[] value, long version) {
+		return this.client.putIf(key, value, version).toFuture();
+	}
+
+	/**
+	 * Stores {@code value} under {@code key} only if the key is absent; see
+	 * {@link QuorumKvClient#putIfAbsent(String, byte[])}.
+	 */
+	public CompletableFuture<ConditionResult> putIfAbsent(String key, byte[] value) {
+		return this.client.putIfAbsent(key, value).toFuture();
+	}
+
+	/**
+	 * Deletes {@code key} only if its version is {@code version}; see
+	 * {@link QuorumKvClient#deleteIf(String, long)}.
+	 */
+	public CompletableFuture<ConditionResult> deleteIf(String key, long version) {
+		return this.client.deleteIf(key, version).toFuture();
+	}
+
+	/**
+	 * Changes {@code key}'s value atomically; completes with the value written (see
+	 * {@link QuorumKvClient#update(String, Function)}).
+	 */
+	public CompletableFuture<byte[]> update(String key, Function<Optional<byte[]>, byte[]> change) {
+		return this.client.update(key, change).toFuture();
+	}
+
+	/**
+	 * {@link #update(String, Function)} with its rounds and waits set by {@code policy}.
+	 */
+	public CompletableFuture<byte[]> update(String key, Function<Optional<byte[]>, byte[]> change,
+			UpdatePolicy policy) {
+		return this.client.update(key, change, policy).toFuture();
 	}
 
 	/**

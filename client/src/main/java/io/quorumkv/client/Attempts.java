@@ -91,14 +91,21 @@ final class Attempts {
 	boolean retryable(Operation operation, QuorumKvException failure) {
 		return switch (failure) {
 			case NodeUnavailableException notSent -> true;
-			case RequestOutcomeUnknownException unknown -> operation.isRead() || this.policy.retryWrites();
-			case ServiceUnavailableException unavailable -> operation.isRead() || this.policy.retryWrites();
-			case QuorumTimeoutException timeout -> operation.isRead() || this.policy.retryWrites();
+			case RequestOutcomeUnknownException unknown -> mayRepeat(operation);
+			case ServiceUnavailableException unavailable -> mayRepeat(operation);
+			case QuorumTimeoutException timeout -> mayRepeat(operation);
 			case BadRequestException bad -> false;
 			case NotAuthorizedException refused -> false;
 			case PayloadTooLargeException tooLarge -> false;
 			case UnexpectedResponseException unexpected -> false;
+			case UnsupportedByNodeException unsupported -> false;
+			case UpdateConflictException conflict -> false;
 		};
+	}
+
+	/** Whether a request that may have reached a node may be sent again. */
+	private boolean mayRepeat(Operation operation) {
+		return operation.isRead() || (this.policy.retryWrites() && !operation.isConditional());
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.quorumkv.client;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 import org.jspecify.annotations.Nullable;
@@ -168,6 +169,53 @@ public final class BlockingQuorumKvClient {
 			.collectList()
 			.block();
 		return (records != null) ? records : List.of();
+	}
+
+	/**
+	 * Stores {@code value} under {@code key} only if its version is {@code version}; see
+	 * {@link QuorumKvClient#putIf(String, byte[], long)}.
+	 */
+	public ConditionResult putIf(String key, byte[] value, long version) {
+		return answered(this.client.putIf(key, value, version).block());
+	}
+
+	/**
+	 * Stores {@code value} under {@code key} only if the key is absent; see
+	 * {@link QuorumKvClient#putIfAbsent(String, byte[])}.
+	 */
+	public ConditionResult putIfAbsent(String key, byte[] value) {
+		return answered(this.client.putIfAbsent(key, value).block());
+	}
+
+	/**
+	 * Deletes {@code key} only if its version is {@code version}; see
+	 * {@link QuorumKvClient#deleteIf(String, long)}.
+	 */
+	public ConditionResult deleteIf(String key, long version) {
+		return answered(this.client.deleteIf(key, version).block());
+	}
+
+	/**
+	 * Changes {@code key}'s value atomically and returns the value written; see
+	 * {@link QuorumKvClient#update(String, Function)} ({@code change} runs on a client
+	 * I/O thread, not the caller's).
+	 */
+	public byte[] update(String key, Function<Optional<byte[]>, byte[]> change) {
+		return answered(this.client.update(key, change).block());
+	}
+
+	/**
+	 * {@link #update(String, Function)} with its rounds and waits set by {@code policy}.
+	 */
+	public byte[] update(String key, Function<Optional<byte[]>, byte[]> change, UpdatePolicy policy) {
+		return answered(this.client.update(key, change, policy).block());
+	}
+
+	private static <T> T answered(@Nullable T value) {
+		if (value == null) {
+			throw new IllegalStateException("the request completed without its answer");
+		}
+		return value;
 	}
 
 	/**

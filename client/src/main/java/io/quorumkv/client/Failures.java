@@ -31,6 +31,8 @@ final class Failures {
 			case 413 -> new PayloadTooLargeException(message, node, status, null);
 			case 503 -> new ServiceUnavailableException(message, node, retryAfter(retryAfter));
 			case 504 -> new QuorumTimeoutException(message, node, status, null);
+			case 501 -> new UnsupportedByNodeException(
+					operation + " at " + node + ": the node does not support it (501): " + reason(body), node, null);
 			default -> new UnexpectedResponseException(message, node, status, null);
 		};
 	}

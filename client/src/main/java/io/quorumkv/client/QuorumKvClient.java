@@ -5,9 +5,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.BiFunction;
+import java.util.Optional;
+import java.util.function.Function;
 
-import io.netty.handler.codec.http.HttpMethod;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -57,7 +57,9 @@ public final class QuorumKvClient implements AutoCloseable {
 
 	private final Transport transport;
 
-	private final Attempts attempts;
+	private final EntityRequests entities;
+
+	private final ConditionalWrites conditional;
 
 	private final BlockingQuorumKvClient blocking;
 
@@ -66,7 +68,10 @@ public final class QuorumKvClient implements AutoCloseable {
 	QuorumKvClient(ClientConfig config) {
 		this.config = config;
 		this.transport = new Transport(config);
-		this.attempts = new Attempts(config);
+		Attempts attempts = new Attempts(config);
+		this.entities = new EntityRequests(this.transport, attempts);
+		this.conditional = new ConditionalWrites(this.transport, attempts,
+				(key) -> this.entities.readVersioned(key, null));
 		this.blocking = new BlockingQuorumKvClient(this);
 		this.async = new AsyncQuorumKvClient(this);
 	}
@@ -160,6 +165,67 @@ public final class QuorumKvClient implements AutoCloseable {
 		return write(Operation.DELETE, text(key), null, Objects.requireNonNull(replicas, "replicas"), null);
 	}
 
+	/**
+	 * Stores {@code value} under {@code key} only if the key's current version is
+	 * {@code version} (as {@link #getVersioned} read it): {@code PUT} with
+	 * {@code If-Match}. Conditional writes are linearizable per key (the nodes agree on
+	 * them by Paxos among the key's replicas); a 412 is not an error but a result that
+	 * did not hold, with the current version.
+	 *
+	 * <pre>{@code
+	 * client.getVersioned("user:42")
+	 *     .flatMap((read) -> client.putIf("user:42", rename(read.value()), read.version()))
+	 *     .subscribe((result) -> System.out.println(result.held() ? "renamed" : "changed meanwhile"));
+	 * }</pre>
+	 * @throws IllegalArgumentException for a version that is not positive
+	 */
+	public Mono<ConditionResult> putIf(String key, byte[] value, long version) {
+		return this.conditional.putIf(text(key), copy(value), version);
+	}
+
+	/**
+	 * Stores {@code value} under {@code key} only if the key is absent (deleted or
+	 * expired counts as absent): {@code PUT} with {@code If-None-Match: *}.
+	 */
+	public Mono<ConditionResult> putIfAbsent(String key, byte[] value) {
+		return this.conditional.putIfAbsent(text(key), copy(value));
+	}
+
+	/**
+	 * Deletes {@code key} only if its current version is {@code version}: {@code DELETE}
+	 * with {@code If-Match}.
+	 * @throws IllegalArgumentException for a version that is not positive
+	 */
+	public Mono<ConditionResult> deleteIf(String key, long version) {
+		return this.conditional.deleteIf(text(key), version);
+	}
+
+	/**
+	 * Changes {@code key}'s value atomically: reads it with its version, applies
+	 * {@code change} (to the value, empty when absent; it returns the new value), and
+	 * writes the result with {@link #putIf} ({@link #putIfAbsent} when it was absent);
+	 * when another writer changed the key in between (412), starts again after a
+	 * jittered, growing wait, as {@link UpdatePolicy#DEFAULT} allows. Emits the value
+	 * written. {@code change} may run several times, on a client I/O thread: keep it
+	 * quick, free of side effects and blocking.
+	 *
+	 * <pre>{@code
+	 * client.update("visits", (current) -> increment(current.orElse(ZERO))).block();
+	 * }</pre>
+	 * @throws UpdateConflictException (in the {@code Mono}) when every round lost
+	 */
+	public Mono<byte[]> update(String key, Function<Optional<byte[]>, byte[]> change) {
+		return update(key, change, UpdatePolicy.DEFAULT);
+	}
+
+	/**
+	 * {@link #update(String, Function)} with its rounds and waits set by {@code policy}.
+	 */
+	public Mono<byte[]> update(String key, Function<Optional<byte[]>, byte[]> change, UpdatePolicy policy) {
+		return this.conditional.update(text(key), Objects.requireNonNull(change, "change"),
+				Objects.requireNonNull(policy, "policy"));
+	}
+
 	// Keys as bytes: the same requests, the key given as the exact bytes the node keys
 	// by (what a String key's UTF-8 encoding gives). They are percent-encoded as they
 	// are; the nodes take only keys that are valid UTF-8 (docs/api.md, "Keys") and
@@ -247,38 +313,11 @@ public final class QuorumKvClient implements AutoCloseable {
 		}
 		byte[] from = Requests.utf8("start", start);
 		byte[] to = (end != null) ? Requests.utf8("end", end) : null;
-		return page(from, true, to, limit)
+		return this.entities.page(from, true, to, limit)
 			.expand((page) -> (page.full() && page.left() > 0)
-					? page(page.last().key().getBytes(StandardCharsets.UTF_8), false, to, page.left()) : Mono.empty())
-			.concatMapIterable(Page::records);
-	}
-
-	/**
-	 * One page of a range, read whole ({@link #SCAN_PAGE} records at most, fewer when
-	 * fewer are {@code wanted}, in the self-delimiting NDJSON format) and retried like a
-	 * read: a scan resumes after the last key of the page before, so a node failing
-	 * midway costs one page, never a repeated or a missing record.
-	 */
-	private Mono<Page> page(byte[] from, boolean inclusive, byte @Nullable [] to, long wanted) {
-		int size = (int) Math.min(wanted, SCAN_PAGE);
-		String path = Requests.range(from, inclusive, to, size);
-		return this.attempts
-			.run(Operation.SCAN, null,
-					(node) -> this.transport.scan(node, path, NdjsonFormat.INSTANCE).collectList().flux())
-			.next()
-			.map((records) -> new Page(records, records.size() == size, wanted - records.size()));
-	}
-
-	/**
-	 * @param full whether the page has all it asked for (there may be more after it)
-	 * @param left records still wanted after this page
-	 */
-	private record Page(List<KeyValue> records, boolean full, long left) {
-
-		KeyValue last() {
-			return this.records.get(this.records.size() - 1);
-		}
-
+					? this.entities.page(page.last().key().getBytes(StandardCharsets.UTF_8), false, to, page.left())
+					: Mono.empty())
+			.concatMapIterable(EntityRequests.Page::records);
 	}
 
 	/** The same client with blocking methods, for code that is not reactive. */
@@ -318,52 +357,16 @@ public final class QuorumKvClient implements AutoCloseable {
 	}
 
 	private Mono<byte[]> read(byte[] key, @Nullable Replicas replicas) {
-		return read(key, replicas, (node, answer) -> answer.body());
+		return this.entities.read(key, replicas);
 	}
 
 	private Mono<VersionedValue> readVersioned(byte[] key, @Nullable Replicas replicas) {
-		return read(key, replicas, QuorumKvClient::versioned);
+		return this.entities.readVersioned(key, replicas);
 	}
 
-	/**
-	 * A read: what {@code found} makes of a 200 answer, empty on 404. {@code found} may
-	 * throw a {@link QuorumKvException}, which fails the request like an error status.
-	 */
-	private <T> Mono<T> read(byte[] key, @Nullable Replicas replicas, BiFunction<URI, Answer, T> found) {
-		String path = Requests.entity(key, replicas);
-		return this.attempts.run(Operation.GET, key, (node) -> this.transport.exchange(HttpMethod.GET, node, path, null)
-			.flatMapMany((answer) -> switch (answer.status()) {
-				case 200 -> Flux.just(found.apply(node, answer));
-				case 404 -> Flux.empty();
-				default -> Flux.error(
-						Failures.forStatus(Operation.GET, node, answer.status(), answer.body(), answer.retryAfter()));
-			})).next();
-	}
-
-	/** A 200 answer's value with the version its {@code ETag} names. */
-	private static VersionedValue versioned(URI node, Answer answer) {
-		String etag = answer.etag();
-		try {
-			if (etag == null) {
-				throw new IllegalArgumentException("no ETag");
-			}
-			return new VersionedValue(answer.body(), VersionedValue.parseEtag(etag));
-		}
-		catch (IllegalArgumentException ex) {
-			throw new UnexpectedResponseException(
-					Operation.GET + " at " + node + ": a value without a version: " + ex.getMessage(), node, 200, ex);
-		}
-	}
-
-	private Mono<Void> write(Operation operation, byte[] bytes, byte @Nullable [] value, @Nullable Replicas replicas,
+	private Mono<Void> write(Operation operation, byte[] key, byte @Nullable [] value, @Nullable Replicas replicas,
 			@Nullable Duration ttl) {
-		String path = Requests.entity(bytes, replicas, ttl);
-		HttpMethod method = (operation == Operation.PUT) ? HttpMethod.PUT : HttpMethod.DELETE;
-		return this.attempts
-			.run(operation, bytes, (node) -> this.transport.exchange(method, node, path, value)
-				.flatMapMany((answer) -> (answer.status() / 100 == 2) ? Flux.<Void>empty() : Flux
-					.error(Failures.forStatus(operation, node, answer.status(), answer.body(), answer.retryAfter()))))
-			.then();
+		return this.entities.write(operation, key, value, replicas, ttl);
 	}
 
 }

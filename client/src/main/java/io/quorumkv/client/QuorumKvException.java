@@ -47,6 +47,17 @@ import org.jspecify.annotations.Nullable;
  * <td>yes</td>
  * </tr>
  * <tr>
+ * <td>{@link UnsupportedByNodeException}</td>
+ * <td>501: the node does not implement the request (conditional writes on a node without
+ * them)</td>
+ * <td>no</td>
+ * </tr>
+ * <tr>
+ * <td>{@link UpdateConflictException}</td>
+ * <td>{@code update} lost every round to other writers (412 each time)</td>
+ * <td>no</td>
+ * </tr>
+ * <tr>
  * <td>{@link NodeUnavailableException}</td>
  * <td>no node could be connected: nothing was sent</td>
  * <td>no</td>
@@ -58,7 +69,8 @@ import org.jspecify.annotations.Nullable;
  * </tr>
  * </table>
  *
- * A 404 is not an exception: an absent key reads as an empty {@code Mono}.
+ * A 404 is not an exception: an absent key reads as an empty {@code Mono}. Nor is a 412
+ * to a conditional write: its {@link ConditionResult} says the condition did not hold.
  *
  * <p>
  * The exception of a request that was tried more than once is its last attempt's; the
@@ -67,7 +79,8 @@ import org.jspecify.annotations.Nullable;
  */
 public abstract sealed class QuorumKvException extends RuntimeException
 		permits BadRequestException, NotAuthorizedException, PayloadTooLargeException, ServiceUnavailableException,
-		QuorumTimeoutException, UnexpectedResponseException, NodeUnavailableException, RequestOutcomeUnknownException {
+		QuorumTimeoutException, UnexpectedResponseException, UnsupportedByNodeException, UpdateConflictException,
+		NodeUnavailableException, RequestOutcomeUnknownException {
 
 	private final @Nullable URI node;
 

@@ -16,7 +16,11 @@ import java.util.Objects;
  * last-write-wins the retry can overwrite a newer write of another client that landed
  * between the two attempts (a {@code put} of a fixed value is idempotent only while no
  * one else writes the key; a {@code delete} retried can delete a newer value). Turn it on
- * when each key has one writer, or when a lost concurrent update is acceptable.
+ * when each key has one writer, or when a lost concurrent update is acceptable. A
+ * conditional write ({@code putIf}, {@code putIfAbsent}, {@code deleteIf}) that may have
+ * reached a node is never retried, whatever this setting: a repeat of one that was
+ * applied would answer 412 and hide its success (see {@link UpdatePolicy} for what
+ * {@code update} repeats instead).
  *
  * <p>
  * <b>Budget.</b> Retries draw on one budget per client, a token bucket of

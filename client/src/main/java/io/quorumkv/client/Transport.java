@@ -86,7 +86,18 @@ final class Transport implements AutoCloseable {
 	 * only when no answer came.
 	 */
 	Mono<Answer> exchange(HttpMethod method, URI node, String pathAndQuery, byte @Nullable [] body) {
-		HttpClient.RequestSender request = this.http.request(method).uri(node + pathAndQuery);
+		return exchange(method, node, pathAndQuery, body, null, null);
+	}
+
+	/**
+	 * {@link #exchange(HttpMethod, URI, String, byte[])} with one more header (a
+	 * condition: {@code If-Match}, {@code If-None-Match}) when {@code header} is given.
+	 */
+	Mono<Answer> exchange(HttpMethod method, URI node, String pathAndQuery, byte @Nullable [] body,
+			@Nullable CharSequence header, @Nullable String headerValue) {
+		HttpClient client = (header != null && headerValue != null)
+				? this.http.headers((headers) -> headers.set(header, headerValue)) : this.http;
+		HttpClient.RequestSender request = client.request(method).uri(node + pathAndQuery);
 		HttpClient.ResponseReceiver<?> sending = (body != null)
 				? request.send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(body))) : request;
 		return sending.responseSingle((response, content) -> content.asByteArray()

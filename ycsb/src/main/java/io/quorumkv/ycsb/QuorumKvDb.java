@@ -1,8 +1,10 @@
 package io.quorumkv.ycsb;
 
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.Vector;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -34,9 +36,14 @@ import site.ycsb.Status;
  * <li>{@code read} reads the value and returns the fields asked for.</li>
  * <li>{@code insert} writes the whole record.</li>
  * <li>{@code update} merges, as YCSB's other key-value bindings do: it reads the record,
- * writes the given fields over it and writes it back (two requests). The merge is not
- * atomic: two updates of different fields of one record at once can lose one of them
- * (last-write-wins on the whole value), and an update's latency includes a read.</li>
+ * writes the given fields over it and writes it back (two requests). By default the merge
+ * is not atomic: two updates of different fields of one record at once can lose one of
+ * them (last-write-wins on the whole value), and an update's latency includes a read.
+ * With {@value #CONDITIONAL_UPDATE}{@code =true} it is the client's {@code update}: the
+ * write is conditional on the version read ({@code If-Match}) and the read, merge and
+ * write start again when another writer came between, so no field is lost (workload F's
+ * read-modify-write measures compare-and-set then). The record is then read and written
+ * at the nodes' defaults ({@value #REPLICAS} does not apply to it).</li>
  * <li>{@code scan} streams {@code recordcount} records from the start key on, in key
  * order.</li>
  * <li>{@code delete} deletes the key.</li>
@@ -46,7 +53,8 @@ import site.ycsb.Status;
  * {@code scripts/cluster.sh}), {@value #REPLICAS} ({@code ack/from} of every request,
  * default the nodes' own), {@value #CONNECTIONS} (per node, default YCSB's
  * {@code threadcount}), {@value #MAX_ATTEMPTS} (default 3), {@value #RESPONSE_TIMEOUT_MS}
- * (default 5000).
+ * (default 5000), {@value #CONDITIONAL_UPDATE} ({@code true} or {@code false}, default
+ * {@code false}).
  */
 public final class QuorumKvDb extends DB {
 
@@ -59,6 +67,8 @@ public final class QuorumKvDb extends DB {
 	public static final String MAX_ATTEMPTS = "quorumkv.max-attempts";
 
 	public static final String RESPONSE_TIMEOUT_MS = "quorumkv.response-timeout-ms";
+
+	public static final String CONDITIONAL_UPDATE = "quorumkv.conditional-update";
 
 	static final String DEFAULT_SEEDS = "http://127.0.0.1:8081,http://127.0.0.1:8082,http://127.0.0.1:8083";
 
@@ -73,11 +83,14 @@ public final class QuorumKvDb extends DB {
 
 	private boolean acquired;
 
+	private boolean conditionalUpdate;
+
 	@Override
 	public void init() throws DBException {
 		try {
 			String replicasValue = getProperties().getProperty(REPLICAS, "").strip();
 			this.replicas = replicasValue.isEmpty() ? null : parse(replicasValue);
+			this.conditionalUpdate = flag(getProperties().getProperty(CONDITIONAL_UPDATE), CONDITIONAL_UPDATE);
 			this.kv = SharedClient.acquire(getProperties()).blocking();
 			this.acquired = true;
 		}
@@ -131,7 +144,16 @@ public final class QuorumKvDb extends DB {
 	public Status update(String table, String key, Map<String, ByteIterator> values) {
 		try {
 			String recordKey = recordKey(table, key);
-			put(recordKey, FieldCodec.merge(get(recordKey), values));
+			if (this.conditionalUpdate) {
+				// the merge may run again: the fields are read out of YCSB's iterators
+				// once
+				Map<String, byte[]> fields = new HashMap<>();
+				values.forEach((name, value) -> fields.put(name, value.toArray()));
+				client().update(recordKey, (current) -> merge(current.orElse(null), fields));
+			}
+			else {
+				put(recordKey, FieldCodec.merge(get(recordKey), values));
+			}
 			return Status.OK;
 		}
 		catch (RuntimeException ex) {
@@ -189,6 +211,24 @@ public final class QuorumKvDb extends DB {
 
 	static String recordKey(String table, String key) {
 		return table + "/" + key;
+	}
+
+	private static byte[] merge(byte @Nullable [] current, Map<String, byte[]> updates) {
+		TreeMap<String, byte[]> merged = (current != null) ? FieldCodec.decode(current) : new TreeMap<>();
+		merged.putAll(updates);
+		return FieldCodec.encodeBytes(merged);
+	}
+
+	/** A property that is {@code true} or {@code false} (any case), false when absent. */
+	static boolean flag(@Nullable String value, String name) {
+		if (value == null || value.isBlank()) {
+			return false;
+		}
+		return switch (value.strip().toLowerCase(Locale.ROOT)) {
+			case "true" -> true;
+			case "false" -> false;
+			default -> throw new IllegalArgumentException(name + " must be true or false, not " + value);
+		};
 	}
 
 	static Replicas parse(String value) {
