@@ -1,7 +1,6 @@
 package io.quorumkv.service.paxos;
 
 import java.io.IOException;
-import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.locks.ReentrantLock;
 
 import io.quorumkv.service.peer.EntryFrame;
 import io.quorumkv.service.storage.ChecksummedFile;
@@ -28,31 +26,17 @@ import reactor.core.scheduler.Schedulers;
  * ({@link #sync}), so that a restart never forgets what it promised or accepted.
  *
  * <p>
- * The whole table is one {@link ChecksummedFile} ({@code magic "PXS1"}, version 1),
- * rewritten atomically (temporary file, force, rename, folder force) by one writer
- * thread; changes made while it writes are written together by the next write (group
- * commit). Payload, big-endian:
- *
- * <pre>
- * payload := u32 rows | ballot floor | row*
- * row     := u32 keyLength | key | i64 touchedMillis | ballot promised
- *            | u8 hasAccepted | [ballot | entry (EntryFrame)]
- * ballot  := i64 micros | u8 idLength | utf8 node id
- * </pre>
- *
- * Invariants: keys are unique and at most the node's largest key; the payload is at most
- * {@code maxBytes}; {@code floor} is at least every ballot of a purged row. A row is
- * purged ({@link #purge}) once what it accepted is stored (or it accepted nothing) and
- * the grace period has passed; its ballots raise the floor, and a key without a row
+ * The whole table is one {@link ChecksummedFile} ({@link AcceptorTableFormat}), rewritten
+ * atomically (temporary file, force, rename, folder force) by one writer thread; changes
+ * made while it writes are written together by the next write (group commit). The payload
+ * is at most {@code maxBytes}; {@code floor} is at least every ballot of a purged row. A
+ * row is purged ({@link #purge}) once what it accepted is stored (or it accepted nothing)
+ * and the grace period has passed; its ballots raise the floor, and a key without a row
  * counts as having promised the floor, so purging never lets an acceptor promise a ballot
  * below one it promised. A failed write is sticky (STYLE rule 19): every later change
  * fails until restart.
  */
 final class AcceptorTable implements AutoCloseable {
-
-	static final int MAGIC = 0x50585331;
-
-	static final int VERSION = 1;
 
 	/** Below ChecksummedFile's largest payload. */
 	static final long MAX_BYTES = 12L * 1024 * 1024;
@@ -83,8 +67,6 @@ final class AcceptorTable implements AutoCloseable {
 	private final long maxBytes;
 
 	private final int maxKeySize;
-
-	private final ReentrantLock lock = new ReentrantLock();
 
 	private final Map<ByteBuffer, Row> rows = new HashMap<>();
 
@@ -128,7 +110,7 @@ final class AcceptorTable implements AutoCloseable {
 	 */
 	static AcceptorTable open(Path path, int maxRows, long maxBytes, int maxKeySize, int maxValueSize)
 			throws IOException {
-		ChecksummedFile file = new ChecksummedFile(path, MAGIC, VERSION);
+		ChecksummedFile file = new ChecksummedFile(path, AcceptorTableFormat.MAGIC, AcceptorTableFormat.VERSION);
 		AcceptorTable table = new AcceptorTable(file, maxRows, maxBytes, maxKeySize);
 		byte[] payload = file.read();
 		if (payload != null) {
@@ -143,67 +125,21 @@ final class AcceptorTable implements AutoCloseable {
 	}
 
 	private void load(byte[] payload, Path path, int maxValueSize) {
-		ByteBuffer in = ByteBuffer.wrap(payload);
-		try {
-			int count = in.getInt();
-			if (count < 0 || count > this.maxRows) {
-				throw damaged(path, 0, count + " rows");
-			}
-			this.floor = Ballot.read(in);
-			for (int i = 0; i < count; i++) {
-				int length = in.getInt();
-				if (length < 1 || length > this.maxKeySize || length > in.remaining()) {
-					throw damaged(path, in.position(), "row " + i + " has a key of " + length + " bytes");
-				}
-				byte[] key = new byte[length];
-				in.get(key);
-				long touched = in.getLong();
-				Ballot promised = Ballot.read(in);
-				Proposal accepted = null;
-				if (in.get() != 0) {
-					Ballot ballot = Ballot.read(in);
-					accepted = new Proposal(ballot, EntryFrame.read(in, this.maxKeySize, maxValueSize));
-				}
-				Row row = new Row(promised, accepted, touched);
-				if (this.rows.put(ByteBuffer.wrap(key), row) != null) {
-					throw damaged(path, in.position(), "row " + i + " repeats a key");
-				}
-				this.bytes += 4 + key.length + row.size();
-			}
-			if (in.hasRemaining()) {
-				throw damaged(path, in.position(), in.remaining() + " bytes after the last row");
-			}
-		}
-		catch (BufferUnderflowException | EntryFrame.MalformedFrameException ex) {
-			throw damaged(path, in.position(), "ends inside a row: " + ex.getMessage());
-		}
-	}
-
-	/** Damage at {@code offset} of the payload (after the file's 12-byte header). */
-	private static CorruptedStorageException damaged(Path path, long offset, String detail) {
-		return new CorruptedStorageException(path, 12 + offset, "Paxos acceptor table", detail);
+		AcceptorTableFormat.Table read = AcceptorTableFormat.decode(payload, path, this.maxRows, this.maxKeySize,
+				maxValueSize);
+		this.floor = read.floor();
+		this.rows.putAll(read.rows());
+		this.bytes = read.bytes();
 	}
 
 	/** The key's row, or null when it has none (then it promised {@link #floor()}). */
-	@Nullable Row row(byte[] key) {
-		this.lock.lock();
-		try {
-			return this.rows.get(ByteBuffer.wrap(key));
-		}
-		finally {
-			this.lock.unlock();
-		}
+	synchronized @Nullable Row row(byte[] key) {
+		return this.rows.get(ByteBuffer.wrap(key));
 	}
 
 	/** What every key without a row counts as having promised. */
-	Ballot floor() {
-		this.lock.lock();
-		try {
-			return this.floor;
-		}
-		finally {
-			this.lock.unlock();
-		}
+	synchronized Ballot floor() {
+		return this.floor;
 	}
 
 	/**
@@ -212,87 +148,57 @@ final class AcceptorTable implements AutoCloseable {
 	 * @throws FullException when there is no room for it
 	 * @throws StorageException when an earlier write failed
 	 */
-	long put(byte[] key, Row row) {
-		this.lock.lock();
-		try {
-			failIfFailed();
-			ByteBuffer id = ByteBuffer.wrap(key.clone());
-			Row old = this.rows.get(id);
-			long change = row.size() - ((old != null) ? old.size() : -(4L + key.length));
-			if (old == null && this.rows.size() >= this.maxRows) {
-				throw new FullException("the acceptor table holds its most rows (" + this.maxRows + ")");
-			}
-			if (this.bytes + change > this.maxBytes) {
-				throw new FullException("the acceptor table holds its most bytes (" + this.maxBytes + ")");
-			}
-			this.rows.put(id, row);
-			this.bytes += change;
-			return ++this.generation;
+	synchronized long put(byte[] key, Row row) {
+		failIfFailed();
+		ByteBuffer id = ByteBuffer.wrap(key.clone());
+		Row old = this.rows.get(id);
+		long change = row.size() - ((old != null) ? old.size() : -(4L + key.length));
+		if (old == null && this.rows.size() >= this.maxRows) {
+			throw new FullException("the acceptor table holds its most rows (" + this.maxRows + ")");
 		}
-		finally {
-			this.lock.unlock();
+		if (this.bytes + change > this.maxBytes) {
+			throw new FullException("the acceptor table holds its most bytes (" + this.maxBytes + ")");
 		}
+		this.rows.put(id, row);
+		this.bytes += change;
+		return ++this.generation;
 	}
 
 	/** The generation of the table as it is now (a read's answer waits for it). */
-	long generation() {
-		this.lock.lock();
-		try {
-			return this.generation;
-		}
-		finally {
-			this.lock.unlock();
-		}
+	synchronized long generation() {
+		return this.generation;
 	}
 
 	/** The rows untouched since {@code beforeMillis}: candidates for {@link #purge}. */
-	Map<ByteBuffer, Row> untouchedSince(long beforeMillis) {
-		this.lock.lock();
-		try {
-			Map<ByteBuffer, Row> old = new HashMap<>();
-			this.rows.forEach((key, row) -> {
-				if (row.touchedMillis() < beforeMillis) {
-					old.put(key, row);
-				}
-			});
-			return old;
-		}
-		finally {
-			this.lock.unlock();
-		}
+	synchronized Map<ByteBuffer, Row> untouchedSince(long beforeMillis) {
+		Map<ByteBuffer, Row> old = new HashMap<>();
+		this.rows.forEach((key, row) -> {
+			if (row.touchedMillis() < beforeMillis) {
+				old.put(key, row);
+			}
+		});
+		return old;
 	}
 
 	/**
 	 * Drops the key's row if it is still {@code expected}, raising the floor to its
 	 * ballots.
 	 */
-	boolean purge(ByteBuffer key, Row expected) {
-		this.lock.lock();
-		try {
-			if (!this.rows.remove(key, expected)) {
-				return false;
-			}
-			this.floor = Ballot.max(this.floor, expected.promised());
-			if (expected.accepted() != null) {
-				this.floor = Ballot.max(this.floor, expected.accepted().ballot());
-			}
-			this.bytes -= 4 + key.remaining() + expected.size();
-			this.generation++;
-			return true;
+	synchronized boolean purge(ByteBuffer key, Row expected) {
+		if (!this.rows.remove(key, expected)) {
+			return false;
 		}
-		finally {
-			this.lock.unlock();
+		this.floor = Ballot.max(this.floor, expected.promised());
+		if (expected.accepted() != null) {
+			this.floor = Ballot.max(this.floor, expected.accepted().ballot());
 		}
+		this.bytes -= 4 + key.remaining() + expected.size();
+		this.generation++;
+		return true;
 	}
 
-	int size() {
-		this.lock.lock();
-		try {
-			return this.rows.size();
-		}
-		finally {
-			this.lock.unlock();
-		}
+	synchronized int size() {
+		return this.rows.size();
 	}
 
 	/**
@@ -303,8 +209,7 @@ final class AcceptorTable implements AutoCloseable {
 	Mono<Void> sync(long generation) {
 		Mono<Void> synced = Mono.create((sink) -> {
 			boolean start = false;
-			this.lock.lock();
-			try {
+			synchronized (this) {
 				if (this.failure != null) {
 					sink.error(new StorageException("the acceptor table could not be written", this.failure));
 					return;
@@ -319,9 +224,6 @@ final class AcceptorTable implements AutoCloseable {
 					start = true;
 				}
 			}
-			finally {
-				this.lock.unlock();
-			}
 			if (start) {
 				this.writer.execute(this::writeLoop);
 			}
@@ -335,17 +237,13 @@ final class AcceptorTable implements AutoCloseable {
 		while (true) {
 			byte[] payload;
 			long written;
-			this.lock.lock();
-			try {
+			synchronized (this) {
 				if (this.durable >= this.generation || this.failure != null) {
 					this.writing = false;
 					return;
 				}
 				payload = encode();
 				written = this.generation;
-			}
-			finally {
-				this.lock.unlock();
 			}
 			List<Waiter> done = new ArrayList<>();
 			Throwable failed = null;
@@ -355,8 +253,7 @@ final class AcceptorTable implements AutoCloseable {
 			catch (IOException | RuntimeException ex) {
 				failed = ex;
 			}
-			this.lock.lock();
-			try {
+			synchronized (this) {
 				if (failed != null) {
 					this.failure = failed;
 					done.addAll(this.waiters);
@@ -368,9 +265,6 @@ final class AcceptorTable implements AutoCloseable {
 					this.durable = upTo;
 					this.waiters.removeIf((waiter) -> waiter.generation() <= upTo && done.add(waiter));
 				}
-			}
-			finally {
-				this.lock.unlock();
 			}
 			for (Waiter waiter : done) {
 				if (failed != null) {
@@ -387,21 +281,7 @@ final class AcceptorTable implements AutoCloseable {
 	}
 
 	private byte[] encode() {
-		ByteBuffer out = ByteBuffer.allocate((int) (4 + this.floor.size() + this.bytes));
-		out.putInt(this.rows.size());
-		this.floor.put(out);
-		this.rows.forEach((key, row) -> {
-			out.putInt(key.remaining()).put(key.duplicate());
-			out.putLong(row.touchedMillis());
-			row.promised().put(out);
-			Proposal accepted = row.accepted();
-			out.put((byte) ((accepted != null) ? 1 : 0));
-			if (accepted != null) {
-				accepted.ballot().put(out);
-				EntryFrame.put(out, accepted.entry());
-			}
-		});
-		return out.array();
+		return AcceptorTableFormat.encode(this.floor, this.rows, this.bytes);
 	}
 
 	private void failIfFailed() {
