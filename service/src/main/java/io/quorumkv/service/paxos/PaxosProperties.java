@@ -13,7 +13,8 @@ import org.springframework.util.unit.DataSize;
  * answered 504
  * @param grace how long an acceptor keeps a key's row after it was last used and its
  * accepted value is stored
- * @param maxRows the most keys the acceptor table holds at once (more are refused: 503)
+ * @param maxRows the most keys the acceptor table holds at once (beyond it, this node
+ * promises nothing for a new key; a majority of the others still decides)
  * @param maxBytes the largest acceptor table, at most 12MB (it is rewritten whole)
  */
 @ConfigurationProperties("quorumkv.paxos")
