@@ -70,9 +70,12 @@ class EntityHandler {
 
 	private final Resource openApi = new ClassPathResource(OPENAPI_LOCATION);
 
+	private final ConditionalRequests conditional;
+
 	EntityHandler(ReplicationService replication, Storage storage, RequestMetrics metrics, BodyBudget bodies,
-			HttpProperties limits) {
+			HttpProperties limits, ConditionalRequests conditional) {
 		this.replication = replication;
+		this.conditional = conditional;
 		this.storage = storage;
 		this.metrics = metrics;
 		this.bodies = bodies;
@@ -90,7 +93,9 @@ class EntityHandler {
 
 	/**
 	 * GET /v0/entity: the value with its version as {@code ETag}, 304 when
-	 * {@code If-None-Match} names that version, or 404 when absent or deleted.
+	 * {@code If-None-Match} names that version, or 404 when absent or deleted. With
+	 * {@code consistency=serial}, read after completing any conditional write in progress
+	 * ({@link ConditionalRequests}).
 	 */
 	Mono<ServerResponse> get(ServerRequest request) {
 		return read("get", "GET /v0/entity", request);
@@ -105,10 +110,13 @@ class EntityHandler {
 	}
 
 	private Mono<ServerResponse> read(String operation, String route, ServerRequest request) {
-		return handle(operation, request, QueryParameters.KEY, route, (query) -> {
+		return handle(operation, request, QueryParameters.KEY_READ, route, (query) -> {
 			byte[] key = query.key("id", this.maxKeySize);
-			Replicas replicas = replicas(query);
 			String ifNoneMatch = request.headers().firstHeader(HttpHeaders.IF_NONE_MATCH);
+			if (ConditionalRequests.serial(query)) {
+				return this.conditional.read(key, ifNoneMatch);
+			}
+			Replicas replicas = replicas(query);
 			return this.replication.get(key, replicas)
 				.filter((entry) -> !entry.isTombstone())
 				.<ServerResponse>map((entry) -> {
@@ -123,20 +131,26 @@ class EntityHandler {
 	/**
 	 * PUT /v0/entity: the body, read whole within {@link BodyBudget}, is the value; with
 	 * {@code ttl} it expires that many seconds after the write's timestamp. An announced
-	 * length over the limit is refused before a byte of the body is read.
+	 * length over the limit is refused before a byte of the body is read. With
+	 * {@code If-Match} or {@code If-None-Match}, written only if they hold
+	 * ({@link ConditionalRequests}).
 	 */
 	Mono<ServerResponse> put(ServerRequest request) {
 		return handle("put", request, QueryParameters.KEY_WRITE, "PUT /v0/entity", (query) -> {
 			byte[] key = query.key("id", this.maxKeySize);
-			Replicas replicas = replicas(query);
 			long ttl = ttl(query.text("ttl"));
-			WriteConditions.refuse(request);
+			WriteConditions conditions = WriteConditions.of(request);
+			if (conditions != null) {
+				ConditionalRequests.noReplicas(query, "a conditional write");
+			}
+			Replicas replicas = (conditions != null) ? null : replicas(query);
 			if (request.headers().contentLength().orElse(-1) > this.maxBodySize) {
 				throw new ApiException(HttpStatus.CONTENT_TOO_LARGE,
 						"request body too large: the limit is " + this.maxBodySize + " bytes");
 			}
-			return this.bodies.read(request, this.maxBodySize,
-					(value) -> this.replication.write(key, value, ttl, replicas).thenReturn(Reply.CREATED));
+			return this.bodies.read(request, this.maxBodySize, (value) -> (replicas == null)
+					? this.conditional.write(key, value, ttl, conditions)
+					: this.replication.write(key, value, ttl, replicas).<ServerResponse>thenReturn(Reply.CREATED));
 		});
 	}
 
@@ -148,9 +162,13 @@ class EntityHandler {
 	Mono<ServerResponse> delete(ServerRequest request) {
 		return handle("delete", request, QueryParameters.KEY, "DELETE /v0/entity", (query) -> {
 			byte[] key = query.key("id", this.maxKeySize);
+			WriteConditions conditions = WriteConditions.of(request);
+			if (conditions != null) {
+				ConditionalRequests.noReplicas(query, "a conditional write");
+				return this.conditional.write(key, null, 0, conditions);
+			}
 			Replicas replicas = replicas(query);
-			WriteConditions.refuse(request);
-			return this.replication.write(key, null, replicas).thenReturn(Reply.ACCEPTED);
+			return this.replication.write(key, null, replicas).<ServerResponse>thenReturn(Reply.ACCEPTED);
 		});
 	}
 

@@ -2,6 +2,7 @@ package io.quorumkv.service.http;
 
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.quorumkv.service.cluster.NotServingException;
+import io.quorumkv.service.paxos.Paxos;
 import io.quorumkv.service.replication.QuorumNotReachedException;
 import io.quorumkv.service.replication.ReplicaUnavailableException;
 import io.quorumkv.storage.CorruptedStorageException;
@@ -55,6 +56,12 @@ final class ErrorResponses {
 			case QuorumNotReachedException quorum -> {
 				logger.debug(quorum.getMessage());
 				yield Reply.text(HttpStatus.GATEWAY_TIMEOUT, quorum.summary());
+			}
+			case Paxos.Unresolved unresolved -> {
+				logger.debug(unresolved.getMessage());
+				yield Reply.text(HttpStatus.GATEWAY_TIMEOUT, unresolved.maybeApplied()
+						? "conditional request not decided in time: it may have been applied; read with consistency=serial"
+						: "conditional request not decided in time (contention or unreachable replicas): not applied");
 			}
 			case ReplicaUnavailableException unavailable -> {
 				logger.debug(unavailable.getMessage());

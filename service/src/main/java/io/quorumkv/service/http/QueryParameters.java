@@ -27,10 +27,14 @@ import org.jspecify.annotations.Nullable;
 final class QueryParameters {
 
 	/** The parameters the API reads, matched without building a name per request. */
-	private static final String[] NAMES = { "id", "replicas", "ack", "from", "start", "end", "after", "limit", "ttl" };
+	private static final String[] NAMES = { "id", "replicas", "ack", "from", "start", "end", "after", "limit", "ttl",
+			"consistency" };
 
 	/** GET, HEAD and DELETE of one key: {@code id} and the replicas. */
 	static final int KEY = 0b1111;
+
+	/** GET and HEAD of one key: {@code id}, the replicas and {@code consistency}. */
+	static final int KEY_READ = KEY | 1 << 9;
 
 	/** PUT of one key: {@code id}, the replicas and {@code ttl}. */
 	static final int KEY_WRITE = KEY | 1 << 8;

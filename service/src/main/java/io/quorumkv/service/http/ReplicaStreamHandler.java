@@ -18,6 +18,7 @@ import io.quorumkv.service.peer.StreamFrames.Result;
 import io.quorumkv.service.peer.StreamResults;
 import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.peer.StreamProperties;
+import io.quorumkv.service.peer.StreamService;
 import io.quorumkv.service.security.InternalAuth;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
@@ -26,6 +27,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -48,10 +50,12 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * <p>
  * The operations that one network buffer completes are served together: their writes go
  * to the storage first, all at once ({@link Storage#upsertAll}: one WAL write on the
- * LSM), then their reads, so that a read sent after a write of the same key sees it. At
- * most {@link #CONCURRENCY} such groups are served at once; the request body is read no
- * faster than that (backpressure to the caller's socket). A malformed or oversized frame
- * ends the stream (the connection closes; nothing after it is applied).
+ * LSM), then the features' calls ({@link StreamFrames#CALL}: each to the
+ * {@link StreamService} its service byte names, such as the Paxos acceptor), then their
+ * reads, so that a read sent after a write of the same key sees it. At most
+ * {@link #CONCURRENCY} such groups are served at once; the request body is read no faster
+ * than that (backpressure to the caller's socket). A malformed or oversized frame ends
+ * the stream (the connection closes; nothing after it is applied).
  *
  * <p>
  * When the node begins to stop, every stream stops reading, answers what it has read and
@@ -82,13 +86,21 @@ class ReplicaStreamHandler implements ApplicationListener<ContextClosedEvent> {
 
 	private final int maxFrameSize;
 
+	/**
+	 * The features' protocols on the stream ({@link StreamFrames#CALL}), resolved once.
+	 */
+	private final ObjectProvider<StreamService> serviceBeans;
+
+	private volatile @Nullable StreamService @Nullable [] services;
+
 	/** Completes when the node begins to stop. */
 	private final Sinks.Empty<Void> stopping = Sinks.empty();
 
 	private volatile boolean stopped;
 
 	ReplicaStreamHandler(Storage storage, ClockGuard clock, ClusterState state, RingSync sync, HttpProperties limits,
-			StreamProperties stream) {
+			StreamProperties stream, ObjectProvider<StreamService> services) {
+		this.serviceBeans = services;
 		this.storage = storage;
 		this.clock = clock;
 		this.state = state;
@@ -156,6 +168,7 @@ class ReplicaStreamHandler implements ApplicationListener<ContextClosedEvent> {
 		List<Operation> writes = new ArrayList<>();
 		List<Entry> entries = new ArrayList<>();
 		List<Operation> reads = new ArrayList<>();
+		List<Operation> calls = new ArrayList<>();
 		for (Operation operation : operations) {
 			if (operation.kind() == StreamFrames.PING) {
 				results.add(Result.pong(operation.id(), this.clock.clock().wallMicros()));
@@ -165,6 +178,9 @@ class ReplicaStreamHandler implements ApplicationListener<ContextClosedEvent> {
 			}
 			else if (now - received > TimeUnit.MILLISECONDS.toNanos(operation.budgetMillis())) {
 				results.add(Result.expired(operation.id()));
+			}
+			else if (operation.kind() == StreamFrames.CALL) {
+				calls.add(operation);
 			}
 			else if (operation.entry() != null) {
 				Entry entry = operation.entry();
@@ -187,24 +203,61 @@ class ReplicaStreamHandler implements ApplicationListener<ContextClosedEvent> {
 						.just(failAll(writes, error.getClass().getSimpleName() + ": " + error.getMessage())));
 		return written.flatMap((kept) -> {
 			results.addAll(kept);
-			if (reads.isEmpty()) {
-				return Mono.just(encode(results));
+			if (!calls.isEmpty()) {
+				return Flux.fromIterable(calls)
+					.flatMap((call) -> call(call, sender), READ_CONCURRENCY)
+					.collectList()
+					.flatMap((answered) -> {
+						results.addAll(answered);
+						return read(reads, results);
+					});
 			}
-			return Flux.fromIterable(reads)
-				.flatMap(
-						(read) -> this.storage.get(read.key())
-							.map((found) -> Result.found(read.id(), found))
-							.defaultIfEmpty(Result.found(read.id(), null))
-							.onErrorResume(RuntimeException.class,
-									(error) -> Mono.just(Result.failed(read.id(),
-											error.getClass().getSimpleName() + ": " + error.getMessage()))),
-						READ_CONCURRENCY)
-				.collectList()
-				.map((found) -> {
-					results.addAll(found);
-					return encode(results);
-				});
+			return read(reads, results);
 		});
+	}
+
+	/** A feature's call, answered by its {@link StreamService}. */
+	private Mono<Result> call(Operation call, String sender) {
+		StreamService service = service(call.service());
+		if (service == null) {
+			return Mono.just(Result.failed(call.id(), "no service " + call.service() + " on this node"));
+		}
+		return Mono.defer(() -> service.serve(call.payload(), sender))
+			.map((reply) -> Result.reply(call.id(), reply))
+			.onErrorResume(RuntimeException.class, (error) -> Mono
+				.just(Result.failed(call.id(), error.getClass().getSimpleName() + ": " + error.getMessage())));
+	}
+
+	private @Nullable StreamService service(byte id) {
+		@Nullable StreamService[] known = this.services;
+		if (known == null) {
+			known = new StreamService[256];
+			for (StreamService service : this.serviceBeans.orderedStream().toList()) {
+				known[service.service() & 0xFF] = service;
+			}
+			this.services = known;
+		}
+		return known[id & 0xFF];
+	}
+
+	private Mono<DataBuffer> read(List<Operation> reads, List<Result> results) {
+		if (reads.isEmpty()) {
+			return Mono.just(encode(results));
+		}
+		return Flux.fromIterable(reads)
+			.flatMap(
+					(read) -> this.storage.get(read.key())
+						.map((found) -> Result.found(read.id(), found))
+						.defaultIfEmpty(Result.found(read.id(), null))
+						.onErrorResume(RuntimeException.class,
+								(error) -> Mono.just(Result.failed(read.id(),
+										error.getClass().getSimpleName() + ": " + error.getMessage()))),
+					READ_CONCURRENCY)
+			.collectList()
+			.map((found) -> {
+				results.addAll(found);
+				return encode(results);
+			});
 	}
 
 	private List<Result> failAll(List<Operation> operations, String reason) {

@@ -72,6 +72,17 @@ record Reply(HttpStatusCode status, @Nullable MediaType contentType, byte[] body
 		return new Reply(HttpStatus.OK, MediaType.APPLICATION_OCTET_STREAM, body, false, etag);
 	}
 
+	/** A write applied: {@code status} with the written version as {@code ETag}. */
+	static Reply written(HttpStatusCode status, String etag) {
+		return new Reply(status, null, EMPTY, false, etag);
+	}
+
+	/** A 412: the condition failed on the version {@code etag} (null: no entry). */
+	static Reply preconditionFailed(@Nullable String etag) {
+		return new Reply(HttpStatus.PRECONDITION_FAILED, MediaType.TEXT_PLAIN,
+				"precondition failed: not applied\n".getBytes(StandardCharsets.UTF_8), false, etag);
+	}
+
 	/** A 304: the client's copy of the version {@code etag} is current. */
 	static Reply notModified(String etag) {
 		return new Reply(HttpStatus.NOT_MODIFIED, null, EMPTY, false, etag);

@@ -1,44 +1,85 @@
 package io.quorumkv.service.http;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+
+import io.quorumkv.storage.Entry;
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatus;
 import org.springframework.web.reactive.function.server.ServerRequest;
 
 /**
- * The conditions a write may carry ({@code If-Match}, {@code If-None-Match}, RFC 9110
- * §13), which the node refuses until it runs consensus per key (docs/api.md, Versions).
+ * The conditions a write may carry (RFC 9110 §13): {@code If-Match} with {@code *} or a
+ * list of entity tags, compared strongly (a weak tag never matches), and
+ * {@code If-None-Match} with {@code *} (create only) or a list, compared weakly. Both
+ * given: both must hold. The write is then decided by Paxos on the key
+ * ({@link io.quorumkv.service.paxos.Paxos}), the condition evaluated against the key's
+ * current version there.
+ *
+ * @param ifMatch the tags of {@code If-Match} ({@code *} as itself), null when absent
+ * @param ifNoneMatch the tags of {@code If-None-Match}, null when absent
  */
-final class WriteConditions {
+record WriteConditions(@Nullable List<String> ifMatch,
+		@Nullable List<String> ifNoneMatch) implements Predicate<@Nullable Entry> {
 
-	private static final String[] CONDITIONS = { HttpHeaders.IF_MATCH, HttpHeaders.IF_NONE_MATCH };
+	private static final String ANY = "*";
 
-	private WriteConditions() {
+	/**
+	 * The request's conditions, or null when it carries none (one header lookup per
+	 * header when absent).
+	 * @throws ApiException 400 when a condition is malformed
+	 */
+	static @Nullable WriteConditions of(ServerRequest request) {
+		ServerRequest.Headers headers = request.headers();
+		List<String> ifMatch = tags(headers, HttpHeaders.IF_MATCH);
+		List<String> ifNoneMatch = tags(headers, HttpHeaders.IF_NONE_MATCH);
+		return (ifMatch == null && ifNoneMatch == null) ? null : new WriteConditions(ifMatch, ifNoneMatch);
+	}
+
+	private static @Nullable List<String> tags(ServerRequest.Headers headers, String name) {
+		if (headers.firstHeader(name) == null) {
+			return null;
+		}
+		List<String> tags = new ArrayList<>();
+		for (String value : headers.header(name)) {
+			if (!wellFormedCondition(value)) {
+				throw ApiException.badRequest("malformed " + name + " header: give * or a list of quoted entity tags"
+						+ " such as \"5f3a2c1b9d0e4\"");
+			}
+			for (String element : value.split(",")) {
+				String tag = element.strip();
+				if (!tag.isEmpty()) {
+					tags.add(tag);
+				}
+			}
+		}
+		return tags;
 	}
 
 	/**
-	 * A write with {@code If-Match} or {@code If-None-Match} (RFC 9110 §13) is refused,
-	 * never applied unconditionally: checking the version a coordinator reads and then
-	 * writing is a race between coordinators, and holding a condition takes consensus on
-	 * the key, which the node does not run yet. A well-formed condition is a 501 saying
-	 * the write was not applied; a malformed one a 400. Costs one header lookup per
-	 * header when absent.
-	 * @throws ApiException (400 or 501) when the request carries a condition
+	 * Whether the conditions hold for {@code current} (null: absent, deleted, expired).
 	 */
-	static void refuse(ServerRequest request) {
-		ServerRequest.Headers headers = request.headers();
-		for (String name : CONDITIONS) {
-			if (headers.firstHeader(name) == null) {
-				continue;
+	@Override
+	public boolean test(@Nullable Entry current) {
+		String etag = (current != null) ? Versions.etag(current) : null;
+		if (this.ifMatch != null) {
+			// Strong comparison: a weak tag matches nothing.
+			boolean match = etag != null && (this.ifMatch.contains(ANY) || this.ifMatch.contains(etag));
+			if (!match) {
+				return false;
 			}
-			for (String value : headers.header(name)) {
-				if (!wellFormedCondition(value)) {
-					throw ApiException.badRequest("malformed " + name
-							+ " header: give * or a list of quoted entity tags" + " such as \"5f3a2c1b9d0e4\"");
+		}
+		if (this.ifNoneMatch != null && etag != null) {
+			for (String tag : this.ifNoneMatch) {
+				String weak = tag.startsWith("W/") ? tag.substring(2) : tag;
+				if (weak.equals(ANY) || weak.equals(etag)) {
+					return false;
 				}
 			}
-			throw new ApiException(HttpStatus.NOT_IMPLEMENTED, "conditional writes (" + name
-					+ ") are not supported yet: the write was not applied; see docs/api.md, Versions");
 		}
+		return true;
 	}
 
 	/**

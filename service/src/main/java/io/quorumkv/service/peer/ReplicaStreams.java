@@ -146,6 +146,20 @@ public final class ReplicaStreams implements AutoCloseable {
 		submit(peer, new StreamOperation.Upsert(entry, callback), probe);
 	}
 
+	/**
+	 * Sends a feature's message to the peer's {@link StreamService} of {@code service};
+	 * answered with that service's reply, or failed as any operation is (timeout, broken
+	 * stream, stale ring, the service's failure).
+	 */
+	public void call(Node peer, byte service, byte[] payload, Callback<byte[]> callback) {
+		submit(peer, new StreamOperation.Call(service, payload, callback), false);
+	}
+
+	/** {@link #call(Node, byte, byte[], Callback)} as a {@link Mono}. */
+	public Mono<byte[]> call(Node peer, byte service, byte[] payload) {
+		return Mono.create((sink) -> call(peer, service, payload, callback(sink::success, sink::error)));
+	}
+
 	public Mono<Optional<Entry>> get(Node peer, byte[] key) {
 		return Mono.create((sink) -> get(peer, key, callback(sink::success, sink::error)));
 	}

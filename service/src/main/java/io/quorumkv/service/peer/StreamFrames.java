@@ -19,6 +19,9 @@ import org.jspecify.annotations.Nullable;
  *   kind GET    (1): body = u32 keyLength | key
  *   kind UPSERT (2): body = entry ({@link EntryFrame})
  *   kind PING   (3): body = empty (budgetMillis 0)
+ *   kind CALL   (4): body = u8 service | u32 length | payload (a feature's message,
+ *                     opaque here; the replica hands it to the feature's
+ *                     {@link StreamService})
  * result    := u32 length | u32 id | u8 type | body
  *   KEPT       (0): upsert kept; body empty
  *   FOUND      (1): the replica's entry ({@link EntryFrame})
@@ -28,6 +31,7 @@ import org.jspecify.annotations.Nullable;
  *   CLOCK_SKEW (5): u16 length | utf8 reason (the timestamp is too far ahead)
  *   EXPIRED    (6): the budget ran out before the replica could start it; not applied
  *   PONG       (7): i64 the replica's wall clock in microseconds
+ *   REPLY      (8): u32 length | payload (the feature's answer to a CALL)
  * </pre>
  *
  * {@code length} counts the bytes after itself and is bounded by the stream's largest
@@ -42,6 +46,8 @@ public final class StreamFrames {
 	public static final byte UPSERT = 2;
 
 	public static final byte PING = 3;
+
+	public static final byte CALL = 4;
 
 	public static final byte KEPT = 0;
 
@@ -59,6 +65,8 @@ public final class StreamFrames {
 
 	public static final byte PONG = 7;
 
+	public static final byte REPLY = 8;
+
 	/** The length prefix. */
 	static final int LENGTH = 4;
 
@@ -72,15 +80,22 @@ public final class StreamFrames {
 	 * One operation as the replica reads it.
 	 *
 	 * @param id the sender's id of the operation
-	 * @param kind {@link #GET}, {@link #UPSERT} or {@link #PING}
+	 * @param kind {@link #GET}, {@link #UPSERT}, {@link #PING} or {@link #CALL}
 	 * @param epoch the sender's ring epoch
 	 * @param budgetMillis what was left of its deadline when sent
-	 * @param key the key (of a get or an upsert; empty for a ping)
+	 * @param key the key (of a get or an upsert; empty for a ping or a call)
 	 * @param entry the entry of an upsert
+	 * @param service the feature a call is for (0 for other kinds)
+	 * @param payload the message of a call (empty for other kinds)
 	 */
-	public record Operation(int id, byte kind, long epoch, int budgetMillis, byte[] key, @Nullable Entry entry) {
+	public record Operation(int id, byte kind, long epoch, int budgetMillis, byte[] key, @Nullable Entry entry,
+			byte service, byte[] payload) {
 
 		public static final byte[] NO_KEY = new byte[0];
+
+		public Operation(int id, byte kind, long epoch, int budgetMillis, byte[] key, @Nullable Entry entry) {
+			this(id, kind, epoch, budgetMillis, key, entry, (byte) 0, NO_KEY);
+		}
 
 		@Override
 		public String toString() {
@@ -98,8 +113,18 @@ public final class StreamFrames {
 	 * @param entry the entry of {@link #FOUND}
 	 * @param number the epoch of {@link #STALE_RING}, the clock of {@link #PONG}
 	 * @param reason the reason of {@link #FAILED} and {@link #CLOCK_SKEW}
+	 * @param payload the feature's answer of {@link #REPLY} (empty for other types)
 	 */
-	public record Result(int id, byte type, @Nullable Entry entry, long number, @Nullable String reason) {
+	public record Result(int id, byte type, @Nullable Entry entry, long number, @Nullable String reason,
+			byte[] payload) {
+
+		public Result(int id, byte type, @Nullable Entry entry, long number, @Nullable String reason) {
+			this(id, type, entry, number, reason, Operation.NO_KEY);
+		}
+
+		public static Result reply(int id, byte[] payload) {
+			return new Result(id, REPLY, null, 0, null, payload);
+		}
 
 		public static Result kept(int id) {
 			return new Result(id, KEPT, null, 0, null);
@@ -133,9 +158,15 @@ public final class StreamFrames {
 
 	/** Bytes of an operation frame, its length prefix included. */
 	static int operationSize(byte kind, byte[] key, @Nullable Entry entry) {
+		return operationSize(kind, key, entry, Operation.NO_KEY);
+	}
+
+	/** Bytes of an operation frame, a call's payload included. */
+	static int operationSize(byte kind, byte[] key, @Nullable Entry entry, byte[] payload) {
 		int body = switch (kind) {
 			case GET -> 4 + key.length;
 			case UPSERT -> EntryFrame.size(requireEntry(entry));
+			case CALL -> 1 + 4 + payload.length;
 			default -> 0;
 		};
 		return LENGTH + OPERATION_HEAD + body;
@@ -143,13 +174,21 @@ public final class StreamFrames {
 
 	static void putOperation(ByteBuffer out, int id, byte kind, long epoch, int budgetMillis, byte[] key,
 			@Nullable Entry entry) {
-		int size = operationSize(kind, key, entry);
+		putOperation(out, id, kind, epoch, budgetMillis, key, entry, (byte) 0, Operation.NO_KEY);
+	}
+
+	static void putOperation(ByteBuffer out, int id, byte kind, long epoch, int budgetMillis, byte[] key,
+			@Nullable Entry entry, byte service, byte[] payload) {
+		int size = operationSize(kind, key, entry, payload);
 		out.putInt(size - LENGTH).putInt(id).put(kind).putLong(epoch).putInt(budgetMillis);
 		if (kind == GET) {
 			out.putInt(key.length).put(key);
 		}
 		else if (kind == UPSERT) {
 			EntryFrame.put(out, requireEntry(entry));
+		}
+		else if (kind == CALL) {
+			out.put(service).putInt(payload.length).put(payload);
 		}
 	}
 
@@ -179,6 +218,16 @@ public final class StreamFrames {
 					yield new Operation(id, kind, epoch, budget, entry.key(), entry);
 				}
 				case PING -> new Operation(id, kind, epoch, budget, Operation.NO_KEY, null);
+				case CALL -> {
+					byte service = in.get();
+					int length = in.getInt();
+					if (length < 0 || length != in.remaining()) {
+						throw new EntryFrame.MalformedFrameException("call of " + length + " bytes");
+					}
+					byte[] payload = new byte[length];
+					in.get(payload);
+					yield new Operation(id, kind, epoch, budget, Operation.NO_KEY, null, service, payload);
+				}
 				default -> throw new EntryFrame.MalformedFrameException("unknown operation kind " + kind);
 			};
 			if (in.hasRemaining()) {

@@ -15,13 +15,19 @@ import org.jspecify.annotations.Nullable;
  * One operation on a replica stream, from its submission to its one answer. Owned by its
  * stream's loop: no field is touched from another thread.
  */
-abstract sealed class StreamOperation permits StreamOperation.Get, StreamOperation.Upsert, StreamOperation.Ping {
+abstract sealed class StreamOperation
+		permits StreamOperation.Get, StreamOperation.Upsert, StreamOperation.Ping, StreamOperation.Call {
 
 	final byte kind;
 
 	final byte[] key;
 
 	final @Nullable Entry entry;
+
+	/** The feature of a call, and its message (empty for the other kinds). */
+	final byte service;
+
+	final byte[] payload;
 
 	int id;
 
@@ -34,17 +40,24 @@ abstract sealed class StreamOperation permits StreamOperation.Get, StreamOperati
 	boolean done;
 
 	StreamOperation(byte kind, byte[] key, @Nullable Entry entry) {
+		this(kind, key, entry, (byte) 0, StreamFrames.Operation.NO_KEY);
+	}
+
+	StreamOperation(byte kind, byte[] key, @Nullable Entry entry, byte service, byte[] payload) {
 		this.kind = kind;
 		this.key = key;
 		this.entry = entry;
+		this.service = service;
+		this.payload = payload;
 	}
 
 	final int size() {
-		return StreamFrames.operationSize(this.kind, this.key, this.entry);
+		return StreamFrames.operationSize(this.kind, this.key, this.entry, this.payload);
 	}
 
 	final void encode(ByteBuffer out, long epoch, int budgetMillis) {
-		StreamFrames.putOperation(out, this.id, this.kind, epoch, budgetMillis, this.key, this.entry);
+		StreamFrames.putOperation(out, this.id, this.kind, epoch, budgetMillis, this.key, this.entry, this.service,
+				this.payload);
 	}
 
 	/** The operation's name in metrics. */
@@ -190,6 +203,42 @@ abstract sealed class StreamOperation permits StreamOperation.Get, StreamOperati
 		@Override
 		void answer(Result result) {
 			this.callback.answered(result.number());
+		}
+
+		@Override
+		void fail(Throwable error) {
+			this.callback.failed(error);
+		}
+
+	}
+
+	/**
+	 * A feature's message ({@link StreamFrames#CALL}): its payload goes to the peer's
+	 * {@link StreamService} for {@code service}, whose answer comes back as the payload
+	 * of a {@link StreamFrames#REPLY}. The transport reads neither.
+	 */
+	static final class Call extends StreamOperation {
+
+		private final Callback<byte[]> callback;
+
+		Call(byte service, byte[] payload, Callback<byte[]> callback) {
+			super(StreamFrames.CALL, StreamFrames.Operation.NO_KEY, null, service, payload);
+			this.callback = callback;
+		}
+
+		@Override
+		String name() {
+			return "call";
+		}
+
+		@Override
+		boolean accepts(byte type) {
+			return type == StreamFrames.REPLY;
+		}
+
+		@Override
+		void answer(Result result) {
+			this.callback.answered(result.payload());
 		}
 
 		@Override

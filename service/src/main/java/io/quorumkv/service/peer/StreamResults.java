@@ -15,6 +15,7 @@ import static io.quorumkv.service.peer.StreamFrames.FAILED;
 import static io.quorumkv.service.peer.StreamFrames.FOUND;
 import static io.quorumkv.service.peer.StreamFrames.KEPT;
 import static io.quorumkv.service.peer.StreamFrames.PONG;
+import static io.quorumkv.service.peer.StreamFrames.REPLY;
 import static io.quorumkv.service.peer.StreamFrames.STALE_RING;
 
 /**
@@ -37,6 +38,7 @@ public final class StreamResults {
 			case FOUND -> EntryFrame.size(StreamFrames.requireEntry(result.entry()));
 			case STALE_RING, PONG -> 8;
 			case FAILED, CLOCK_SKEW -> 2 + reason(result).length;
+			case REPLY -> 4 + result.payload().length;
 			default -> 0;
 		};
 	}
@@ -50,6 +52,7 @@ public final class StreamResults {
 				byte[] reason = reason(result);
 				out.putShort((short) reason.length).put(reason);
 			}
+			case REPLY -> out.putInt(result.payload().length).put(result.payload());
 			default -> {
 			}
 		}
@@ -88,6 +91,15 @@ public final class StreamResults {
 					byte[] reason = new byte[length];
 					in.get(reason);
 					yield new Result(id, type, null, 0, new String(reason, StandardCharsets.UTF_8));
+				}
+				case REPLY -> {
+					int length = in.getInt();
+					if (length < 0 || length != in.remaining()) {
+						throw new EntryFrame.MalformedFrameException("reply of " + length + " bytes");
+					}
+					byte[] payload = new byte[length];
+					in.get(payload);
+					yield Result.reply(id, payload);
 				}
 				default -> throw new EntryFrame.MalformedFrameException("unknown result type " + type);
 			};

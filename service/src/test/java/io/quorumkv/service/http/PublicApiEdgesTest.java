@@ -148,26 +148,32 @@ class PublicApiEdgesTest {
 	}
 
 	/**
-	 * A conditional write is refused, never applied unconditionally; a malformed one is a
-	 * 400.
+	 * A conditional write is applied only when its condition holds, else answered 412
+	 * with the current version (none when the key has none); a malformed one is a 400.
 	 */
 	static final List<Case> CONDITIONS = List.of(new Case("PUT", "/v0/entity?id=kept", 201, ""),
-			new Case("PUT", "/v0/entity?id=kept", "If-Match: \"1234\"\r\n", 501, "not applied"),
-			new Case("PUT", "/v0/entity?id=kept", "If-Match: *\r\n", 501, "conditional writes (If-Match)"),
-			new Case("PUT", "/v0/entity?id=created", "If-None-Match: *\r\n", 501, "not supported yet"),
-			new Case("DELETE", "/v0/entity?id=kept", "If-Match: \"deadbeef\"\r\n", 501, "not applied"),
-			new Case("DELETE", "/v0/entity?id=kept", "If-None-Match: W/\"a\", \"b\"\r\n", 501, "If-None-Match"),
+			new Case("PUT", "/v0/entity?id=kept", "If-Match: \"1234\"\r\n", 412, "precondition failed"),
+			new Case("PUT", "/v0/entity?id=kept", "If-Match: \"1234\"\r\n", 412, "ETag: \""),
+			new Case("PUT", "/v0/entity?id=created", "If-None-Match: *\r\n", 201, "ETag: \""),
+			new Case("PUT", "/v0/entity?id=created", "If-None-Match: *\r\n", 412, "not applied"),
+			new Case("DELETE", "/v0/entity?id=kept", "If-Match: \"deadbeef\"\r\n", 412, "not applied"),
 			new Case("PUT", "/v0/entity?id=kept", "If-Match: deadbeef\r\n", 400, "malformed If-Match header"),
 			new Case("DELETE", "/v0/entity?id=kept", "If-None-Match: \"a\" \"b\"\r\n", 400,
 					"malformed If-None-Match header"),
 			new Case("PUT", "/v0/entity?id=kept", "If-Match: \r\n", 400, "malformed If-Match header"),
-			// none of them was applied
-			new Case("GET", "/v0/entity?id=kept", 200, ""), new Case("GET", "/v0/entity?id=created", 404, ""),
+			new Case("GET", "/v0/entity?id=kept", 200, ""),
 			// a read's If-None-Match is still a 304
-			new Case("GET", "/v0/entity?id=kept", "If-None-Match: *\r\n", 304, ""));
+			new Case("GET", "/v0/entity?id=kept", "If-None-Match: *\r\n", 304, ""),
+			new Case("GET", "/v0/entity?id=kept&consistency=serial", 200, "ETag: \""),
+			new Case("GET", "/v0/entity?id=kept&consistency=eventual", 400, "consistency must be 'serial'"),
+			// neither tag is the current version: the delete holds
+			new Case("DELETE", "/v0/entity?id=kept", "If-None-Match: W/\"a\", \"b\"\r\n", 202, ""),
+			new Case("GET", "/v0/entity?id=kept", 404, ""),
+			new Case("PUT", "/v0/entity?id=kept", "If-Match: *\r\n", 412, "precondition failed"),
+			new Case("PUT", "/v0/entity?id=kept&ack=1", "If-Match: *\r\n", 400, "uses a majority"));
 
 	@Test
-	void aConditionalWriteIsRefusedNeverAppliedUnconditionally() throws IOException {
+	void aConditionalWriteIsAppliedOnlyWhenItsConditionHolds() throws IOException {
 		check(CONDITIONS);
 	}
 

@@ -43,6 +43,7 @@ final class ConfigurationReference {
 		SECTIONS.put("quorumkv.repair", "Anti-entropy repair (docs/reliability.md)");
 		SECTIONS.put("quorumkv.cluster.tls", "TLS between the nodes (docs/security.md)");
 		SECTIONS.put("quorumkv.http", "Public API limits");
+		SECTIONS.put("quorumkv.paxos", "Conditional writes and serial reads (docs/api.md)");
 		SECTIONS.put("quorumkv.security", "Client authentication and the admin credential (docs/security.md)");
 		SECTIONS.put("quorumkv.watchdog", "Stall watchdog (docs/operations.md)");
 	}
