@@ -22,7 +22,10 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The operator's view of membership ({@code qkv status}): this node, the metadata group,
  * its clean-up, the ring, and during a change's streaming every target's transfers, asked
- * of each target.
+ * of all targets at once and waited for at most {@link #PEER_WAIT} each (capped by the
+ * membership call timeout), so that a target cut off or paused shows as an error line
+ * while the view still answers within about that time: an operator looks at it exactly
+ * when something is wrong.
  */
 final class MembershipStatus {
 
@@ -36,6 +39,9 @@ final class MembershipStatus {
 
 	private final Cleanup cleanup;
 
+	/** How long the view waits for a target's transfers. */
+	static final Duration PEER_WAIT = Duration.ofSeconds(2);
+
 	private final Duration callTimeout;
 
 	MembershipStatus(ClusterState state, MetadataGroup metadata, PeerClient peers, Transfers transfers, Cleanup cleanup,
@@ -45,7 +51,7 @@ final class MembershipStatus {
 		this.peers = peers;
 		this.transfers = transfers;
 		this.cleanup = cleanup;
-		this.callTimeout = callTimeout;
+		this.callTimeout = (callTimeout.compareTo(PEER_WAIT) < 0) ? callTimeout : PEER_WAIT;
 	}
 
 	/**
@@ -71,7 +77,7 @@ final class MembershipStatus {
 				return Mono.just(status);
 			}
 			return Flux.fromIterable(new TransferPlan(layout).targets())
-				.concatMap(this::transfersOf)
+				.flatMapSequential(this::transfersOf)
 				.collectList()
 				.map((targets) -> {
 					status.put("transfers", targets);
