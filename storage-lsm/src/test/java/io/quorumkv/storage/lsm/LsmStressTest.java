@@ -61,8 +61,10 @@ class LsmStressTest {
 		long operations = 0;
 		int kills = 0;
 		List<String> anomalies = new CopyOnWriteArrayList<>();
-		while (System.nanoTime() < deadline && anomalies.isEmpty()) {
-			FsyncPolicy policy = FsyncPolicy.values()[kills % FsyncPolicy.values().length];
+		// Every policy is killed at least once, however slow the machine.
+		int policies = FsyncPolicy.values().length;
+		while ((System.nanoTime() < deadline || kills < policies) && anomalies.isEmpty()) {
+			FsyncPolicy policy = FsyncPolicy.values()[kills % policies];
 			Duration life = LONG ? Duration.ofSeconds(20 + random.nextInt(40))
 					: Duration.ofMillis(3_000 + random.nextInt(4_000));
 			// The child's own limit, should the kill not come: well past its life.
