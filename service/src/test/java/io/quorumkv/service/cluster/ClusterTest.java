@@ -26,9 +26,11 @@ import io.quorumkv.service.support.TestCluster;
 import io.quorumkv.service.support.TestTls;
 import io.quorumkv.storage.Entry;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.http.HttpStatus;
@@ -37,18 +39,41 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * Three real nodes on loopback: quorum reads and writes through any node, nodes stopped
- * and restarted, hinted handoff, read repair, convergence and the cluster-wide range.
+ * and restarted, hinted handoff, read repair, convergence and the cluster-wide range. One
+ * cluster serves every test of the class (starting three nodes is most of a test's time):
+ * each test writes keys of its own, and after each test every stopped node is started
+ * again and the cluster is back to serving {@code 3/3} through every node.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClusterTest {
 
 	@TempDir
-	Path root;
+	static Path root;
 
 	TestCluster cluster;
 
-	@BeforeEach
+	@BeforeAll
 	void start() {
-		this.cluster = new TestCluster(this.root, 3, nodeProperties(), tls(this.root.resolve("tls"))).startAll();
+		this.cluster = new TestCluster(root, 3, nodeProperties(), tls(root.resolve("tls"))).startAll();
+	}
+
+	/**
+	 * Starts the nodes a test stopped, then waits (bounded) until a {@code 3/3} write
+	 * through each node succeeds: a restarted node serves once the metadata group has
+	 * confirmed its ring, and its peers' breakers toward it have closed again.
+	 */
+	@AfterEach
+	void restoreEveryNode() {
+		for (int node = 0; node < this.cluster.size(); node++) {
+			if (!this.cluster.running(node)) {
+				this.cluster.start(node);
+			}
+		}
+		eventually(Duration.ofSeconds(60), () -> {
+			for (int node = 0; node < this.cluster.size(); node++) {
+				put(node, "settled-" + node, "v", "3/3").expectStatus().isCreated();
+			}
+		});
 	}
 
 	/** Settings of every node, beyond what {@link TestCluster} sets. */
@@ -61,7 +86,7 @@ class ClusterTest {
 		return null;
 	}
 
-	@AfterEach
+	@AfterAll
 	void stop() {
 		this.cluster.close();
 	}
@@ -186,7 +211,7 @@ class ClusterTest {
 		this.cluster.stop(2);
 		put(0, key, "new", "2/3").expectStatus().isCreated();
 		this.cluster.stop(0);
-		deleteFolder(this.root.resolve("node0").resolve("hints"));
+		deleteFolder(root.resolve("node0").resolve("hints"));
 		this.cluster.start(0);
 		this.cluster.start(2);
 		assertThat(this.cluster.localValue(2, key)).isEqualTo("old");
@@ -321,19 +346,20 @@ class ClusterTest {
 
 	@Test
 	void rangeWithANodeDownIsServedByTheOthersAtAQuorumAndRefusedAtAll() {
+		// Keys of this test only: the range below is theirs (the cluster is shared).
 		for (int i = 0; i < 20; i++) {
-			put(i % 3, "r" + i, "v" + i, "2/3").expectStatus().isCreated();
+			put(i % 3, "down-r" + i, "v" + i, "2/3").expectStatus().isCreated();
 		}
 		this.cluster.stop(2);
 		StringBuilder expected = new StringBuilder();
 		new TreeMap<>(java.util.stream.IntStream.range(0, 20)
 			.boxed()
-			.collect(java.util.stream.Collectors.toMap((i) -> "r" + i, (i) -> "v" + i)))
+			.collect(java.util.stream.Collectors.toMap((i) -> "down-r" + i, (i) -> "v" + i)))
 			.forEach((k, v) -> expected.append(k).append('\n').append(v));
 		for (String replicas : List.of("", "&replicas=2/3", "&replicas=1/3")) {
 			this.cluster.client(0)
 				.get()
-				.uri(this.cluster.uri(0, "/v0/entities?start=r" + replicas))
+				.uri(this.cluster.uri(0, "/v0/entities?start=down-r&end=down-s" + replicas))
 				.accept(MediaType.APPLICATION_OCTET_STREAM)
 				.exchange()
 				.expectStatus()
@@ -343,7 +369,7 @@ class ClusterTest {
 		}
 		this.cluster.client(0)
 			.get()
-			.uri(this.cluster.uri(0, "/v0/entities?start=r&replicas=3/3"))
+			.uri(this.cluster.uri(0, "/v0/entities?start=down-r&end=down-s&replicas=3/3"))
 			.exchange()
 			.expectStatus()
 			.isEqualTo(HttpStatus.SERVICE_UNAVAILABLE)

@@ -12,9 +12,10 @@ import java.util.Map;
 
 import io.quorumkv.service.support.TestCluster;
 import io.quorumkv.storage.contract.ManualClock;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -24,21 +25,26 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  * coordinator's expiry reaches every replica (batch frames, hints), and the key expires
  * on all of them at once.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClusterTtlTest {
 
 	private final ManualClock clock = ManualClock.startingAt(Instant.now().truncatedTo(ChronoUnit.SECONDS));
 
 	@TempDir
-	Path root;
+	static Path root;
 
 	TestCluster cluster;
 
-	@BeforeEach
+	/**
+	 * One cluster for both tests: they write keys of their own, each expiry counted from
+	 * the clock's time at its write, and the test that stops a node starts it again.
+	 */
+	@BeforeAll
 	void start() {
-		this.cluster = new TestCluster(this.root, 3, Map.of()).withClock(this.clock).startAll();
+		this.cluster = new TestCluster(root, 3, Map.of()).withClock(this.clock).startAll();
 	}
 
-	@AfterEach
+	@AfterAll
 	void stop() {
 		this.cluster.close();
 	}

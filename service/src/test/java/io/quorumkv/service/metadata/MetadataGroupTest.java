@@ -1,21 +1,21 @@
 package io.quorumkv.service.metadata;
 
 import static io.quorumkv.service.support.Eventually.eventually;
+import static io.quorumkv.service.support.MetadataCluster.PATIENCE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingJson;
 import io.quorumkv.service.peer.InternalApi;
 import io.quorumkv.service.storage.ChecksummedFile;
+import io.quorumkv.service.support.MetadataCluster;
 import io.quorumkv.service.support.TestCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,30 +38,22 @@ import org.springframework.http.MediaType;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MetadataGroupTest {
 
-	private static final Duration PATIENCE = Duration.ofSeconds(30);
-
 	@TempDir
 	static Path root;
+
+	static MetadataCluster metadata;
 
 	static TestCluster cluster;
 
 	@BeforeAll
 	static void start() {
-		cluster = new TestCluster(root, 3, Map.of());
-		cluster.startAll();
+		metadata = MetadataCluster.create(root, 3, Map.of());
+		cluster = metadata.nodes().startAll();
 	}
 
 	@AfterAll
 	static void stop() {
-		cluster.close();
-	}
-
-	static MetadataGroup group(int node) {
-		return cluster.bean(node, MetadataGroup.class);
-	}
-
-	static Ring ring(int node) {
-		return cluster.bean(node, ClusterState.class).ring().orElseThrow();
+		metadata.close();
 	}
 
 	/** The same ring one epoch later: a change that moves nothing. */
@@ -70,36 +62,22 @@ class MetadataGroupTest {
 				ring.virtualNodes(), ring.nodes(), ring.change());
 	}
 
-	static int leader(List<Integer> nodes) {
-		List<Integer> leaders = new ArrayList<>();
-		eventually(PATIENCE, () -> {
-			leaders.clear();
-			for (int node : nodes) {
-				if (group(node).leads()) {
-					leaders.add(node);
-				}
-			}
-			assertThat(leaders).as("the leaders among %s", nodes).hasSize(1);
-		});
-		return leaders.getFirst();
-	}
-
 	@Test
 	@Order(1)
 	void theGroupFormatsItselfFromTheSeededRing() {
 		eventually(PATIENCE, () -> {
 			for (int node = 0; node < 3; node++) {
-				assertThat(group(node).logged()).as("node %d's log", node).hasValue(ring(node));
+				assertThat(metadata.group(node).logged()).as("node %d's log", node).hasValue(metadata.ring(node));
 			}
 		});
-		int leader = leader(List.of(0, 1, 2));
-		assertThat(MetadataGroup.voters(ring(0))).hasSize(3);
+		int leader = metadata.leader(List.of(0, 1, 2));
+		assertThat(MetadataGroup.voters(metadata.ring(0))).hasSize(3);
 		// The leader's view of who is up: when it last heard from each other member.
 		eventually(PATIENCE, () -> {
 			@SuppressWarnings("unchecked")
-			Map<String, Long> heard = (Map<String, Long>) group(leader).view().get("lastHeardMs");
+			Map<String, Long> heard = (Map<String, Long>) metadata.group(leader).view().get("lastHeardMs");
 			assertThat(heard).as("the leader's last contacts").hasSize(2).allSatisfy((peer, ms) -> {
-				assertThat(peer).isNotEqualTo(cluster.bean(leader, ClusterState.class).self().id());
+				assertThat(peer).isNotEqualTo(metadata.id(leader));
 				assertThat(ms).isBetween(0L, 10_000L);
 			});
 		});
@@ -134,13 +112,13 @@ class MetadataGroupTest {
 	@Test
 	@Order(2)
 	void aChangeIsAppliedOnEveryNodeAndKeptInItsRingFile() throws Exception {
-		Ring base = ring(1);
-		MetadataGroup.Proposal proposal = group(1).propose(base.epoch(), bumped(base)).block(PATIENCE);
+		Ring base = metadata.ring(1);
+		MetadataGroup.Proposal proposal = metadata.group(1).propose(base.epoch(), bumped(base)).block(PATIENCE);
 		assertThat(proposal.applied()).isTrue();
 		assertThat(proposal.epoch()).isEqualTo(base.epoch() + 1);
 		eventually(PATIENCE, () -> {
 			for (int node = 0; node < 3; node++) {
-				assertThat(ring(node).epoch()).as("node %d", node).isEqualTo(base.epoch() + 1);
+				assertThat(metadata.ring(node).epoch()).as("node %d", node).isEqualTo(base.epoch() + 1);
 			}
 		});
 		for (int node = 0; node < 3; node++) {
@@ -154,16 +132,19 @@ class MetadataGroupTest {
 	@Test
 	@Order(3)
 	void ofTwoProposalsAgainstOneEpochOneIsAppliedAndTheOtherRefusedWithTheEpochItLostTo() {
-		Ring base = ring(0);
+		Ring base = metadata.ring(0);
 		List<MetadataGroup.Proposal> outcomes = Mono
-			.zip(group(0).propose(base.epoch(), bumped(base)), group(2).propose(base.epoch(), bumped(base)))
+			.zip(metadata.group(0).propose(base.epoch(), bumped(base)),
+					metadata.group(2).propose(base.epoch(), bumped(base)))
 			.map((both) -> List.of(both.getT1(), both.getT2()))
 			.block(PATIENCE);
 		assertThat(outcomes).filteredOn(MetadataGroup.Proposal::applied).hasSize(1);
 		MetadataGroup.Proposal refused = outcomes.stream().filter((p) -> !p.applied()).findFirst().orElseThrow();
 		assertThat(refused.epoch()).isEqualTo(base.epoch() + 1);
 		assertThat(refused.reason()).contains("stale").contains("epoch " + base.epoch());
-		MetadataGroup.Proposal stale = group(1).propose(base.epoch() - 1, bumped(ring(1))).block(PATIENCE);
+		MetadataGroup.Proposal stale = metadata.group(1)
+			.propose(base.epoch() - 1, bumped(metadata.ring(1)))
+			.block(PATIENCE);
 		assertThat(stale.applied()).isFalse();
 		assertThat(stale.epoch()).isEqualTo(base.epoch() + 1);
 	}
@@ -171,17 +152,17 @@ class MetadataGroupTest {
 	@Test
 	@Order(4)
 	void theGroupGoesOnWithoutItsLeaderAndTheLeaderCatchesUpWhenBack() {
-		int leader = leader(List.of(0, 1, 2));
+		int leader = metadata.leader(List.of(0, 1, 2));
 		cluster.stop(leader);
 		List<Integer> others = new ArrayList<>(List.of(0, 1, 2));
 		others.remove(Integer.valueOf(leader));
 		int asked = others.getFirst();
-		Ring base = ring(asked);
-		MetadataGroup.Proposal proposal = group(asked).propose(base.epoch(), bumped(base)).block(PATIENCE);
+		Ring base = metadata.ring(asked);
+		MetadataGroup.Proposal proposal = metadata.group(asked).propose(base.epoch(), bumped(base)).block(PATIENCE);
 		assertThat(proposal.applied()).isTrue();
-		leader(others);
+		metadata.leader(others);
 		cluster.start(leader);
-		eventually(PATIENCE, () -> assertThat(ring(leader).epoch()).isEqualTo(base.epoch() + 1));
+		eventually(PATIENCE, () -> assertThat(metadata.ring(leader).epoch()).isEqualTo(base.epoch() + 1));
 	}
 
 	@Test
@@ -203,7 +184,7 @@ class MetadataGroupTest {
 			.exchange()
 			.expectStatus()
 			.isNotFound();
-		assertThat(RingJson.write(ring(0))).contains(ring(0).clusterId());
+		assertThat(RingJson.write(metadata.ring(0))).contains(metadata.ring(0).clusterId());
 	}
 
 	/**
@@ -216,14 +197,14 @@ class MetadataGroupTest {
 	void aNodeRestartedBehindTheLogCoordinatesOnlyOnceTheGroupHasConfirmedItsRing() {
 		int restarted = 2;
 		cluster.stop(restarted);
-		Ring base = ring(0);
-		assertThat(group(0).propose(base.epoch(), bumped(base)).block(PATIENCE).applied()).isTrue();
-		eventually(PATIENCE, () -> assertThat(ring(1).epoch()).isEqualTo(base.epoch() + 1));
+		Ring base = metadata.ring(0);
+		assertThat(metadata.group(0).propose(base.epoch(), bumped(base)).block(PATIENCE).applied()).isTrue();
+		eventually(PATIENCE, () -> assertThat(metadata.ring(1).epoch()).isEqualTo(base.epoch() + 1));
 		// Alone, the restarted node cannot learn whether its ring is current.
 		cluster.stop(0);
 		cluster.stop(1);
 		cluster.start(restarted);
-		assertThat(ring(restarted).epoch()).isEqualTo(base.epoch());
+		assertThat(metadata.ring(restarted).epoch()).isEqualTo(base.epoch());
 		String refused = TestCluster.body(cluster.client(restarted).get().uri("/v0/entity?id=k&ack=1&from=3"), 503);
 		assertThat(refused).contains("restarted under ring epoch " + base.epoch());
 		// With a majority back (once it has elected a leader: seconds), the node confirms
@@ -236,7 +217,7 @@ class MetadataGroupTest {
 					.exchange()
 					.expectStatus()
 					.isNotFound());
-		assertThat(ring(restarted).epoch()).isEqualTo(base.epoch() + 1);
+		assertThat(metadata.ring(restarted).epoch()).isEqualTo(base.epoch() + 1);
 		cluster.start(0);
 	}
 

@@ -184,6 +184,11 @@ public final class TestCluster implements AutoCloseable {
 		return this.nodes.length;
 	}
 
+	/** Whether the node is running (started, and not stopped since). */
+	public boolean running(int node) {
+		return this.nodes[node] != null;
+	}
+
 	private static String stackTraces(List<Throwable> errors) {
 		java.io.StringWriter out = new java.io.StringWriter();
 		for (Throwable error : errors) {
