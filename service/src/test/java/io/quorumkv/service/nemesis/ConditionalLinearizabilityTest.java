@@ -51,7 +51,10 @@ import org.junit.jupiter.api.io.TempDir;
  * in nearly every run. A round that completes another request's proposal left in progress
  * stores that value again under its own ballot's time, so the version stored is not the
  * one the request's {@code 201} named: the writer's next {@code If-Match} with that
- * {@code ETag} fails with a {@code 412} naming a version no write created.
+ * {@code ETag} fails with a {@code 412} naming a version no write created. With the
+ * completion keeping the proposal's timestamp it passes; on that build, an acceptor that
+ * accepts below its promise (two {@code If-None-Match: *} both held) and one that does
+ * not record its promises (two conditions on one version both held) fail it.
  */
 @EnabledIfSystemProperty(named = "quorumkv.conditional.linearizability", matches = "true",
 		disabledReason = "a completed proposal is restamped: the ETag of its 201 is not the version stored")
