@@ -3,12 +3,8 @@ package io.quorumkv.service.paxos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +16,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.quorumkv.service.support.TestCluster;
+import io.quorumkv.service.support.EntityCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,16 +35,11 @@ class ConditionalWritesClusterTest {
 	@TempDir
 	static Path root;
 
-	private TestCluster cluster;
-
-	private final HttpClient http = HttpClient.newBuilder()
-		.version(HttpClient.Version.HTTP_1_1)
-		.connectTimeout(Duration.ofSeconds(5))
-		.build();
+	private EntityCluster cluster;
 
 	@BeforeAll
 	void start() {
-		this.cluster = new TestCluster(root, 3, Map.of()).startAll();
+		this.cluster = EntityCluster.start(root);
 	}
 
 	@AfterAll
@@ -58,18 +49,11 @@ class ConditionalWritesClusterTest {
 
 	private HttpResponse<String> send(int node, String method, String query, String body, String... headers)
 			throws IOException, InterruptedException {
-		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(this.cluster.url(node) + "/v0/entity?" + query))
-			.timeout(Duration.ofSeconds(20))
-			.method(method,
-					(body == null) ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-		for (int i = 0; i < headers.length; i += 2) {
-			request.header(headers[i], headers[i + 1]);
-		}
-		return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+		return this.cluster.send(node, method, query, body, headers);
 	}
 
 	private static String etag(HttpResponse<?> response) {
-		return response.headers().firstValue("ETag").orElse(null);
+		return EntityCluster.etag(response);
 	}
 
 	@Test
