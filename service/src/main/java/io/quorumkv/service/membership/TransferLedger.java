@@ -43,6 +43,9 @@ final class TransferLedger implements AutoCloseable {
 
 	private volatile long bytesAtStart;
 
+	/** Set when the node stops: a checkpoint its stop cuts off is not a failure. */
+	private volatile boolean stopping;
+
 	TransferLedger(Storage storage, Path folder, MembershipProperties settings) {
 		this.storage = storage;
 		this.folder = folder;
@@ -112,9 +115,29 @@ final class TransferLedger implements AutoCloseable {
 		if (snapshot == null) {
 			return Mono.empty();
 		}
-		return this.storage.flush()
-			.then(Mono.fromRunnable(() -> snapshot.write(this.folder)).subscribeOn(this.files))
-			.then();
+		return this.storage.flush().then(Mono.fromRunnable(() -> write(snapshot)).subscribeOn(this.files)).then();
+	}
+
+	/**
+	 * Writes the cursors. A write the node's stop interrupts (its streams cancelled, this
+	 * ledger's thread interrupted) leaves the last whole checkpoint on disk (the file is
+	 * replaced atomically) and is only logged: the streams resume from that one.
+	 */
+	private void write(TransferProgress snapshot) {
+		try {
+			snapshot.write(this.folder);
+		}
+		catch (RuntimeException ex) {
+			if (!this.stopping) {
+				throw ex;
+			}
+			logger.debug("Transfer checkpoint cut off by the node's stop: " + ex.getMessage());
+		}
+	}
+
+	/** The node stops: checkpoints cut off from now on are not failures. */
+	void stopping() {
+		this.stopping = true;
 	}
 
 	/** Marks a stream complete and makes that durable. */
@@ -141,6 +164,7 @@ final class TransferLedger implements AutoCloseable {
 
 	@Override
 	public void close() {
+		this.stopping = true;
 		this.files.dispose();
 	}
 

@@ -201,6 +201,7 @@ public final class Transfers implements AutoCloseable {
 
 	@Override
 	public void close() {
+		this.ledger.stopping();
 		stopAll();
 		this.ledger.close();
 		this.streams.close();
