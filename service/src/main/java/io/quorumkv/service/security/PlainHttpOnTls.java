@@ -20,6 +20,15 @@ import reactor.netty.http.server.HttpServer;
  * TLS record starts with its content type (22, a handshake), an HTTP/1.1 request with a
  * method's capital letter. Anything else, and every connection after its first byte, goes
  * to the TLS handler untouched (this handler removes itself).
+ *
+ * <p>
+ * Why a handler of our own here, when the design keeps none (one door in, one way out):
+ * this one is no second door. It never parses a request nor hands one on; it refuses a
+ * connection that never reached TLS, where no WebFlux filter can see it. Netty's
+ * {@code OptionalSslHandler} would let the plain connection through to the HTTP codec and
+ * leave the refusal to a filter: a plain-text path into the application that one
+ * misordered filter would open. A first byte is the least that can be read to tell the
+ * two apart.
  */
 final class PlainHttpOnTls extends ChannelInboundHandlerAdapter {
 
