@@ -36,6 +36,14 @@ public final class RingSync {
 
 	private final Map<Long, Mono<Void>> fetches = new ConcurrentHashMap<>();
 
+	/**
+	 * By peer URL, the highest epoch it announced whose ring was of an older metadata
+	 * generation than this node's: a voter fenced by a forced reconfiguration that came
+	 * back with a log that went on. Its announcements up to that epoch are not fetched
+	 * again (it keeps making them, every few seconds); one entry per peer met.
+	 */
+	private final Map<String, Long> olderGeneration = new ConcurrentHashMap<>();
+
 	private volatile java.util.function.Function<Ring, Mono<Void>> beforeFirstRing = (ring) -> Mono.empty();
 
 	RingSync(ClusterState state, PeerClient peers, Duration timeout) {
@@ -52,6 +60,11 @@ public final class RingSync {
 		if (this.state.epoch() >= epoch) {
 			return Mono.empty();
 		}
+		Long refused = this.olderGeneration.get(from.url().toString());
+		if (refused != null && refused >= epoch) {
+			return Mono.error(new OlderGeneration("peer " + from + " serves a ring of an older metadata generation"
+					+ " (epoch " + refused + "): not fetched again"));
+		}
 		return this.fetches.computeIfAbsent(epoch, (e) -> fetch(from).flatMap((ring) -> {
 			if (ring.epoch() < epoch) {
 				return Mono.error(new IllegalStateException(
@@ -59,9 +72,32 @@ public final class RingSync {
 			}
 			return adopt(ring, from);
 		}).doFinally((signal) -> this.fetches.remove(e)).cache()).onErrorResume((error) -> {
+			if (error instanceof OlderGeneration) {
+				boolean first = this.olderGeneration.put(from.url().toString(), epoch) == null;
+				if (first) {
+					logger.warn("Not catching up from " + from + ": " + error.getMessage()
+							+ "; its announcements of epochs up to " + epoch + " are ignored from now on");
+				}
+				else if (logger.isDebugEnabled()) {
+					logger.debug("Not catching up from " + from + ": " + error.getMessage());
+				}
+				return Mono.error(error);
+			}
 			logger.warn("Could not catch up to epoch " + epoch + " from " + from + ": " + error.getMessage());
 			return Mono.error(error);
 		});
+	}
+
+	/**
+	 * A peer's ring is of an older metadata generation than this node's: it never is
+	 * taken, whatever its epoch ({@link ClusterState#install}).
+	 */
+	static final class OlderGeneration extends IllegalStateException {
+
+		OlderGeneration(String message) {
+			super(message);
+		}
+
 	}
 
 	/** Runs before a node without a ring adopts its first one. */
@@ -94,6 +130,12 @@ public final class RingSync {
 		if (mine == null && !ring.isMember(this.state.self().id()) && ring.nodeAt(this.state.self().url()).isEmpty()) {
 			return Mono.error(new IllegalStateException("peer " + from + " serves a ring of cluster " + ring.clusterId()
 					+ " without this node: not adopted"));
+		}
+		if (mine != null && ring.generation().number() < mine.generation().number()) {
+			return Mono
+				.error(new OlderGeneration("peer " + from + " serves epoch " + ring.epoch() + " of metadata generation "
+						+ ring.generation().number() + ", older than this node's " + mine.generation().number()
+						+ " (a voter fenced by a forced reconfiguration: remove or replace it)"));
 		}
 		if (mine != null && ring.epoch() <= mine.epoch()) {
 			// The ring came by another way (the metadata log) while it was fetched.
