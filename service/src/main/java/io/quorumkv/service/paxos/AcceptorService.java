@@ -1,6 +1,9 @@
 package io.quorumkv.service.paxos;
 
+import java.util.Objects;
+
 import io.quorumkv.service.peer.StreamService;
+import io.quorumkv.storage.Entry;
 import reactor.core.publisher.Mono;
 
 /**
@@ -33,10 +36,14 @@ final class AcceptorService implements StreamService {
 	public Mono<byte[]> serve(byte[] payload, String sender) {
 		return Mono.defer(() -> {
 			Messages.Request request = Messages.readRequest(payload, this.maxKeySize, this.maxValueSize);
-			if (request.entry() == null) {
-				return this.acceptor.prepare(request.ballot(), request.key()).map(Messages::promise);
-			}
-			return this.acceptor.propose(new Proposal(request.ballot(), request.entry())).map(Messages::vote);
+			Entry entry = request.entry();
+			return switch (request.verb()) {
+				case Messages.PREPARE -> this.acceptor.prepare(request.ballot(), request.key()).map(Messages::promise);
+				case Messages.COMMIT ->
+					this.acceptor.commit(request.ballot(), request.key(), request.timestamp()).map(Messages::recorded);
+				default -> this.acceptor.propose(new Proposal(request.ballot(), Objects.requireNonNull(entry)))
+					.map(Messages::vote);
+			};
 		});
 	}
 

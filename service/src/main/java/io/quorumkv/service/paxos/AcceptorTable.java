@@ -30,22 +30,27 @@ import reactor.core.scheduler.Schedulers;
  * atomically (temporary file, force, rename, folder force) by one writer thread; changes
  * made while it writes are written together by the next write (group commit). The payload
  * is at most {@code maxBytes}; {@code floor} is at least every ballot of a purged row. A
- * row is purged ({@link #purge}) once what it accepted is stored (or it accepted nothing)
- * and the grace period has passed; its ballots raise the floor, and a key without a row
- * counts as having promised the floor, so purging never lets an acceptor promise a ballot
- * below one it promised. A failed write is sticky (STYLE rule 19): every later change
- * fails until restart.
+ * row is purged ({@link #purge}) once what it accepted is committed (or it accepted
+ * nothing) and the grace period has passed; its ballots raise the floor, and a key
+ * without a row counts as having promised the floor and committed at it, so purging never
+ * lets an acceptor promise a ballot below one it promised, nor report a commit older than
+ * one it recorded. A failed write is sticky (STYLE rule 19): every later change fails
+ * until restart.
  */
 final class AcceptorTable implements AutoCloseable {
 
 	/** Below ChecksummedFile's largest payload. */
 	static final long MAX_BYTES = 12L * 1024 * 1024;
 
-	/** A key's state: the highest ballot promised and the last proposal accepted. */
-	record Row(Ballot promised, @Nullable Proposal accepted, long touchedMillis) {
+	/**
+	 * A key's state: the highest ballot promised, the last proposal accepted, and the
+	 * ballot of the most recent commit this node's storage holds (the table's floor when
+	 * the row was made: see {@link Acceptor}).
+	 */
+	record Row(Ballot promised, @Nullable Proposal accepted, Ballot commit, long touchedMillis) {
 
 		int size() {
-			return 8 + this.promised.size() + 1 + ((this.accepted != null)
+			return 8 + this.promised.size() + this.commit.size() + 1 + ((this.accepted != null)
 					? this.accepted.ballot().size() + EntryFrame.size(this.accepted.entry()) : 0);
 		}
 
@@ -112,9 +117,14 @@ final class AcceptorTable implements AutoCloseable {
 			throws IOException {
 		ChecksummedFile file = new ChecksummedFile(path, AcceptorTableFormat.MAGIC, AcceptorTableFormat.VERSION);
 		AcceptorTable table = new AcceptorTable(file, maxRows, maxBytes, maxKeySize);
-		byte[] payload = file.read();
+		// A table of an earlier format is read as it was written; the next write
+		// replaces it with the current one.
+		int version = AcceptorTableFormat.versionOf(path);
+		ChecksummedFile reader = (version == AcceptorTableFormat.VERSION) ? file
+				: new ChecksummedFile(path, AcceptorTableFormat.MAGIC, version);
+		byte[] payload = reader.read();
 		if (payload != null) {
-			table.load(payload, path, maxValueSize);
+			table.load(payload, version, path, maxValueSize);
 		}
 		return table;
 	}
@@ -124,9 +134,9 @@ final class AcceptorTable implements AutoCloseable {
 		return new AcceptorTable(null, maxRows, maxBytes, maxKeySize);
 	}
 
-	private void load(byte[] payload, Path path, int maxValueSize) {
-		AcceptorTableFormat.Table read = AcceptorTableFormat.decode(payload, path, this.maxRows, this.maxKeySize,
-				maxValueSize);
+	private void load(byte[] payload, int version, Path path, int maxValueSize) {
+		AcceptorTableFormat.Table read = AcceptorTableFormat.decode(payload, version, path, this.maxRows,
+				this.maxKeySize, maxValueSize);
 		this.floor = read.floor();
 		this.rows.putAll(read.rows());
 		this.bytes = read.bytes();
@@ -137,7 +147,7 @@ final class AcceptorTable implements AutoCloseable {
 		return this.rows.get(ByteBuffer.wrap(key));
 	}
 
-	/** What every key without a row counts as having promised. */
+	/** What every key without a row counts as having promised and committed. */
 	synchronized Ballot floor() {
 		return this.floor;
 	}
@@ -188,7 +198,7 @@ final class AcceptorTable implements AutoCloseable {
 		if (!this.rows.remove(key, expected)) {
 			return false;
 		}
-		this.floor = Ballot.max(this.floor, expected.promised());
+		this.floor = Ballot.max(Ballot.max(this.floor, expected.promised()), expected.commit());
 		if (expected.accepted() != null) {
 			this.floor = Ballot.max(this.floor, expected.accepted().ballot());
 		}

@@ -22,9 +22,16 @@ interface Network {
 	Mono<Vote> propose(Node acceptor, Proposal proposal);
 
 	/**
-	 * Writes a chosen entry as an ordinary versioned entry to the key's owners, confirmed
-	 * by a majority of them (of each group while the key moves).
+	 * Writes an entry (a chosen one, or one a serial read found on a minority) as an
+	 * ordinary versioned entry to the key's owners, confirmed by a majority of them (of
+	 * each group while the key moves).
 	 */
-	Mono<Void> commit(Entry entry);
+	Mono<Void> store(Entry entry);
+
+	/**
+	 * Tells an acceptor that {@code entry}, stored at a majority, was chosen at
+	 * {@code ballot}; whether it recorded it (its storage holds the entry).
+	 */
+	Mono<Boolean> commit(Node acceptor, Ballot ballot, Entry entry);
 
 }

@@ -12,8 +12,9 @@ import reactor.core.publisher.Mono;
  * decided by a round of single-decree Paxos among the key's replicas (a majority of its
  * owners, and of its new owners too while it moves), after Cassandra's lightweight
  * transactions. What is chosen is written as an ordinary versioned entry, stamped with
- * the round's ballot, above every version the round saw, so plain reads, read repair,
- * hints, repair and streaming carry it like any other write.
+ * the time of the ballot it was first proposed under, above every version that round saw,
+ * so plain reads, read repair, hints, repair and streaming carry it like any other write,
+ * and the version of an applied write is the one stored.
  *
  * <pre>{@code
  * paxos.write(key, value, 0, (current) -> current == null) // create only

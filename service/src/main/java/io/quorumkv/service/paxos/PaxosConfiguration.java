@@ -53,7 +53,15 @@ class PaxosConfiguration {
 
 	/** Drops old rows every half grace period, until the context closes. */
 	@Bean(destroyMethod = "dispose")
-	Disposable acceptorPurge(Acceptor acceptor, PaxosProperties paxos) {
+	Disposable acceptorPurge(Acceptor acceptor, PaxosProperties paxos, HybridLogicalClock clock) {
+		// The floor stands in for the commits of the rows purged (Acceptor.purge): a
+		// request must be settled before its ballot can be below it.
+		Duration settled = paxos.timeout().multipliedBy(2).plus(clock.maxSkew().multipliedBy(2));
+		if (paxos.grace().compareTo(settled) <= 0) {
+			throw new IllegalStateException("quorumkv.paxos.grace (" + paxos.grace()
+					+ ") must be above twice quorumkv.paxos.timeout and twice quorumkv.cluster.max-clock-skew ("
+					+ settled + ")");
+		}
 		Duration every = paxos.grace().dividedBy(2);
 		return Flux.interval(every, every, Schedulers.parallel())
 			.onBackpressureDrop()

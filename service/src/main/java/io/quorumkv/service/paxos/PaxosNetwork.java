@@ -15,8 +15,8 @@ import reactor.core.publisher.Mono;
 /**
  * A node's {@link Network}: its own acceptor called directly, the others' through the
  * replica streams of the one peer transport (a call of {@link AcceptorService#SERVICE}),
- * and commits through the coordinator's ordinary write path (so hints, read repair,
- * repair and streaming carry the committed entry like any other).
+ * and the committed entries through the coordinator's ordinary write path (so hints, read
+ * repair, repair and streaming carry them like any other).
  */
 final class PaxosNetwork implements Network {
 
@@ -73,7 +73,17 @@ final class PaxosNetwork implements Network {
 	}
 
 	@Override
-	public Mono<Void> commit(Entry entry) {
+	public Mono<Boolean> commit(Node acceptor, Ballot ballot, Entry entry) {
+		if (acceptor.id().equals(this.cluster.self().id())) {
+			return this.local.commit(ballot, entry.key(), entry.timestamp());
+		}
+		return this.peers.streams()
+			.call(acceptor, AcceptorService.SERVICE, Messages.commit(ballot, entry))
+			.map(Messages::readRecorded);
+	}
+
+	@Override
+	public Mono<Void> store(Entry entry) {
 		int replicationFactor = this.cluster.servingLayout().replicationFactor();
 		return this.replication.write(entry, Replicas.quorum(replicationFactor));
 	}

@@ -1,9 +1,7 @@
 package io.quorumkv.service.paxos;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
@@ -14,7 +12,6 @@ import io.quorumkv.service.paxos.Messages.Promise;
 import io.quorumkv.service.paxos.Messages.Vote;
 import io.quorumkv.service.paxos.Paxos.Outcome;
 import io.quorumkv.storage.Entry;
-import io.quorumkv.storage.EntryOrder;
 import io.quorumkv.storage.Expiry;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -22,19 +19,19 @@ import reactor.core.publisher.Mono;
 /**
  * The coordinator's side of Paxos for one key, Cassandra's lightweight transactions (v1)
  * as the model. A round: prepare a new ballot at a majority of the key's acceptors, which
- * promise it and report what they accepted and what their storage holds; complete an
- * accepted proposal their storage does not hold yet first (propose it again under this
- * ballot, commit, start over); else evaluate the condition against the newest stored
- * version, propose the new entry, and commit it through the ordinary write path.
+ * promise it and report what they accepted above their most recent commit, that commit's
+ * ballot, and what their storage holds; complete a proposal in progress first (accepted
+ * above every commit reported: propose it again, unchanged, under this ballot, commit,
+ * start over); else evaluate the condition against the newest stored version, propose the
+ * new entry stamped with this ballot's time (above every version reported), and commit
+ * it: the ordinary write path stores it at a majority, then the acceptors record the
+ * commit's ballot ({@link Acceptor#commit}).
  *
  * <p>
- * Invariant: every entry proposed is stamped with the time of the ballot it is proposed
- * under, above every version the round's majority reported (a completed value is stamped
- * again). Since no two ballots of one microsecond both get a majority ({@link Acceptor}),
- * the stored version of a key is the time of the ballot that chose it, an accepted
- * proposal is in progress exactly when it is newer than every version stored in the
- * majority, and a proposal left accepted on a minority under an older ballot never looks
- * newer than what was chosen above it.
+ * An entry keeps the timestamp it was first proposed with, whichever round completes it,
+ * so the version a {@code 201} names is the one stored. Since no two ballots of one
+ * microsecond both get a majority ({@link Acceptor}), each entry chosen fresh has a
+ * timestamp of its own, and a request knows its own proposal when it finds it stored.
  *
  * <p>
  * A refusal (a higher ballot promised elsewhere: contention) starts a new round after a
@@ -43,7 +40,9 @@ import reactor.core.publisher.Mono;
  * settle it: it is seen stored or completes in this request's round (applied), or a
  * stored version reaches past it (whether it was applied is then unknown, and the caller
  * is told so), or the condition still holds and a new proposal is made, or the current
- * value is chosen again above it so that it never can be (and the condition failed).
+ * value is chosen again above it so that it never can be (and the condition failed). A
+ * write is acknowledged only when stored within twice the timeout of its start (the
+ * acceptors' purge relies on it: {@link Acceptor#purge}).
  */
 final class Proposer {
 
@@ -102,42 +101,6 @@ final class Proposer {
 		return start(key, null, 0, null);
 	}
 
-	/** One request's state across its rounds. */
-	private static final class Attempt {
-
-		final byte[] key;
-
-		final byte @Nullable [] value;
-
-		final long ttlSeconds;
-
-		/** Null for a serial read. */
-		final @Nullable Predicate<@Nullable Entry> condition;
-
-		final long start;
-
-		int rounds;
-
-		/**
-		 * The entries this request proposed that may have been accepted somewhere (each
-		 * stamped with its own ballot's time, so no other request's entry equals one).
-		 */
-		final List<Entry> proposed = new ArrayList<>();
-
-		/** How the last phase without a majority went, for the failure's message. */
-		String lastTally = "";
-
-		Attempt(byte[] key, byte @Nullable [] value, long ttlSeconds, @Nullable Predicate<@Nullable Entry> condition,
-				long start) {
-			this.key = key;
-			this.value = value;
-			this.ttlSeconds = ttlSeconds;
-			this.condition = condition;
-			this.start = start;
-		}
-
-	}
-
 	private Mono<Outcome> round(Attempt attempt) {
 		if (this.nanoTime.getAsLong() - attempt.start > this.timeout.toNanos() || ++attempt.rounds > MAX_ROUNDS) {
 			return Mono
@@ -156,38 +119,26 @@ final class Proposer {
 	}
 
 	/** A majority promised {@code ballot}. */
-	private Mono<Outcome> promised(Attempt attempt, Ballot ballot, List<Promise> promises) {
-		long newest = Long.MIN_VALUE;
-		Entry current = null;
-		Proposal accepted = null;
-		for (Promise promise : promises) {
-			Entry stored = promise.current();
-			if (stored != null) {
-				newest = Math.max(newest, stored.timestamp());
-				if (!promise.versionOnly()) {
-					current = EntryOrder.max(current, stored);
-				}
-			}
-			Proposal proposal = promise.accepted();
-			if (proposal != null && (accepted == null || proposal.ballot().isAbove(accepted.ballot()))) {
-				accepted = proposal;
-			}
-		}
+	private Mono<Outcome> promised(Attempt attempt, Ballot ballot, List<Promise> answers) {
+		Promises promises = Promises.of(answers);
+		long newest = promises.newest();
 		if (ballot.micros() <= newest) {
 			// A stored version at or above this ballot's time (a plain write, a skewed
 			// clock): the next ballot will be above it.
 			this.clock.observe(newest);
 			return round(attempt);
 		}
-		if (accepted != null && accepted.entry().timestamp() > newest) {
-			// In progress: chosen perhaps, stored nowhere in this majority. Complete it.
-			return complete(attempt, ballot, accepted.entry());
+		Proposal inProgress = promises.inProgress();
+		if (inProgress != null) {
+			return complete(attempt, ballot, inProgress.entry());
 		}
+		Entry current = promises.current();
 		List<Entry> proposed = attempt.proposed;
 		if (current != null && proposed.contains(current)) {
-			// One of this request's proposals was chosen (and completed by this round's
-			// majority holding it).
-			return this.network.commit(current).thenReturn(new Outcome.Applied(current));
+			// One of this request's proposals was chosen and committed, perhaps by
+			// another round.
+			Mono<Void> stored = promises.everywhere() ? Mono.empty() : this.network.store(current);
+			return stored.then(applied(attempt, current));
 		}
 		if (!proposed.isEmpty() && newest >= proposed.get(0).timestamp()) {
 			return Mono.error(new Paxos.Unresolved(
@@ -205,18 +156,18 @@ final class Proposer {
 		if (condition == null) {
 			// A serial read: the newest version, written to a majority before it is
 			// answered when some of this majority lack it.
-			boolean everywhere = promises.stream()
-				.allMatch((p) -> Objects.equals(p.current(), promises.get(0).current()));
 			Outcome read = new Outcome.Read(live);
-			return (everywhere || current == null) ? Mono.just(read) : this.network.commit(current).thenReturn(read);
+			return (promises.everywhere() || current == null) ? Mono.just(read)
+					: this.network.store(current).thenReturn(read);
 		}
 		if (!condition.test(live)) {
 			if (proposed.isEmpty()) {
 				return Mono.just(new Outcome.Failed(live));
 			}
 			// A proposal of this request may still be completed by another round: choose
-			// the current value again above it first, so that it never can be.
-			Entry same = (current != null) ? restamp(current, ballot) : Entry.tombstone(attempt.key, ballot.micros());
+			// the current value again (unchanged: no new version) above it first, so
+			// that it never can be.
+			Entry same = (current != null) ? current : Entry.tombstone(attempt.key, ballot.micros());
 			return propose(attempt, new Proposal(ballot, same), false);
 		}
 		byte[] value = attempt.value;
@@ -228,21 +179,20 @@ final class Proposer {
 	}
 
 	/**
-	 * Completes a value accepted in an earlier round: proposes it again under this
-	 * ballot, stamped with this ballot's time (so that a proposal of an older ballot,
-	 * left accepted on a minority, never looks newer than what was chosen above it), and
-	 * commits it; then starts over.
+	 * Completes a value accepted in an earlier round: proposes it again, unchanged, under
+	 * this ballot and commits it; then starts over (or answers, when it is this
+	 * request's).
 	 */
 	private Mono<Outcome> complete(Attempt attempt, Ballot ballot, Entry inProgress) {
-		Proposal proposal = new Proposal(ballot, restamp(inProgress, ballot));
+		Proposal proposal = new Proposal(ballot, inProgress);
 		return accept(proposal).flatMap((tally) -> {
 			if (!tally.succeeded()) {
 				return refused(attempt, tally.bads().stream().map(Vote::promised).toList(), tally);
 			}
 			this.clock.observe(ballot.micros());
-			Mono<Void> committed = this.network.commit(proposal.entry());
+			Mono<Void> committed = commit(attempt, proposal);
 			if (attempt.proposed.contains(inProgress)) {
-				return committed.thenReturn(new Outcome.Applied(proposal.entry()));
+				return committed.then(applied(attempt, inProgress));
 			}
 			return committed.then(Mono.defer(() -> round(attempt)));
 		});
@@ -265,23 +215,45 @@ final class Proposer {
 				}
 				return refused(attempt, tally.bads().stream().map(Vote::promised).toList(), tally);
 			}
-			this.clock.observe(proposal.entry().timestamp());
+			this.clock.observe(proposal.ballot().micros());
+			Mono<Void> committed = commit(attempt, proposal);
 			if (!ours) {
 				// Chosen above every proposal of this request: none of them ever will be.
 				// The condition failed on the value it kept.
 				Entry kept = proposal.entry();
-				return this.network.commit(kept).thenReturn(new Outcome.Failed(kept.isTombstone() ? null : live(kept)));
+				return committed.thenReturn(new Outcome.Failed(kept.isTombstone() ? null : live(kept)));
 			}
-			return this.network.commit(proposal.entry())
-				.onErrorMap((error) -> new Paxos.Unresolved(
-						"chosen, but its commit failed (a later request completes it): " + error.getMessage(), true))
-				.thenReturn(new Outcome.Applied(proposal.entry()));
+			return committed.then(applied(attempt, proposal.entry()));
 		});
 	}
 
-	/** {@code entry} stamped with {@code ballot}'s time, its expiry kept. */
-	private static Entry restamp(Entry entry, Ballot ballot) {
-		return Entry.wrap(entry.key(), entry.value(), ballot.micros(), entry.expiresAt());
+	/**
+	 * Commits a chosen proposal: its entry written through the ordinary write path to a
+	 * majority, then its ballot recorded by the acceptors that store it (a majority of
+	 * them lets the next round see it committed; fewer only makes a round complete it
+	 * again, unchanged).
+	 */
+	private Mono<Void> commit(Attempt attempt, Proposal proposal) {
+		Targets targets = this.network.acceptors(proposal.entry().key());
+		return this.network.store(proposal.entry())
+			.onErrorMap((error) -> new Paxos.Unresolved(
+					"chosen, but its commit failed (a later request completes it): " + error.getMessage(),
+					!attempt.proposed.isEmpty()))
+			.then(Tally.collect(targets,
+					(index) -> this.network.commit(targets.nodes().get(index), proposal.ballot(), proposal.entry()),
+					Boolean::booleanValue))
+			.then();
+	}
+
+	/**
+	 * This request's entry, stored at a majority: applied, when that happened within
+	 * twice the timeout of the request's start; after it, perhaps too late for a round
+	 * that no longer sees it in progress ({@link Acceptor#purge}), so not acknowledged.
+	 */
+	private Mono<Outcome> applied(Attempt attempt, Entry entry) {
+		return Mono.defer(() -> (this.nanoTime.getAsLong() - attempt.start > 2 * this.timeout.toNanos())
+				? Mono.error(new Paxos.Unresolved("applied, but stored only after twice the timeout", true))
+				: Mono.just(new Outcome.Applied(entry)));
 	}
 
 	private Mono<Tally<Vote>> accept(Proposal proposal) {

@@ -31,7 +31,6 @@ import io.quorumkv.service.nemesis.RegisterModel.Read;
 import io.quorumkv.service.support.EntityCluster;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -47,17 +46,14 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code -Dquorumkv.conditional.seed=N} replays them (not the interleaving).
  *
  * <p>
- * It runs only with {@code -Dquorumkv.conditional.linearizability=true}: today it fails
- * in nearly every run. A round that completes another request's proposal left in progress
- * stores that value again under its own ballot's time, so the version stored is not the
- * one the request's {@code 201} named: the writer's next {@code If-Match} with that
- * {@code ETag} fails with a {@code 412} naming a version no write created. With the
- * completion keeping the proposal's timestamp it passes; on that build, an acceptor that
- * accepts below its promise (two {@code If-None-Match: *} both held) and one that does
- * not record its promises (two conditions on one version both held) fail it.
+ * Before acceptors recorded their commits, a round that completed another request's
+ * proposal stored it under its own ballot's time, and this test failed in nearly every
+ * run: the writer's next {@code If-Match} with its {@code 201}'s {@code ETag} failed with
+ * a {@code 412} naming a version no write created. On a build whose completion kept the
+ * proposal's timestamp, an acceptor that accepts below its promise (two
+ * {@code If-None-Match: *} both held) and one that does not record its promises (two
+ * conditions on one version both held) failed it.
  */
-@EnabledIfSystemProperty(named = "quorumkv.conditional.linearizability", matches = "true",
-		disabledReason = "a completed proposal is restamped: the ETag of its 201 is not the version stored")
 class ConditionalLinearizabilityTest {
 
 	private static final int CLIENTS = 6;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -60,7 +61,7 @@ class AcceptorTableTest {
 	@Test
 	void aPurgedRowsFloorSurvivesARestart() throws IOException {
 		try (AcceptorTable table = open()) {
-			table.sync(table.put(KEY, new Row(new Ballot(40, "a"), null, 0))).block();
+			table.sync(table.put(KEY, new Row(new Ballot(40, "a"), null, Ballot.NONE, 0))).block();
 			assertThat(table.purge(ByteBuffer.wrap(KEY), table.row(KEY))).isTrue();
 			table.sync(table.generation()).block();
 		}
@@ -72,9 +73,53 @@ class AcceptorTableTest {
 	}
 
 	@Test
+	void aRowsCommitSurvivesARestart() throws IOException {
+		try (AcceptorTable table = open()) {
+			table.sync(table.put(KEY, new Row(new Ballot(40, "a"), null, new Ballot(35, "b"), 0))).block();
+		}
+		try (AcceptorTable table = open()) {
+			assertThat(table.row(KEY)).isEqualTo(new Row(new Ballot(40, "a"), null, new Ballot(35, "b"), 0));
+		}
+	}
+
+	/**
+	 * A table of version 1 (before commits were recorded; the fixture was written by that
+	 * code) is read with the floor as each row's commit, and written back as version 2.
+	 */
+	@Test
+	void aTableOfTheFormatBeforeIsReadWithItsFloorAsEachRowsCommit() throws IOException {
+		Path file = this.folder.resolve("paxos-acceptor");
+		try (InputStream fixture = getClass().getResourceAsStream("acceptor-table-v1")) {
+			Files.copy(fixture, file);
+		}
+		assertThat(ByteBuffer.wrap(Files.readAllBytes(file), 4, 4).getInt()).isEqualTo(1);
+		Ballot floor = new Ballot(50, "n1");
+		byte[] a = "a".getBytes(StandardCharsets.UTF_8);
+		byte[] b = "b".getBytes(StandardCharsets.UTF_8);
+		Row rowA = new Row(new Ballot(70, "n2"),
+				new Proposal(new Ballot(60, "n0"), Entry.value(a, "va".getBytes(StandardCharsets.UTF_8), 60)), floor,
+				2_000);
+		Row rowB = new Row(new Ballot(80, "n1"), null, floor, 3_000);
+		try (AcceptorTable table = open()) {
+			assertThat(table.floor()).isEqualTo(floor);
+			assertThat(table.size()).isEqualTo(2);
+			assertThat(table.row(a)).isEqualTo(rowA);
+			assertThat(table.row(b)).isEqualTo(rowB);
+			table.sync(table.put(KEY, new Row(new Ballot(90, "n0"), null, floor, 4_000))).block();
+		}
+		assertThat(ByteBuffer.wrap(Files.readAllBytes(file), 4, 4).getInt()).isEqualTo(AcceptorTableFormat.VERSION);
+		try (AcceptorTable table = open()) {
+			assertThat(table.floor()).isEqualTo(floor);
+			assertThat(table.row(a)).isEqualTo(rowA);
+			assertThat(table.row(b)).isEqualTo(rowB);
+			assertThat(table.size()).isEqualTo(3);
+		}
+	}
+
+	@Test
 	void aDamagedTableIsReportedNotReadAsEmpty() throws IOException {
 		try (AcceptorTable table = open()) {
-			table.sync(table.put(KEY, new Row(new Ballot(40, "a"), null, 0))).block();
+			table.sync(table.put(KEY, new Row(new Ballot(40, "a"), null, Ballot.NONE, 0))).block();
 		}
 		Path file = this.folder.resolve("paxos-acceptor");
 		byte[] bytes = Files.readAllBytes(file);
@@ -87,9 +132,10 @@ class AcceptorTableTest {
 	void theTableIsBoundedInRows() throws IOException {
 		try (AcceptorTable table = open()) {
 			for (int i = 0; i < 10; i++) {
-				table.put(("k" + i).getBytes(StandardCharsets.UTF_8), new Row(new Ballot(1, "a"), null, 0));
+				table.put(("k" + i).getBytes(StandardCharsets.UTF_8),
+						new Row(new Ballot(1, "a"), null, Ballot.NONE, 0));
 			}
-			assertThatThrownBy(() -> table.put(KEY, new Row(new Ballot(1, "a"), null, 0)))
+			assertThatThrownBy(() -> table.put(KEY, new Row(new Ballot(1, "a"), null, Ballot.NONE, 0)))
 				.isInstanceOf(AcceptorTable.FullException.class);
 			assertThat(table.size()).isEqualTo(10);
 		}

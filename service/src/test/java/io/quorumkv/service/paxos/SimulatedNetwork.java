@@ -110,7 +110,13 @@ final class SimulatedNetwork implements Network {
 	}
 
 	@Override
-	public Mono<Void> commit(Entry entry) {
+	public Mono<Boolean> commit(Node acceptor, Ballot ballot, Entry entry) {
+		Acceptor target = this.acceptors.get(this.nodes.indexOf(acceptor));
+		return send(() -> target.commit(ballot, entry.key(), entry.timestamp()));
+	}
+
+	@Override
+	public Mono<Void> store(Entry entry) {
 		return Mono.create((sink) -> {
 			AtomicInteger acks = new AtomicInteger();
 			AtomicInteger failures = new AtomicInteger();
@@ -118,7 +124,7 @@ final class SimulatedNetwork implements Network {
 				later(() -> {
 					if (this.random.nextDouble() < this.loss) {
 						if (failures.incrementAndGet() == 2) {
-							sink.error(new TimeoutException("commit lost"));
+							sink.error(new TimeoutException("write lost"));
 						}
 						return;
 					}
