@@ -12,10 +12,10 @@ import org.jspecify.annotations.Nullable;
  * key, so every node is a correct choice; a router only decides which is the best one.
  *
  * <p>
- * The default, {@link #roundRobin()}, spreads requests over the healthy nodes in turn and
- * puts the nodes marked down (a connection to them failed within the last
- * {@code nodeDownTime}) at the end of the plan, so a request still reaches one of them
- * when no healthy node is left.
+ * {@link #roundRobin()} spreads requests over the healthy nodes in turn and puts the
+ * nodes marked down (a connection to them failed within the last {@code nodeDownTime}) at
+ * the end of the plan, so a request still reaches one of them when no healthy node is
+ * left.
  *
  * <p>
  * The client's built-in routing ({@link QuorumKvClientBuilder#routing}) is replica-aware:
