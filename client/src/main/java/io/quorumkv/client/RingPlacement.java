@@ -5,11 +5,14 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 
+import com.dynatrace.hash4j.hashing.Hasher64;
+import com.dynatrace.hash4j.hashing.Hashing;
+
 /**
  * Where the nodes place a key, computed as they compute it ({@code docs/client.md},
  * "Routing"): over the member ids in canonical order (sorted as Java sorts strings),
- * every hash XXH3-64 with seed 0 ({@link Xxh3}), a node's seed the hash of its id's UTF-8
- * bytes, a key's position the hash of its bytes.
+ * every hash XXH3-64 with seed 0 ({@link #XXH3}), a node's seed the hash of its id's
+ * UTF-8 bytes, a key's position the hash of its bytes.
  *
  * <ul>
  * <li>{@link Rendezvous}: node {@code i} scores {@code XXH3(seed(i), XXH3(key))} (two
@@ -24,6 +27,12 @@ import java.util.List;
  */
 sealed interface RingPlacement {
 
+	/**
+	 * XXH3-64, from the library the nodes hash with (hash4j: no dependencies of its own),
+	 * so that a key's replicas are the nodes' by construction.
+	 */
+	Hasher64 XXH3 = Hashing.xxh3_64();
+
 	/** At most this many tokens in all, as the nodes allow: 12 MiB of ring. */
 	int MAX_TOKENS = 1 << 20;
 
@@ -35,7 +44,7 @@ sealed interface RingPlacement {
 
 	/** A node's seed: XXH3-64 of its id's UTF-8 bytes. */
 	static long seed(String id) {
-		return Xxh3.hash(id.getBytes(StandardCharsets.UTF_8));
+		return XXH3.hashBytesToLong(id.getBytes(StandardCharsets.UTF_8));
 	}
 
 	/** Rendezvous (highest random weight) hashing. */
@@ -52,10 +61,10 @@ sealed interface RingPlacement {
 
 		@Override
 		public int[] replicas(byte[] key, int count) {
-			long keyHash = Xxh3.hash(key);
+			long keyHash = XXH3.hashBytesToLong(key);
 			long[] scores = new long[this.seeds.length];
 			for (int i = 0; i < scores.length; i++) {
-				scores[i] = Xxh3.hash(this.seeds[i], keyHash);
+				scores[i] = XXH3.hashLongLongToLong(this.seeds[i], keyHash);
 			}
 			boolean[] taken = new boolean[scores.length];
 			int[] replicas = new int[count];
@@ -105,7 +114,7 @@ sealed interface RingPlacement {
 				long seed = seed(ids.get(node));
 				for (int v = 0; v < virtualNodes; v++) {
 					int slot = node * virtualNodes + v;
-					unsorted[slot] = Xxh3.hash(seed, v);
+					unsorted[slot] = XXH3.hashLongLongToLong(seed, v);
 					order[slot] = slot;
 				}
 			}
@@ -123,7 +132,7 @@ sealed interface RingPlacement {
 
 		@Override
 		public int[] replicas(byte[] key, int count) {
-			int t = firstAtOrAfter(Xxh3.hash(key));
+			int t = firstAtOrAfter(XXH3.hashBytesToLong(key));
 			boolean[] taken = new boolean[this.size];
 			int[] replicas = new int[count];
 			int found = 0;

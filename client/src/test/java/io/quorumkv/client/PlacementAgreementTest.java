@@ -1,15 +1,11 @@
 package io.quorumkv.client;
 
 import java.net.URI;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
-import com.dynatrace.hash4j.hashing.Hasher64;
-import com.dynatrace.hash4j.hashing.Hashing;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.PlacementStrategy;
 import io.quorumkv.service.cluster.Ring;
@@ -21,35 +17,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * The client places keys exactly as the nodes do: its XXH3 against the nodes' hash
- * library for every length up to past three blocks, and its replicas, computed from the
- * public ring's JSON as the nodes write it, against the nodes' own placement
+ * The client places keys exactly as the nodes do: its replicas, computed from the public
+ * ring's JSON as the nodes write it, against the nodes' own placement
  * ({@code RingLayout}) for thousands of keys over rings of both strategies, many sizes,
  * replication factors, virtual-node counts and ids, and during joins and decommissions.
  * The seed of each ring is printed by the assertion that fails, to replay it.
  */
 class PlacementAgreementTest {
-
-	private static final Hasher64 NODES_XXH3 = Hashing.xxh3_64();
-
-	@Test
-	void theHashIsTheNodesHashForEveryLength() {
-		Random random = new Random(57);
-		for (int length = 0; length <= 3 * 1024 + 300; length++) {
-			for (int sample = 0; sample < 3; sample++) {
-				byte[] bytes = new byte[length];
-				random.nextBytes(bytes);
-				assertThat(Xxh3.hash(bytes)).as("length %d", length).isEqualTo(NODES_XXH3.hashBytesToLong(bytes));
-			}
-		}
-		for (int i = 0; i < 10_000; i++) {
-			long a = random.nextLong();
-			long b = (i % 2 == 0) ? random.nextLong() : i;
-			assertThat(Xxh3.hash(a, b)).isEqualTo(NODES_XXH3.hashLongLongToLong(a, b))
-				.isEqualTo(Xxh3
-					.hash(ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putLong(a).putLong(b).array()));
-		}
-	}
 
 	@Test
 	void theReplicasAreTheNodesReplicas() {

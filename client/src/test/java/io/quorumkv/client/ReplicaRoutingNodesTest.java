@@ -29,9 +29,9 @@ class ReplicaRoutingNodesTest {
 
 	private static final Duration WAIT = Duration.ofSeconds(20);
 
-	private static final int KEYS = 150;
+	private static final int KEYS = 60;
 
-	private static final int ROUNDS = 4;
+	private static final int ROUNDS = 2;
 
 	private static final HttpClient SCRAPER = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
