@@ -63,7 +63,7 @@ class PlacementAgreementTest {
 			.withMessageContaining("jump");
 		assertThatIllegalArgumentException().isThrownBy(() -> RingView.parse("{\"epoch\":1}", "http"));
 		assertThatIllegalArgumentException().isThrownBy(() -> RingView.parse("[".repeat(100), "http"))
-			.withMessageContaining("nested");
+			.withMessageContaining("nesting depth");
 	}
 
 	private static void assertAgreement(Ring ring, Random random, int keys, String replay) {
