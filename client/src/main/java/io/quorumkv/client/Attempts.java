@@ -13,11 +13,11 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * Runs one request over its {@link Router}'s plan: the first attempt to the plan's first
- * node, each retry to the next, as far as the {@link RetryPolicy} and the
+ * Runs one request over its plan ({@link RequestRouting}): the first attempt to the
+ * plan's first node, each retry to the next, as far as the {@link RetryPolicy} and the
  * {@link RetryBudget} allow. It alone decides whether a failure may be tried again (the
- * rules are {@link RetryPolicy}'s), and it keeps the {@link NodeHealth} the router sees:
- * a failed connection marks a node down, an answer marks it up.
+ * rules are {@link RetryPolicy}'s), and it keeps the {@link NodeHealth} the plans use: a
+ * failed connection marks a node down, an answer marks it up.
  */
 final class Attempts {
 
@@ -25,15 +25,15 @@ final class Attempts {
 
 	private final RetryBudget budget;
 
-	private final Router router;
+	private final RequestRouting routing;
 
 	private final NodeHealth health;
 
-	Attempts(ClientConfig config) {
+	Attempts(ClientConfig config, RequestRouting routing) {
 		this.policy = config.retryPolicy();
 		this.budget = new RetryBudget(this.policy.budgetRatio(), this.policy.budgetBurst());
-		this.router = config.router();
-		this.health = new NodeHealth(config.seeds(), config.nodeDownTime());
+		this.routing = routing;
+		this.health = routing.health();
 	}
 
 	/**
@@ -46,17 +46,19 @@ final class Attempts {
 	<T> Flux<T> run(Operation operation, byte @Nullable [] key, Function<URI, Flux<T>> attempt) {
 		return Flux.defer(() -> {
 			this.budget.deposit();
-			List<URI> plan = this.router.plan(key, this.health.view());
-			if (plan.isEmpty()) {
+			RequestRouting.Plan plan = this.routing.plan(key);
+			if (plan.nodes().isEmpty()) {
 				return Flux.error(new IllegalStateException("the router gave no node for " + operation));
 			}
 			return attempt(operation, plan, attempt, 1, new ArrayList<>());
 		});
 	}
 
-	private <T> Flux<T> attempt(Operation operation, List<URI> plan, Function<URI, Flux<T>> attempt, int number,
-			List<QuorumKvException> earlier) {
-		URI node = plan.get((number - 1) % plan.size());
+	private <T> Flux<T> attempt(Operation operation, RequestRouting.Plan plan, Function<URI, Flux<T>> attempt,
+			int number, List<QuorumKvException> earlier) {
+		List<URI> nodes = plan.nodes();
+		URI node = nodes.get((number - 1) % nodes.size());
+		this.routing.sent(plan, node);
 		AtomicBoolean emitted = new AtomicBoolean();
 		Flux<T> flux = attempt.apply(node);
 		if (operation == Operation.SCAN) {
@@ -73,6 +75,7 @@ final class Attempts {
 			else if (failure.status() != 0) {
 				this.health.markUp(node);
 			}
+			this.routing.failed(failure);
 			if (emitted.get() || number >= this.policy.maxAttempts() || !retryable(operation, failure)) {
 				return Flux.error(finish(failure, number, false, earlier));
 			}
@@ -80,7 +83,7 @@ final class Attempts {
 				return Flux.error(finish(failure, number, true, earlier));
 			}
 			earlier.add(failure);
-			URI next = plan.get(number % plan.size());
+			URI next = nodes.get(number % nodes.size());
 			Flux<T> retry = attempt(operation, plan, attempt, number + 1, earlier);
 			Duration delay = delay(number + 1, failure, next.equals(node));
 			return delay.isZero() ? retry : Mono.delay(delay).thenMany(retry);

@@ -9,11 +9,13 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The client's settings, validated once when it is built ({@link QuorumKvClientBuilder}
- * documents each one). Every pool and queue it sizes is bounded.
+ * documents each one). Every pool and queue it sizes is bounded. {@code router} is null
+ * for the built-in routing ({@code routing}), a custom router otherwise.
  */
 record ClientConfig(List<URI> seeds, Duration connectTimeout, Duration responseTimeout, int maxConnectionsPerNode,
 		int pendingAcquireMaxCount, Duration maxIdleTime, int ioThreads, int maxValueSize, Duration nodeDownTime,
-		RetryPolicy retryPolicy, Router router, Credentials credentials, @Nullable TlsSettings tls) {
+		RetryPolicy retryPolicy, @Nullable Router router, QuorumKvClientBuilder.Routing routing,
+		Duration ringRefreshInterval, Credentials credentials, @Nullable TlsSettings tls) {
 
 	/**
 	 * The largest key the server accepts ({@code quorumkv.http.max-key-size} may be
@@ -27,7 +29,7 @@ record ClientConfig(List<URI> seeds, Duration connectTimeout, Duration responseT
 	ClientConfig {
 		seeds = List.copyOf(seeds);
 		Objects.requireNonNull(retryPolicy, "retryPolicy");
-		Objects.requireNonNull(router, "router");
+		Objects.requireNonNull(routing, "routing");
 		Objects.requireNonNull(credentials, "credentials");
 		if (seeds.isEmpty() || seeds.size() > 256) {
 			throw new IllegalArgumentException("give 1..256 seed URLs, not " + seeds.size());
@@ -57,6 +59,7 @@ record ClientConfig(List<URI> seeds, Duration connectTimeout, Duration responseT
 		positive("responseTimeout", responseTimeout, Duration.ofHours(1));
 		positive("maxIdleTime", maxIdleTime, Duration.ofHours(1));
 		positive("nodeDownTime", nodeDownTime, Duration.ofHours(1));
+		positive("ringRefreshInterval", ringRefreshInterval, Duration.ofHours(1));
 		within("maxConnectionsPerNode", maxConnectionsPerNode, 1, 10_000);
 		within("pendingAcquireMaxCount", pendingAcquireMaxCount, 1, 1_000_000);
 		within("ioThreads", ioThreads, 1, 1024);

@@ -57,6 +57,8 @@ public final class QuorumKvClient implements AutoCloseable {
 
 	private final Transport transport;
 
+	private final RequestRouting routing;
+
 	private final EntityRequests entities;
 
 	private final ConditionalWrites conditional;
@@ -68,7 +70,8 @@ public final class QuorumKvClient implements AutoCloseable {
 	QuorumKvClient(ClientConfig config) {
 		this.config = config;
 		this.transport = new Transport(config);
-		Attempts attempts = new Attempts(config);
+		this.routing = new RequestRouting(config, this.transport);
+		Attempts attempts = new Attempts(config, this.routing);
 		this.entities = new EntityRequests(this.transport, attempts);
 		this.conditional = new ConditionalWrites(this.transport, attempts,
 				(key) -> this.entities.readVersioned(key, null));
@@ -338,9 +341,18 @@ public final class QuorumKvClient implements AutoCloseable {
 		return this.config.seeds();
 	}
 
+	/**
+	 * How the requests were routed so far: how many went to a replica of their key, how
+	 * many to another node, and the ring's epoch ({@link RoutingStats}).
+	 */
+	public RoutingStats routingStats() {
+		return this.routing.stats();
+	}
+
 	/** Closes every connection and stops the client's event loops; waits up to 5 s. */
 	@Override
 	public void close() {
+		this.routing.close();
 		this.transport.close();
 	}
 

@@ -49,6 +49,10 @@ public final class QuorumKvClientBuilder {
 
 	private @Nullable Router router;
 
+	private Routing routing = Routing.REPLICA_AWARE;
+
+	private Duration ringRefreshInterval = Duration.ofSeconds(10);
+
 	private Credentials credentials = Credentials.none();
 
 	private @Nullable TlsSettings tls;
@@ -174,7 +178,32 @@ public final class QuorumKvClientBuilder {
 		return this;
 	}
 
-	/** Which nodes a request goes to; default {@link Router#roundRobin()}. */
+	/**
+	 * Where a request with a key goes; default {@link Routing#REPLICA_AWARE}: to a
+	 * replica of its key, which saves the hop from the node the client calls to the
+	 * replica. {@link Routing#ANY_NODE} sends each request to the seeds in turn, as
+	 * before; the node forwards it to the key's replicas. A {@link #router(Router)}, when
+	 * given, decides alone.
+	 */
+	public QuorumKvClientBuilder routing(Routing routing) {
+		this.routing = Objects.requireNonNull(routing, "routing");
+		return this;
+	}
+
+	/**
+	 * How often the client reads the ring again once it has one; default 10 s. Sooner (at
+	 * most once a second) when a node answers 503 or refuses a connection.
+	 */
+	QuorumKvClientBuilder ringRefreshInterval(Duration ringRefreshInterval) {
+		this.ringRefreshInterval = Objects.requireNonNull(ringRefreshInterval, "ringRefreshInterval");
+		return this;
+	}
+
+	/**
+	 * Which nodes a request goes to: a router of one's own, which replaces
+	 * {@link #routing(Routing)} (the client then reads no ring). Default: the built-in
+	 * routing; {@link Router#roundRobin()} is what it does without a ring.
+	 */
 	public QuorumKvClientBuilder router(Router router) {
 		this.router = Objects.requireNonNull(router, "router");
 		return this;
@@ -197,10 +226,24 @@ public final class QuorumKvClientBuilder {
 	 * @throws IllegalArgumentException when a setting is out of range
 	 */
 	public QuorumKvClient build() {
-		Router chosen = (this.router != null) ? this.router : Router.roundRobin();
 		return new QuorumKvClient(new ClientConfig(this.seeds, this.connectTimeout, this.responseTimeout,
 				this.maxConnectionsPerNode, this.pendingAcquireMaxCount, this.maxIdleTime, this.ioThreads,
-				this.maxValueSize, this.nodeDownTime, this.retryPolicy, chosen, this.credentials, this.tls));
+				this.maxValueSize, this.nodeDownTime, this.retryPolicy, this.router, this.routing,
+				this.ringRefreshInterval, this.credentials, this.tls));
+	}
+
+	/** Where the client sends a request with a key ({@link #routing(Routing)}). */
+	public enum Routing {
+
+		/**
+		 * To a replica of the key, computed from the ring the client reads from the nodes
+		 * ({@code GET /v0/ring}) and follows; to any node while it has none, or when the
+		 * key's replicas are down.
+		 */
+		REPLICA_AWARE,
+		/** To the seeds in turn; the node forwards to the key's replicas. */
+		ANY_NODE
+
 	}
 
 }

@@ -12,21 +12,17 @@ import org.jspecify.annotations.Nullable;
  * key, so every node is a correct choice; a router only decides which is the best one.
  *
  * <p>
- * The default, {@link #roundRobin()}, spreads requests over the healthy nodes in turn and
- * puts the nodes marked down (a connection to them failed within the last
- * {@code nodeDownTime}) at the end of the plan, so a request still reaches one of them
- * when no healthy node is left.
+ * {@link #roundRobin()} spreads requests over the healthy nodes in turn and puts the
+ * nodes marked down (a connection to them failed within the last {@code nodeDownTime}) at
+ * the end of the plan, so a request still reaches one of them when no healthy node is
+ * left.
  *
  * <p>
- * <b>Replica-aware routing plugs in here.</b> A node that coordinates a key it holds
- * saves one network hop per replica it would otherwise call. A {@code RingRouter} will
- * implement this interface: it keeps the ring it learned from a node and refreshes it
- * when a node answers with a newer epoch, computes the key's replicas from {@code key}
- * with the server's placement, and returns the healthy replicas first and the other nodes
- * after them. That is why {@code key} is given here. The client does not guess the
- * placement today: {@code GET /v0/ring} names neither the hash nor a change's owners, and
- * public answers carry no epoch ({@code docs/client.md}, "Routing", lists what is
- * missing); a guess that disagrees with the server would only add a hop.
+ * The client's built-in routing ({@link QuorumKvClientBuilder#routing}) is replica-aware:
+ * it reads the ring and sends a request to a replica of its key, and uses
+ * {@link #roundRobin()} only while it has no ring and for scans. A router given to
+ * {@link QuorumKvClientBuilder#router} replaces all of it: the client then reads no ring
+ * and every request follows this router's plan.
  */
 @FunctionalInterface
 public interface Router {

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
@@ -144,6 +145,17 @@ class ClientPartsTest {
 		assertThat(Failures.retryAfter(" 30 ")).isEqualTo(Duration.ofSeconds(30));
 		assertThat(Failures.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT")).isNull();
 		assertThat(Failures.retryAfter(null)).isNull();
+	}
+
+	@Test
+	void theJsonReaderReadsWhatTheRingUsesAndRefusesTheRest() {
+		assertThat(JsonReader.read(" {\"a\": [1, -2.5e3, true, false, null], \"b\": \"x\\u00e9\\n\\\"\\/\"} "))
+			.isEqualTo(Map.of("a", List.of(1L, -2500.0, true, false, JsonReader.NULL), "b", "x\u00e9\n\"/"));
+		assertThat(JsonReader.read("9223372036854775807")).isEqualTo(Long.MAX_VALUE);
+		for (String bad : List.of("", "{", "{\"a\":1,}", "[1 2]", "{\"a\":1,\"a\":2}", "01", "1.", "tru", "\"\u0001\"",
+				"\"\\x\"", "{} {}", "[".repeat(40) + "]".repeat(40))) {
+			assertThatIllegalArgumentException().as(bad).isThrownBy(() -> JsonReader.read(bad));
+		}
 	}
 
 }

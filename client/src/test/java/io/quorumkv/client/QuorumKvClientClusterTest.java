@@ -178,7 +178,11 @@ class QuorumKvClientClusterTest {
 		this.client.put("all-three", bytes("v3"), Replicas.of(3, 3)).block(WAIT);
 		// Written to all three replicas: any node reads it from any single one of them.
 		for (URI node : this.nodes.urls()) {
-			try (QuorumKvClient single = QuorumKvClient.builder().seeds(List.of(node)).build()) {
+			// Pinned to this node: any-node routing keeps to the seed.
+			try (QuorumKvClient single = QuorumKvClient.builder()
+				.seeds(List.of(node))
+				.routing(QuorumKvClientBuilder.Routing.ANY_NODE)
+				.build()) {
 				assertThat(single.get("all-three", Replicas.of(1, 3)).block(WAIT)).isEqualTo(bytes("v3"));
 			}
 		}
@@ -333,6 +337,8 @@ class QuorumKvClientClusterTest {
 		// 3/3 cannot be had: the node answers 503 (replica unavailable) or 504 (timeout).
 		try (QuorumKvClient once = QuorumKvClient.builder()
 			.seeds(List.of(this.nodes.url(0)))
+			// To node 1, which answers: replica-aware routing could pick the dead node 3.
+			.routing(QuorumKvClientBuilder.Routing.ANY_NODE)
 			.retryPolicy(RetryPolicy.NONE)
 			.build()) {
 			assertThatExceptionOfType(QuorumKvException.class)

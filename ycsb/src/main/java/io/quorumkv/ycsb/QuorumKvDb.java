@@ -54,7 +54,8 @@ import site.ycsb.Status;
  * default the nodes' own), {@value #CONNECTIONS} (per node, default YCSB's
  * {@code threadcount}), {@value #MAX_ATTEMPTS} (default 3), {@value #RESPONSE_TIMEOUT_MS}
  * (default 5000), {@value #CONDITIONAL_UPDATE} ({@code true} or {@code false}, default
- * {@code false}).
+ * {@code false}), {@value #ROUTING} ({@code replica-aware}, the default: each request to
+ * a replica of its key, or {@code any-node}: the seeds in turn).
  */
 public final class QuorumKvDb extends DB {
 
@@ -69,6 +70,8 @@ public final class QuorumKvDb extends DB {
 	public static final String RESPONSE_TIMEOUT_MS = "quorumkv.response-timeout-ms";
 
 	public static final String CONDITIONAL_UPDATE = "quorumkv.conditional-update";
+
+	public static final String ROUTING = "quorumkv.routing";
 
 	static final String DEFAULT_SEEDS = "http://127.0.0.1:8081,http://127.0.0.1:8082,http://127.0.0.1:8083";
 

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Properties;
 
 import io.quorumkv.client.QuorumKvClient;
+import io.quorumkv.client.QuorumKvClientBuilder;
 import io.quorumkv.client.RetryPolicy;
 import org.jspecify.annotations.Nullable;
 
@@ -53,8 +54,13 @@ final class SharedClient {
 		int connections = Integer.parseInt(properties.getProperty(QuorumKvDb.CONNECTIONS, Integer.toString(threads)));
 		int attempts = Integer.parseInt(properties.getProperty(QuorumKvDb.MAX_ATTEMPTS, "3"));
 		long timeoutMs = Long.parseLong(properties.getProperty(QuorumKvDb.RESPONSE_TIMEOUT_MS, "5000"));
-		return QuorumKvClient.builder()
-			.seeds(seeds)
+		String routing = properties.getProperty(QuorumKvDb.ROUTING, "replica-aware").strip();
+		return QuorumKvClient.builder().seeds(seeds).routing(switch (routing) {
+			case "replica-aware" -> QuorumKvClientBuilder.Routing.REPLICA_AWARE;
+			case "any-node" -> QuorumKvClientBuilder.Routing.ANY_NODE;
+			default -> throw new IllegalArgumentException(
+					QuorumKvDb.ROUTING + " must be replica-aware or any-node, not '" + routing + "'");
+		})
 			.maxConnectionsPerNode(connections)
 			.responseTimeout(Duration.ofMillis(timeoutMs))
 			.retryPolicy(RetryPolicy.DEFAULT.withMaxAttempts(attempts))
