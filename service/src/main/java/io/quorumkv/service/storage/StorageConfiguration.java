@@ -10,9 +10,11 @@ import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.derby.DerbyStorage;
 import io.quorumkv.storage.h2.H2Storage;
 import io.quorumkv.storage.lsm.LsmStorage;
+import io.quorumkv.storage.lsm.io.FileIo;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -26,11 +28,18 @@ class StorageConfiguration {
 
 	private static final Log logger = LogFactory.getLog(StorageConfiguration.class);
 
-	/** Opens the backend; it judges expiry by the node's clock. */
+	/**
+	 * Opens the backend; it judges expiry by the node's clock. The LSM's files go through
+	 * the real file I/O; a test may give the node a {@link FileIo} bean of its own (a
+	 * fault-injecting layer that can cut the power under the node, as
+	 * {@code ClusterPowerLossTest} does). No property selects it.
+	 */
 	@Bean
-	StorageFactory storageFactory(StorageProperties storage, Clock clock) {
+	StorageFactory storageFactory(StorageProperties storage, Clock clock, ObjectProvider<FileIo> lsmFileIo) {
 		return switch (storage.backend()) {
 			case LSM -> new StorageFactory() {
+
+				private final FileIo io = lsmFileIo.getIfAvailable(FileIo::real);
 
 				/**
 				 * Keeps every tombstone until the node sets its rule (RepairedTombstones,
@@ -41,13 +50,13 @@ class StorageConfiguration {
 				 */
 				@Override
 				public Storage open(Path directory) {
-					return LsmStorage.open(storage.lsm().toOptions(directory), clock, PurgePolicy.KEEP_ALL);
+					return LsmStorage.open(storage.lsm().toOptions(directory), this.io, clock, PurgePolicy.KEEP_ALL);
 				}
 
 				@Override
 				public Storage openLocal(Path directory) {
 					return LsmStorage.open(storage.lsm().toOptions(directory).withTombstoneGracePeriod(Duration.ZERO),
-							clock);
+							this.io, clock, PurgePolicy.ANY);
 				}
 
 			};

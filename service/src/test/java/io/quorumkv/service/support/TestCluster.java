@@ -13,6 +13,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import io.quorumkv.service.peer.StreamFrames;
@@ -49,6 +51,8 @@ public final class TestCluster implements AutoCloseable {
 	private final Clock[] clocks;
 
 	private final Map<Integer, Map<String, String>> nodeExtra = new HashMap<>();
+
+	private final Map<Integer, List<Consumer<GenericApplicationContext>>> nodeBeans = new HashMap<>();
 
 	private final @Nullable TestTls tls;
 
@@ -88,6 +92,16 @@ public final class TestCluster implements AutoCloseable {
 	/** Properties of one node only, from its next start on (over the cluster's). */
 	public TestCluster withProperties(int node, Map<String, String> properties) {
 		this.nodeExtra.put(node, Map.copyOf(properties));
+		return this;
+	}
+
+	/**
+	 * Gives a node a bean of its own from its next start on; {@code bean} is called once
+	 * per start (a fault-injecting file layer under its storage, say).
+	 */
+	public <T> TestCluster withBean(int node, Class<T> type, Supplier<T> bean) {
+		this.nodeBeans.computeIfAbsent(node, (n) -> new ArrayList<>())
+			.add((context) -> context.registerBean(type, bean));
 		return this;
 	}
 
@@ -157,6 +171,8 @@ public final class TestCluster implements AutoCloseable {
 			if (clock != null) {
 				((GenericApplicationContext) context).registerBean(Clock.class, () -> clock);
 			}
+			this.nodeBeans.getOrDefault(node, List.of())
+				.forEach((bean) -> bean.accept((GenericApplicationContext) context));
 		}).run(args);
 	}
 
@@ -177,6 +193,18 @@ public final class TestCluster implements AutoCloseable {
 				this.nodes[node] = null;
 			}
 			assertThat(dropped).as("errors dropped while node %d stopped: %s", node, stackTraces(dropped)).isEmpty();
+		}
+	}
+
+	/**
+	 * Stops a node whose disk is already gone (a power cut under it): closes its context
+	 * without the check of {@link #stop}, since its storage's failures are then expected.
+	 */
+	public void halt(int node) {
+		ConfigurableApplicationContext context = this.nodes[node];
+		this.nodes[node] = null;
+		if (context != null) {
+			context.close();
 		}
 	}
 

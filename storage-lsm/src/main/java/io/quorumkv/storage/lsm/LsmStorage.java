@@ -88,10 +88,17 @@ public final class LsmStorage implements Storage, Snapshots {
 		return open(options, io, clock, PurgePolicy.ANY);
 	}
 
-	static LsmStorage open(LsmOptions options, FileIo io, Clock clock, PurgePolicy purgePolicy) {
+	/**
+	 * Opens the store with every file operation going through {@code io}, judging expiry
+	 * by {@code clock} and purging tombstones by {@code purgePolicy}: for tests that put
+	 * a fault-injecting file layer under a whole node's storage. Everything else opens
+	 * through {@link FileIo#real()}.
+	 */
+	public static LsmStorage open(LsmOptions options, FileIo io, Clock clock, PurgePolicy purgePolicy) {
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(io, "io");
 		Objects.requireNonNull(clock, "clock");
+		Objects.requireNonNull(purgePolicy, "purgePolicy");
 		try {
 			return new LsmStorage(Recovery.open(options, io, clock, purgePolicy));
 		}
