@@ -59,14 +59,15 @@ class MetadataConfiguration {
 	 * toward it. Down after the longest election timeout without news of it.
 	 */
 	@Bean
-	Liveness liveness(PeerClient peers) {
-		return new Liveness(MetadataTiming.DEFAULTS.electionMax().toMillis(), System::nanoTime, peers::heardFrom);
+	Liveness liveness(PeerClient peers, MetadataProperties metadata) {
+		return new Liveness(metadata.electionMax().toMillis(), System::nanoTime, peers::heardFrom);
 	}
 
 	@Bean(destroyMethod = "close")
 	MetadataGroup metadataGroup(ClusterState state, PeerClient peers, RaftEndpoint endpoint, Scheduler raftScheduler,
-			Scheduler raftCallbacks, StorageProperties storage, MeterRegistry meters, Liveness liveness) {
-		MetadataTiming settings = MetadataTiming.DEFAULTS;
+			Scheduler raftCallbacks, StorageProperties storage, MeterRegistry meters, Liveness liveness,
+			MetadataProperties metadata) {
+		MetadataTiming settings = metadata.timing();
 		RaftTransport transport = new RaftTransport(peers, settings.requestTimeout(), MAX_MESSAGE, raftCallbacks,
 				liveness);
 		MetadataGroup group = new MetadataGroup(state, transport, endpoint, raftScheduler, storage.path(), settings,

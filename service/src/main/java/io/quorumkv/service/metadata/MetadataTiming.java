@@ -3,7 +3,7 @@ package io.quorumkv.service.metadata;
 import java.time.Duration;
 
 /**
- * The timing of the metadata layer.
+ * The timing of the metadata layer, from {@link MetadataProperties}.
  *
  * @param electionMin the least time a follower waits for the leader before it stands for
  * election
@@ -14,9 +14,5 @@ import java.time.Duration;
  */
 record MetadataTiming(Duration electionMin, Duration electionMax, Duration requestTimeout, Duration proposalTimeout,
 		long snapshotEvery) {
-
-	/** Suited to small machines: two shared cores, a JVM that may pause. */
-	static final MetadataTiming DEFAULTS = new MetadataTiming(Duration.ofMillis(1500), Duration.ofMillis(3000),
-			Duration.ofSeconds(3), Duration.ofSeconds(15), 100);
 
 }

@@ -53,6 +53,18 @@ class NemesisIT {
 			"quorumkv.cluster.membership.checkpoint-interval", "300ms", "quorumkv.cluster.membership.call-timeout",
 			"2s", "quorumkv.repair.max-entries-per-second", "600");
 
+	static final boolean LONG = Boolean.getBoolean("quorumkv.faults.long");
+
+	/**
+	 * How long a fault of the first two scenarios lasts unless it says otherwise (well
+	 * past the replica timeout, 1 s, and a breaker's wait in open, 1 s), and the quiet
+	 * gap after it (hints are delivered every 200 ms). The longer suite holds each fault
+	 * 4 s with 2 s between.
+	 */
+	static final long HOLD_MILLIS = LONG ? 4_000 : 3_000;
+
+	static final long QUIET_MILLIS = LONG ? 2_000 : 1_000;
+
 	private static final int SPARE = 3;
 
 	private static final int RF = 3;
@@ -248,7 +260,7 @@ class NemesisIT {
 	private static NemesisRun.Outcome run(String name, List<Fault> faults) {
 		return NemesisRun.phase(
 				new NemesisRun.Scenario(name, seed, nodes.options(), 8, 24, Clients.Mix.standard(),
-						Duration.ofSeconds(150), (r) -> FaultPlans.of(faults), 4_000, 2_000, 5_000),
+						Duration.ofSeconds(150), (r) -> FaultPlans.of(faults), HOLD_MILLIS, QUIET_MILLIS, 5_000),
 				nodes, root, random);
 	}
 

@@ -38,6 +38,7 @@ final class ConfigurationReference {
 		SECTIONS.put("quorumkv.cluster.breaker", "Circuit breaker per peer");
 		SECTIONS.put("quorumkv.cluster.hints", "Hinted handoff");
 		SECTIONS.put("quorumkv.cluster.membership", "Membership changes (docs/membership.md)");
+		SECTIONS.put("quorumkv.metadata", "Metadata group (docs/membership.md)");
 		SECTIONS.put("quorumkv.cluster.scan", "Range reads");
 		SECTIONS.put("quorumkv.cluster.stream", "Replica streams between nodes");
 		SECTIONS.put("quorumkv.repair", "Anti-entropy repair (docs/reliability.md)");
