@@ -12,7 +12,8 @@ import org.springframework.util.unit.DataSize;
  * @param timeout the longest a conditional write or a serial read tries before it is
  * answered 504
  * @param grace how long an acceptor keeps a key's row after it was last used and its
- * accepted value is stored
+ * accepted value is committed; above twice {@code quorumkv.paxos.timeout} plus twice
+ * {@code quorumkv.cluster.max-clock-skew} (checked at start)
  * @param maxRows the most keys the acceptor table holds at once (beyond it, this node
  * promises nothing for a new key; a majority of the others still decides)
  * @param maxBytes the largest acceptor table, at most 12MB (it is rewritten whole)
