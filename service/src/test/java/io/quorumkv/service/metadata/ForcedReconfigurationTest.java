@@ -139,9 +139,9 @@ class ForcedReconfigurationTest {
 		assertThat(refused).isNotNull();
 		double refusedBefore = refused.count();
 		// The second lost voter comes back with its data folder: the log and ring of
-		// generation 0.
+		// generation 0 (a survivor's call may already have brought it the ring of
+		// generation 1 by the time its start returns).
 		cluster.start(lost2);
-		assertThat(metadata.ring(lost2).generation().number()).isZero();
 		// Two orders are possible, and both keep it out: it stands for election in its
 		// old
 		// group first (the survivors refuse those calls as calls for another group and

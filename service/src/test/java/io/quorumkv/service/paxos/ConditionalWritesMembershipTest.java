@@ -4,8 +4,6 @@ import static io.quorumkv.service.support.Eventually.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,6 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.support.EntityCluster;
 import io.quorumkv.service.support.MetadataCluster;
 import io.quorumkv.service.support.TestCluster;
 import org.jspecify.annotations.Nullable;
@@ -52,16 +51,14 @@ class ConditionalWritesMembershipTest {
 
 	static TestCluster cluster;
 
-	private final HttpClient http = HttpClient.newBuilder()
-		.version(HttpClient.Version.HTTP_1_1)
-		.connectTimeout(Duration.ofSeconds(5))
-		.build();
+	static EntityCluster entities;
 
 	@BeforeAll
 	static void start() {
 		metadata = MetadataCluster.create(root, 4,
 				MetadataCluster.operated(Map.of("quorumkv.cluster.membership.poll-interval", "200ms")));
 		cluster = metadata.nodes();
+		entities = EntityCluster.over(cluster);
 		String seeds = cluster.url(0) + "," + cluster.url(1) + "," + cluster.url(2);
 		for (int node = 0; node < 4; node++) {
 			cluster.start(node, Map.of("quorumkv.cluster.nodes", seeds));
@@ -173,14 +170,7 @@ class ConditionalWritesMembershipTest {
 
 	private HttpResponse<String> send(int node, String method, String query, @Nullable String body, String... headers)
 			throws java.io.IOException, InterruptedException {
-		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(cluster.url(node) + "/v0/entity?" + query))
-			.timeout(Duration.ofSeconds(20))
-			.method(method,
-					(body == null) ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-		for (int i = 0; i < headers.length; i += 2) {
-			request.header(headers[i], headers[i + 1]);
-		}
-		return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+		return entities.send(node, method, query, body, headers);
 	}
 
 	private static long count(String value) {

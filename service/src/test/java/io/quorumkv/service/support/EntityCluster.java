@@ -29,6 +29,14 @@ public final class EntityCluster implements AutoCloseable {
 		this.cluster = cluster;
 	}
 
+	/**
+	 * The public API of the nodes of {@code cluster}, which its owner starts and closes
+	 * (closing this closes it too).
+	 */
+	public static EntityCluster over(TestCluster cluster) {
+		return new EntityCluster(cluster);
+	}
+
 	/** Starts three nodes with data folders under {@code root}. */
 	public static EntityCluster start(Path root) {
 		return new EntityCluster(new TestCluster(root, 3, Map.of()).startAll());
