@@ -35,6 +35,8 @@ final class RequestRouting implements AutoCloseable {
 
 	private final AtomicInteger turn = new AtomicInteger();
 
+	private volatile @Nullable Outside outside;
+
 	private final LongAdder toReplica = new LongAdder();
 
 	private final LongAdder toOtherNode = new LongAdder();
@@ -75,12 +77,7 @@ final class RequestRouting implements AutoCloseable {
 				others.add(member);
 			}
 		}
-		List<URI> outside = new ArrayList<>();
-		for (URI seed : this.seeds) {
-			if (!view.nodes().contains(seed)) {
-				outside.add(seed);
-			}
-		}
+		List<URI> outside = outside(view);
 		int turn = this.turn.getAndIncrement();
 		long now = System.nanoTime();
 		List<URI> plan = new ArrayList<>(replicas.size() + others.size() + outside.size());
@@ -94,6 +91,24 @@ final class RequestRouting implements AutoCloseable {
 		}
 		plan.addAll(down);
 		return new Plan(plan, Set.copyOf(replicas), true);
+	}
+
+	/**
+	 * The seeds outside {@code view}'s nodes, worked out once per ring, not per request.
+	 */
+	private List<URI> outside(RingView view) {
+		Outside known = this.outside;
+		if (known != null && known.view() == view) {
+			return known.seeds();
+		}
+		List<URI> seeds = this.seeds.stream().filter((seed) -> !view.nodes().contains(seed)).toList();
+		this.outside = new Outside(view, seeds);
+		return seeds;
+	}
+
+	/** The seeds outside a ring's nodes. */
+	private record Outside(RingView view, List<URI> seeds) {
+
 	}
 
 	/** Counts an attempt of {@code plan} sent to {@code node}. */
