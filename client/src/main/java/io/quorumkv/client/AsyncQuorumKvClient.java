@@ -215,4 +215,43 @@ public final class AsyncQuorumKvClient {
 		return value.map(Optional::of).defaultIfEmpty(Optional.empty()).toFuture();
 	}
 
+	/**
+	 * The value of {@code key} with its version, read serially; see
+	 * {@link QuorumKvClient#getSerial(String)}.
+	 */
+	public CompletableFuture<Optional<VersionedValue>> getSerial(String key) {
+		return optional(this.client.getSerial(key));
+	}
+
+	/** {@link #getSerial(String)} of the key with these bytes. */
+	public CompletableFuture<Optional<VersionedValue>> getSerial(byte[] key) {
+		return optional(this.client.getSerial(key));
+	}
+
+	/** {@link #putIf(String, byte[], long)} under the key with these bytes. */
+	public CompletableFuture<ConditionResult> putIf(byte[] key, byte[] value, long version) {
+		return this.client.putIf(key, value, version).toFuture();
+	}
+
+	/** {@link #putIfAbsent(String, byte[])} under the key with these bytes. */
+	public CompletableFuture<ConditionResult> putIfAbsent(byte[] key, byte[] value) {
+		return this.client.putIfAbsent(key, value).toFuture();
+	}
+
+	/** {@link #deleteIf(String, long)} of the key with these bytes. */
+	public CompletableFuture<ConditionResult> deleteIf(byte[] key, long version) {
+		return this.client.deleteIf(key, version).toFuture();
+	}
+
+	/** {@link #update(String, Function)} of the key with these bytes. */
+	public CompletableFuture<byte[]> update(byte[] key, Function<Optional<byte[]>, byte[]> change) {
+		return this.client.update(key, change).toFuture();
+	}
+
+	/** {@link #update(String, Function, UpdatePolicy)} of the key with these bytes. */
+	public CompletableFuture<byte[]> update(byte[] key, Function<Optional<byte[]>, byte[]> change,
+			UpdatePolicy policy) {
+		return this.client.update(key, change, policy).toFuture();
+	}
+
 }

@@ -211,6 +211,44 @@ public final class BlockingQuorumKvClient {
 		return answered(this.client.update(key, change, policy).block());
 	}
 
+	/**
+	 * The value of {@code key} with its version, read serially; see
+	 * {@link QuorumKvClient#getSerial(String)}.
+	 */
+	public Optional<VersionedValue> getSerial(String key) {
+		return this.client.getSerial(key).blockOptional();
+	}
+
+	/** {@link #getSerial(String)} of the key with these bytes. */
+	public Optional<VersionedValue> getSerial(byte[] key) {
+		return this.client.getSerial(key).blockOptional();
+	}
+
+	/** {@link #putIf(String, byte[], long)} under the key with these bytes. */
+	public ConditionResult putIf(byte[] key, byte[] value, long version) {
+		return answered(this.client.putIf(key, value, version).block());
+	}
+
+	/** {@link #putIfAbsent(String, byte[])} under the key with these bytes. */
+	public ConditionResult putIfAbsent(byte[] key, byte[] value) {
+		return answered(this.client.putIfAbsent(key, value).block());
+	}
+
+	/** {@link #deleteIf(String, long)} of the key with these bytes. */
+	public ConditionResult deleteIf(byte[] key, long version) {
+		return answered(this.client.deleteIf(key, version).block());
+	}
+
+	/** {@link #update(String, Function)} of the key with these bytes. */
+	public byte[] update(byte[] key, Function<Optional<byte[]>, byte[]> change) {
+		return answered(this.client.update(key, change).block());
+	}
+
+	/** {@link #update(String, Function, UpdatePolicy)} of the key with these bytes. */
+	public byte[] update(byte[] key, Function<Optional<byte[]>, byte[]> change, UpdatePolicy policy) {
+		return answered(this.client.update(key, change, policy).block());
+	}
+
 	private static <T> T answered(@Nullable T value) {
 		if (value == null) {
 			throw new IllegalStateException("the request completed without its answer");

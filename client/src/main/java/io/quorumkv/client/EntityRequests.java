@@ -26,19 +26,23 @@ final class EntityRequests {
 	}
 
 	Mono<byte[]> read(byte[] key, @Nullable Replicas replicas) {
-		return read(key, replicas, (node, answer) -> answer.body());
+		return read(key, Requests.entity(key, replicas), (node, answer) -> answer.body());
 	}
 
 	Mono<VersionedValue> readVersioned(byte[] key, @Nullable Replicas replicas) {
-		return read(key, replicas, EntityRequests::versioned);
+		return read(key, Requests.entity(key, replicas), EntityRequests::versioned);
+	}
+
+	/** A serial read ({@code consistency=serial}): the value and version, or empty. */
+	Mono<VersionedValue> readSerial(byte[] key) {
+		return read(key, Requests.serial(key), EntityRequests::versioned);
 	}
 
 	/**
 	 * A read: what {@code found} makes of a 200 answer, empty on 404. {@code found} may
 	 * throw a {@link QuorumKvException}, which fails the request like an error status.
 	 */
-	private <T> Mono<T> read(byte[] key, @Nullable Replicas replicas, BiFunction<URI, Answer, T> found) {
-		String path = Requests.entity(key, replicas);
+	private <T> Mono<T> read(byte[] key, String path, BiFunction<URI, Answer, T> found) {
 		return this.attempts.run(Operation.GET, key, (node) -> this.transport.exchange(HttpMethod.GET, node, path, null)
 			.flatMapMany((answer) -> switch (answer.status()) {
 				case 200 -> Flux.just(found.apply(node, answer));

@@ -119,6 +119,17 @@ public final class QuorumKvClient implements AutoCloseable {
 		return readVersioned(text(key), Objects.requireNonNull(replicas, "replicas"));
 	}
 
+	/**
+	 * The value of {@code key} with its version, read serially
+	 * ({@code consistency=serial}): the node first completes any conditional write of the
+	 * key in progress, so the read is linearizable with {@link #putIf},
+	 * {@link #putIfAbsent}, {@link #deleteIf} and {@link #update}; empty when absent. It
+	 * costs a round of Paxos among a majority of the key's replicas.
+	 */
+	public Mono<VersionedValue> getSerial(String key) {
+		return this.entities.readSerial(text(key));
+	}
+
 	/** Stores {@code value} under {@code key} with the node's default quorum. */
 	public Mono<Void> put(String key, byte[] value) {
 		return write(Operation.PUT, text(key), copy(value), null, null);
@@ -254,6 +265,11 @@ public final class QuorumKvClient implements AutoCloseable {
 		return readVersioned(bytes(key), Objects.requireNonNull(replicas, "replicas"));
 	}
 
+	/** {@link #getSerial(String)} of the key with these bytes. */
+	public Mono<VersionedValue> getSerial(byte[] key) {
+		return this.entities.readSerial(bytes(key));
+	}
+
 	/** {@link #put(String, byte[])} under the key with these bytes. */
 	public Mono<Void> put(byte[] key, byte[] value) {
 		return write(Operation.PUT, bytes(key), copy(value), null, null);
@@ -285,6 +301,32 @@ public final class QuorumKvClient implements AutoCloseable {
 	/** {@link #delete(String, Replicas)} of the key with these bytes. */
 	public Mono<Void> delete(byte[] key, Replicas replicas) {
 		return write(Operation.DELETE, bytes(key), null, Objects.requireNonNull(replicas, "replicas"), null);
+	}
+
+	/** {@link #putIf(String, byte[], long)} under the key with these bytes. */
+	public Mono<ConditionResult> putIf(byte[] key, byte[] value, long version) {
+		return this.conditional.putIf(bytes(key), copy(value), version);
+	}
+
+	/** {@link #putIfAbsent(String, byte[])} under the key with these bytes. */
+	public Mono<ConditionResult> putIfAbsent(byte[] key, byte[] value) {
+		return this.conditional.putIfAbsent(bytes(key), copy(value));
+	}
+
+	/** {@link #deleteIf(String, long)} of the key with these bytes. */
+	public Mono<ConditionResult> deleteIf(byte[] key, long version) {
+		return this.conditional.deleteIf(bytes(key), version);
+	}
+
+	/** {@link #update(String, Function)} of the key with these bytes. */
+	public Mono<byte[]> update(byte[] key, Function<Optional<byte[]>, byte[]> change) {
+		return update(key, change, UpdatePolicy.DEFAULT);
+	}
+
+	/** {@link #update(String, Function, UpdatePolicy)} of the key with these bytes. */
+	public Mono<byte[]> update(byte[] key, Function<Optional<byte[]>, byte[]> change, UpdatePolicy policy) {
+		return this.conditional.update(bytes(key), Objects.requireNonNull(change, "change"),
+				Objects.requireNonNull(policy, "policy"));
 	}
 
 	/**

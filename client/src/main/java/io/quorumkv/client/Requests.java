@@ -33,6 +33,11 @@ final class Requests {
 	 * The entity path, with the time to live of a write in seconds when {@code ttl} is
 	 * given.
 	 */
+	/** A serial read of {@code key}: {@code consistency=serial}, no replicas. */
+	static String serial(byte[] key) {
+		return entity(key, null, null) + "&consistency=serial";
+	}
+
 	static String entity(byte[] key, @Nullable Replicas replicas, @Nullable Duration ttl) {
 		StringBuilder path = new StringBuilder(16 + key.length * 3).append("/v0/entity?id=");
 		appendEncoded(path, key);

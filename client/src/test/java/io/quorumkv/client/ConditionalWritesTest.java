@@ -74,6 +74,53 @@ class ConditionalWritesTest {
 	}
 
 	@Test
+	void serialReadsAskForConsistencySerialOnEveryFace() {
+		try (StubNode node = StubNode.start(StubNode.Mode.VERSIONED); QuorumKvClient client = client(node)) {
+			BlockingQuorumKvClient kv = client.blocking();
+			assertThat(kv.getSerial("k")).isEmpty();
+			long v1 = kv.putIfAbsent("k", bytes("a")).version().orElseThrow();
+			VersionedValue expected = new VersionedValue(bytes("a"), v1);
+			assertThat(kv.getSerial("k")).contains(expected);
+			assertThat(kv.getSerial(bytes("k"))).contains(expected);
+			assertThat(client.async().getSerial("k").orTimeout(30, TimeUnit.SECONDS).join()).contains(expected);
+			assertThat(client.async().getSerial(bytes("k")).orTimeout(30, TimeUnit.SECONDS).join()).contains(expected);
+			assertThat(client.getSerial(bytes("k")).block(WAIT)).isEqualTo(expected);
+			assertThat(node.serialReads()).isEqualTo(6);
+			// a plain read is not a serial one
+			assertThat(kv.getVersioned("k")).contains(expected);
+			assertThat(node.serialReads()).isEqualTo(6);
+		}
+	}
+
+	@Test
+	void keysAsBytesTakeTheSameConditionsAsTheirText() {
+		byte[] key = "k\u00e9".getBytes(StandardCharsets.UTF_8);
+		try (StubNode node = StubNode.start(StubNode.Mode.VERSIONED); QuorumKvClient client = client(node)) {
+			BlockingQuorumKvClient kv = client.blocking();
+			long v1 = kv.putIfAbsent(key, bytes("a")).version().orElseThrow();
+			assertThat(kv.putIfAbsent("k\u00e9", bytes("b")))
+				.isEqualTo(new ConditionResult(false, OptionalLong.of(v1)));
+			long v2 = kv.putIf(key, bytes("c"), v1).version().orElseThrow();
+			assertThat(kv.putIf(key, bytes("d"), v1)).isEqualTo(new ConditionResult(false, OptionalLong.of(v2)));
+			assertThat(kv.update(key, (current) -> concat(current, "+"))).isEqualTo(bytes("c+"));
+			assertThat(client.async()
+				.update(key, (current) -> concat(current, "!"))
+				.orTimeout(30, TimeUnit.SECONDS)
+				.join()).isEqualTo(bytes("c+!"));
+			assertThat(node.value("k\u00e9")).hasValueSatisfying((value) -> assertThat(value).isEqualTo(bytes("c+!")));
+			long v3 = kv.getVersioned(key).orElseThrow().version();
+			assertThat(client.async().deleteIf(key, v2).orTimeout(30, TimeUnit.SECONDS).join())
+				.isEqualTo(new ConditionResult(false, OptionalLong.of(v3)));
+			assertThat(kv.deleteIf(key, v3).held()).isTrue();
+			assertThat(node.value("k\u00e9")).isEmpty();
+			assertThat(client.putIfAbsent(key, bytes("e")).block(WAIT).held()).isTrue();
+			assertThat(node.conditionalWrites()).isEqualTo(9);
+			assertThat(node.plainWrites()).isZero();
+			assertThatIllegalArgumentException().isThrownBy(() -> client.putIf(key, bytes("x"), 0));
+		}
+	}
+
+	@Test
 	void eightThreadsIncrementingOneCounterByUpdateLoseNoIncrement() throws Exception {
 		int threads = 8;
 		int each = 40;

@@ -8,8 +8,10 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -157,6 +159,24 @@ class QuorumKvClientClusterTest {
 			.isThrownBy(() -> this.client.put(new byte[] { 'k', (byte) 0xff }, bytes("v")).block(WAIT))
 			.withMessageContaining("UTF-8");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.client.get(new byte[0]));
+	}
+
+	@Test
+	void conditionalWritesAndSerialReadsOfKeysGivenAsBytes() {
+		byte[] key = "cas:ключ&%+".getBytes(StandardCharsets.UTF_8);
+		BlockingQuorumKvClient kv = this.client.blocking();
+		assertThat(kv.getSerial(key)).isEmpty();
+		long created = kv.putIfAbsent(key, bytes("1")).version().orElseThrow();
+		assertThat(kv.getSerial("cas:ключ&%+")).contains(new VersionedValue(bytes("1"), created));
+		assertThat(kv.putIfAbsent("cas:ключ&%+", bytes("x")).held()).isFalse();
+		long replaced = kv.putIf(key, bytes("2"), created).version().orElseThrow();
+		assertThat(kv.putIf(key, bytes("x"), created)).isEqualTo(new ConditionResult(false, OptionalLong.of(replaced)));
+		assertThat(kv.update(key, (current) -> concat(current.orElseThrow(), "+"))).isEqualTo(bytes("2+"));
+		VersionedValue read = this.client.getSerial(key).block(WAIT);
+		assertThat(read.value()).isEqualTo(bytes("2+"));
+		assertThat(kv.deleteIf(key, read.version()).held()).isTrue();
+		assertThat(this.client.async().getSerial(key)).succeedsWithin(WAIT)
+			.satisfies((absent) -> assertThat(absent).isEmpty());
 	}
 
 	@Test
@@ -329,11 +349,15 @@ class QuorumKvClientClusterTest {
 	void aNodeDownFailsFullQuorumsAndIsFailedOver() throws InterruptedException {
 		this.nodes.kill(2);
 		// 2/3 still succeeds, and the client gets past node 3 (refused) to another seed.
-		IntStream.range(0, 6)
-			.forEach((i) -> this.client.put("down/" + i, bytes("v" + i), Replicas.of(2, 3)).block(WAIT));
-		IntStream.range(0, 6)
-			.forEach((i) -> assertThat(this.client.get("down/" + i, Replicas.of(2, 3)).block(WAIT))
-				.isEqualTo(bytes("v" + i)));
+		// A client started after the kill: the class's client may still hold a pooled
+		// connection to node 3 whose close it has not yet seen, and a write sent on it
+		// fails as "outcome unknown", which the client rightly does not repeat.
+		try (QuorumKvClient after = QuorumKvClient.builder().seeds(this.nodes.urls()).build()) {
+			IntStream.range(0, 6).forEach((i) -> after.put("down/" + i, bytes("v" + i), Replicas.of(2, 3)).block(WAIT));
+			IntStream.range(0, 6)
+				.forEach((i) -> assertThat(after.get("down/" + i, Replicas.of(2, 3)).block(WAIT))
+					.isEqualTo(bytes("v" + i)));
+		}
 		// 3/3 cannot be had: the node answers 503 (replica unavailable) or 504 (timeout).
 		try (QuorumKvClient once = QuorumKvClient.builder()
 			.seeds(List.of(this.nodes.url(0)))
@@ -353,6 +377,13 @@ class QuorumKvClientClusterTest {
 
 	private static byte[] bytes(String text) {
 		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+	private static byte[] concat(byte[] value, String suffix) {
+		byte[] more = suffix.getBytes(StandardCharsets.UTF_8);
+		byte[] joined = Arrays.copyOf(value, value.length + more.length);
+		System.arraycopy(more, 0, joined, value.length, more.length);
+		return joined;
 	}
 
 }

@@ -26,7 +26,9 @@ import reactor.netty.http.server.HttpServerResponse;
  * {@code If-Match: "<version>"} and {@code If-None-Match: *} on writes: 201/202 when the
  * condition holds, 412 with the current {@code ETag} when not. It also plays the nodes
  * conditional writes are not possible with: one answering 501, one whose key another
- * writer changes after every read, one that never answers a conditional write.
+ * writer changes after every read, one that never answers a conditional write. A read
+ * with {@code consistency=serial} is counted and answered as any read (this node applies
+ * every request atomically, so each read is serial).
  */
 public final class StubNode implements AutoCloseable {
 
@@ -64,6 +66,8 @@ public final class StubNode implements AutoCloseable {
 
 	private final AtomicInteger plainWrites = new AtomicInteger();
 
+	private final AtomicInteger serialReads = new AtomicInteger();
+
 	private long lastVersion = 0x5f3a2c1b9d0e4L;
 
 	private StubNode(Mode mode) {
@@ -96,6 +100,11 @@ public final class StubNode implements AutoCloseable {
 		return this.plainWrites.get();
 	}
 
+	/** Reads with {@code consistency=serial} received. */
+	public int serialReads() {
+		return this.serialReads.get();
+	}
+
 	/** The value stored under {@code key}. */
 	public synchronized Optional<byte[]> value(String key) {
 		Stored stored = this.entries.get(key);
@@ -109,6 +118,14 @@ public final class StubNode implements AutoCloseable {
 			return response.status(400).sendString(Mono.just("not a single entity")).then();
 		}
 		String key = ids.get(0);
+		List<String> consistency = query.parameters().get("consistency");
+		if (consistency != null) {
+			if (!consistency.equals(List.of("serial")) || !request.method().equals(HttpMethod.GET)
+					|| query.parameters().containsKey("replicas")) {
+				return response.status(400).sendString(Mono.just("consistency must be serial, on a read")).then();
+			}
+			this.serialReads.incrementAndGet();
+		}
 		String ifMatch = request.requestHeaders().get(HttpHeaderNames.IF_MATCH);
 		String ifNoneMatch = request.requestHeaders().get(HttpHeaderNames.IF_NONE_MATCH);
 		boolean conditionalWrite = !request.method().equals(HttpMethod.GET) && (ifMatch != null || ifNoneMatch != null);
