@@ -51,6 +51,8 @@ final class RequestRouting implements AutoCloseable {
 		this.ring = (custom == null && config.routing() == QuorumKvClientBuilder.Routing.REPLICA_AWARE)
 				? new RingFollower(transport, this.seeds, this.health, config.ringRefreshInterval()) : null;
 		if (this.ring != null) {
+			// An answer naming a newer epoch makes the client read the ring again.
+			transport.onEpoch(this.ring::announced);
 			// The first read starts with the client, so that its first requests may find
 			// the ring already; they do not wait for it.
 			this.ring.current();

@@ -22,12 +22,16 @@ import reactor.core.scheduler.Schedulers;
  * Keeps the ring the client routes by ({@code GET /v0/ring}), following its epoch.
  *
  * <p>
- * The nodes do not put their epoch on public answers, so the client cannot see at once
- * that its ring is old. It reads the ring again every {@code interval} once it has one,
- * and sooner, at most once per {@code gap} (a second), when it has none, when the last
- * read failed, or when a node suggests the ring moved ({@link #suspectStale}: a 503, a
- * refused connection): a cluster without a ring endpoint costs a request a second, not
- * one per request. A fetch is started by the request that finds it due and runs in the
+ * The nodes put the epoch of their ring on their public answers
+ * ({@code X-QuorumKV-Epoch}): an answer naming an epoch newer than the ring held makes
+ * the client read the ring from the node that gave it ({@link #announced}), once per
+ * epoch announced, so a burst of answers after a change costs one read. Besides, it reads
+ * the ring again every {@code interval} once it has one (nodes that do not name their
+ * epoch, a change no answer has shown yet), and sooner, at most once per {@code gap} (a
+ * second), when it has none, when the last read failed, or when a node suggests the ring
+ * moved ({@link #suspectStale}: a 503, a refused connection): a cluster without a ring
+ * endpoint costs a request a second, not one per request. A fetch is started by the
+ * request that finds it due (or by the answer that announced the epoch) and runs in the
  * background (that request is routed by the ring as it is), one at a time, from the seeds
  * and ring nodes in turn, the healthy first. A ring replaces the one held only when its
  * epoch is newer and its cluster the same: a node behind cannot take the client back.
@@ -62,6 +66,9 @@ final class RingFollower implements AutoCloseable {
 
 	/** System.nanoTime() from which the next fetch is due without a suspicion. */
 	private volatile long nextDue;
+
+	/** The highest epoch an answer announced that a fetch was started for. */
+	private volatile long asked;
 
 	private volatile boolean closed;
 
@@ -101,14 +108,49 @@ final class RingFollower implements AutoCloseable {
 		}
 	}
 
-	private void fetch(long now) {
-		if (this.closed || !this.fetching.compareAndSet(false, true)) {
+	/**
+	 * A node's answer named its ring's {@code epoch} (the header's text): when that is
+	 * newer than the ring held and than every epoch already asked for, the ring is read
+	 * from that node, unless a read is under way (its outcome decides what comes next).
+	 * Called on an event loop for every answer: compares, and starts at most one fetch.
+	 */
+	void announced(URI node, String epoch) {
+		RingView held = this.ring.get();
+		if (held == null) {
+			// The first read is under way or due: current() starts it.
 			return;
+		}
+		long announced;
+		try {
+			announced = Long.parseLong(epoch);
+		}
+		catch (NumberFormatException ex) {
+			return;
+		}
+		if (announced <= held.epoch() || announced <= this.asked) {
+			return;
+		}
+		if (fetch(System.nanoTime(), node)) {
+			this.asked = announced;
+		}
+	}
+
+	private void fetch(long now) {
+		fetch(now, null);
+	}
+
+	/**
+	 * Starts a read of the ring from {@code from}, or from the next node in turn when
+	 * null; false when one is under way (or the client is closed).
+	 */
+	private boolean fetch(long now, @Nullable URI from) {
+		if (this.closed || !this.fetching.compareAndSet(false, true)) {
+			return false;
 		}
 		this.lastStart = now;
 		// Until it answers, no other fetch is due; the outcome sets the next time.
 		this.nextDue = now + this.intervalNanos;
-		URI node = pick();
+		URI node = (from != null) ? from : pick();
 		this.inFlight.update(this.transport.exchange(HttpMethod.GET, node, PATH, null)
 			.publishOn(Schedulers.parallel())
 			.map((answer) -> {
@@ -122,6 +164,7 @@ final class RingFollower implements AutoCloseable {
 			})
 			.doFinally((signal) -> this.fetching.set(false))
 			.subscribe(this::adopt, this::failed));
+		return true;
 	}
 
 	private void adopt(RingView fetched) {
@@ -130,7 +173,11 @@ final class RingFollower implements AutoCloseable {
 			this.ring.set(fetched);
 			this.health.track(fetched.nodes());
 		}
-		this.nextDue = System.nanoTime() + this.intervalNanos;
+		// A ring older than an epoch announced (read from a node behind) is read again
+		// after the gap, not after the interval.
+		RingView now = this.ring.get();
+		boolean behind = now != null && now.epoch() < this.asked;
+		this.nextDue = System.nanoTime() + (behind ? this.gapNanos : this.intervalNanos);
 	}
 
 	private void failed(Throwable error) {

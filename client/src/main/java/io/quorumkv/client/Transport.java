@@ -2,6 +2,7 @@ package io.quorumkv.client;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.function.BiConsumer;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelOption;
@@ -13,6 +14,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.Http11SslContextSpec;
 import reactor.netty.http.client.HttpClient;
+import reactor.netty.http.client.HttpClientResponse;
 import reactor.netty.resources.ConnectionProvider;
 import reactor.netty.resources.LoopResources;
 
@@ -30,6 +32,9 @@ import reactor.netty.resources.LoopResources;
  */
 final class Transport implements AutoCloseable {
 
+	/** The ring epoch a node puts on its public answers (docs/api.md). */
+	static final String EPOCH = "X-QuorumKV-Epoch";
+
 	private static final byte[] EMPTY = new byte[0];
 
 	private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
@@ -39,6 +44,9 @@ final class Transport implements AutoCloseable {
 	private final ConnectionProvider provider;
 
 	private final HttpClient http;
+
+	/** Told each answer's {@link #EPOCH}, with the node that gave it. */
+	private volatile @Nullable BiConsumer<URI, String> epochs;
 
 	Transport(ClientConfig config) {
 		this.loops = LoopResources.create("quorumkv-client", config.ioThreads(), true);
@@ -82,6 +90,24 @@ final class Transport implements AutoCloseable {
 	}
 
 	/**
+	 * From now on, {@code listener} is told the {@link #EPOCH} of every answer that has
+	 * one, with the node that gave it, on the event loop that read it: it must not block.
+	 */
+	void onEpoch(BiConsumer<URI, String> listener) {
+		this.epochs = listener;
+	}
+
+	private void observe(URI node, HttpClientResponse response) {
+		BiConsumer<URI, String> listener = this.epochs;
+		if (listener != null) {
+			String epoch = response.responseHeaders().get(EPOCH);
+			if (epoch != null) {
+				listener.accept(node, epoch);
+			}
+		}
+	}
+
+	/**
 	 * One request for a single entity: the node's answer, whatever its status; errors
 	 * only when no answer came.
 	 */
@@ -100,11 +126,14 @@ final class Transport implements AutoCloseable {
 		HttpClient.RequestSender request = client.request(method).uri(node + pathAndQuery);
 		HttpClient.ResponseReceiver<?> sending = (body != null)
 				? request.send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(body))) : request;
-		return sending.responseSingle((response, content) -> content.asByteArray()
-			.defaultIfEmpty(EMPTY)
-			.map((bytes) -> new Answer(response.status().code(), bytes,
-					response.responseHeaders().get(HttpHeaderNames.RETRY_AFTER),
-					response.responseHeaders().get(HttpHeaderNames.ETAG))));
+		return sending.responseSingle((response, content) -> {
+			observe(node, response);
+			return content.asByteArray()
+				.defaultIfEmpty(EMPTY)
+				.map((bytes) -> new Answer(response.status().code(), bytes,
+						response.responseHeaders().get(HttpHeaderNames.RETRY_AFTER),
+						response.responseHeaders().get(HttpHeaderNames.ETAG)));
+		});
 	}
 
 	/**
@@ -116,6 +145,7 @@ final class Transport implements AutoCloseable {
 		HttpClient client = (accept != null)
 				? this.http.headers((headers) -> headers.set(HttpHeaderNames.ACCEPT, accept)) : this.http;
 		return client.get().uri(node + pathAndQuery).response((response, content) -> {
+			observe(node, response);
 			int status = response.status().code();
 			if (status == 200) {
 				return format.decode(node, content);

@@ -18,7 +18,9 @@ import io.quorumkv.service.cluster.PlacementStrategy;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingJson;
 import io.quorumkv.service.cluster.RingLayout;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.HttpServerRequest;
@@ -30,7 +32,9 @@ import reactor.netty.http.server.HttpServerResponse;
  * ({@code RingJson.writePublic}), {@code PUT} and {@code DELETE} of an entity with 201
  * and 202, a {@code GET} of one with 404, and records which node each key's requests
  * reached. A node can be told to answer 503 (as a node the ring removed does) or be
- * stopped. The expected owners come from the nodes' own placement ({@code RingLayout}).
+ * stopped. The nodes can be told to name the ring's epoch on their entity answers
+ * ({@code X-QuorumKV-Epoch}, as the nodes do), and their ring reads can be held until
+ * released. The expected owners come from the nodes' own placement ({@code RingLayout}).
  */
 final class FakeCluster implements AutoCloseable {
 
@@ -46,6 +50,11 @@ final class FakeCluster implements AutoCloseable {
 	private final Map<Integer, Boolean> unavailable = new ConcurrentHashMap<>();
 
 	private final AtomicInteger ringReads = new AtomicInteger();
+
+	private volatile boolean announceEpoch;
+
+	/** While set, ring reads wait for it to complete before they are answered. */
+	private final AtomicReference<Sinks.@Nullable Empty<Void>> ringHold = new AtomicReference<>();
 
 	/**
 	 * {@code size} nodes, of which {@code members} are in the ring (epoch 1) under
@@ -104,6 +113,24 @@ final class FakeCluster implements AutoCloseable {
 		return this.ringReads.get();
 	}
 
+	/** From now on the entity answers carry the ring's epoch. */
+	void announceEpoch() {
+		this.announceEpoch = true;
+	}
+
+	/** Ring reads wait from now on (they are counted as they arrive) until released. */
+	void holdRingReads() {
+		this.ringHold.set(Sinks.empty());
+	}
+
+	/** The ring reads held are answered, with the ring as it is now. */
+	void releaseRingReads() {
+		Sinks.Empty<Void> hold = this.ringHold.getAndSet(null);
+		if (hold != null) {
+			hold.tryEmitEmpty();
+		}
+	}
+
 	/** From now on the node answers 503 to every request, its ring included. */
 	void unavailable(int node) {
 		this.unavailable.put(node, true);
@@ -121,10 +148,12 @@ final class FakeCluster implements AutoCloseable {
 		}
 		if (query.path().equals("/v0/ring")) {
 			this.ringReads.incrementAndGet();
-			return response.status(200)
+			Sinks.Empty<Void> hold = this.ringHold.get();
+			Mono<Void> held = (hold != null) ? hold.asMono() : Mono.empty();
+			return held.then(Mono.defer(() -> response.status(200)
 				.header("Content-Type", "application/json")
 				.sendString(Mono.just(RingJson.writePublic(this.ring.get())))
-				.then();
+				.then()));
 		}
 		List<String> ids = query.parameters().get("id");
 		if (!query.path().equals("/v0/entity") || ids == null || ids.size() != 1) {
@@ -136,6 +165,9 @@ final class FakeCluster implements AutoCloseable {
 			case "DELETE" -> 202;
 			default -> 404;
 		};
+		if (this.announceEpoch) {
+			response.header("X-QuorumKV-Epoch", Long.toString(this.ring.get().epoch()));
+		}
 		return request.receive().aggregate().then(Mono.defer(() -> response.status(status).send().then()));
 	}
 

@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Replica-aware routing against stand-in nodes ({@link FakeCluster}) that answer the ring
  * as the nodes write it: requests land on their key's replicas (the nodes' placement says
  * which), fall back to other nodes when the replicas are down, and follow a ring that
- * changed, read again after a 503 or after the refresh interval, at a bounded rate.
+ * changed, read again after a 503, after the refresh interval, or once when answers name
+ * a newer epoch, at a bounded rate.
  */
 class ReplicaRoutingTest {
 
@@ -159,6 +160,43 @@ class ReplicaRoutingTest {
 			// The node the new ring added, which no seed names, has its share.
 			assertThat(coordinators).contains(cluster.url(3));
 			assertThat(client.routingStats().toOtherNode()).isZero();
+		}
+	}
+
+	@Test
+	void anAnswerNamingANewerEpochMakesTheClientReadTheRingExactlyOnce() {
+		try (FakeCluster cluster = new FakeCluster(4, 3, 1);
+				QuorumKvClient client = QuorumKvClient.builder()
+					.seeds(List.of(cluster.url(0)))
+					.retryPolicy(RetryPolicy.NONE)
+					// Never by time here: only the answers' epoch can make it read the
+					// ring again.
+					.ringRefreshInterval(Duration.ofHours(1))
+					.build()) {
+			cluster.announceEpoch();
+			awaitEpoch(client, 1, () -> {
+			});
+			int readsBefore = cluster.ringReads();
+			for (int i = 0; i < 10; i++) {
+				client.put("same:" + i, VALUE).block(WAIT);
+			}
+			assertThat(cluster.ringReads()).as("answers naming the epoch held read nothing").isEqualTo(readsBefore);
+			// Node 3 joins (epoch 2); the ring reads are held, so every answer below
+			// names
+			// epoch 2 while the client still routes by epoch 1.
+			cluster.holdRingReads();
+			cluster.ring((ring) -> next(ring, List.of(new RingNode("node-3", cluster.url(3), NodeState.NORMAL))));
+			for (int i = 0; i < 30; i++) {
+				client.put("burst:" + i, VALUE).block(WAIT);
+			}
+			assertThat(client.routingStats().ringEpoch()).isEqualTo(1);
+			cluster.releaseRingReads();
+			awaitEpoch(client, 2, () -> {
+			});
+			for (int i = 0; i < 30; i++) {
+				client.put("after:" + i, VALUE).block(WAIT);
+			}
+			assertThat(cluster.ringReads() - readsBefore).as("ring reads for 60 answers naming epoch 2").isEqualTo(1);
 		}
 	}
 

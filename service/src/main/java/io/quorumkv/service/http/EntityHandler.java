@@ -72,9 +72,12 @@ class EntityHandler {
 
 	private final ConditionalRequests conditional;
 
+	private final EpochHeader epoch;
+
 	EntityHandler(ReplicationService replication, Storage storage, RequestMetrics metrics, BodyBudget bodies,
-			HttpProperties limits, ConditionalRequests conditional) {
+			HttpProperties limits, ConditionalRequests conditional, EpochHeader epoch) {
 		this.replication = replication;
+		this.epoch = epoch;
 		this.conditional = conditional;
 		this.storage = storage;
 		this.metrics = metrics;
@@ -254,14 +257,18 @@ class EntityHandler {
 
 	/**
 	 * Parses the query, runs {@code body} and answers every failure with its status and
-	 * text; times the request by operation and status.
+	 * text; stamps the answer with the ring's epoch ({@link EpochHeader}); times the
+	 * request by operation and status.
 	 */
 	private Mono<ServerResponse> handle(String operation, ServerRequest request, int parameters, String route,
 			Function<QueryParameters, Mono<ServerResponse>> body) {
 		long start = System.nanoTime();
 		return Mono.defer(() -> body.apply(QueryParameters.parse(request.uri().getRawQuery(), parameters, route)))
 			.onErrorResume(ErrorResponses::toResponse)
-			.doOnNext((response) -> this.metrics.record(operation, response.statusCode().value(), start));
+			.doOnNext((response) -> {
+				this.epoch.stamp(request.exchange().getResponse());
+				this.metrics.record(operation, response.statusCode().value(), start);
+			});
 	}
 
 	private Replicas replicas(QueryParameters query) {

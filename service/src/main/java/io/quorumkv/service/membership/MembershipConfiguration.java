@@ -1,5 +1,6 @@
 package io.quorumkv.service.membership;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.micrometer.core.instrument.Gauge;
@@ -8,6 +9,7 @@ import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Topology;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingChange;
+import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.service.config.HttpProperties;
 import io.quorumkv.service.metadata.MetadataGroup;
 import io.quorumkv.service.peer.InternalApi;
@@ -17,6 +19,7 @@ import io.quorumkv.service.storage.StorageProperties;
 import io.quorumkv.storage.Storage;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
 
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationListener;
@@ -83,8 +86,27 @@ class MembershipConfiguration {
 	}
 
 	@Bean
-	ForcedReconfiguration forcedReconfiguration(ClusterState state, MetadataGroup metadata, Membership membership) {
-		return new ForcedReconfiguration(state, metadata, membership);
+	ForcedReconfiguration forcedReconfiguration(ClusterState state, MetadataGroup metadata, Membership membership,
+			PeerClient peers, RingSync sync, MembershipProperties properties) {
+		ForcedReconfiguration.Steps steps = new ForcedReconfiguration.Steps() {
+
+			@Override
+			public Mono<Void> requireDead(RingNode node) {
+				return membership.requireDead(node);
+			}
+
+			@Override
+			public Mono<Ring> forceBase(List<String> lostIds) {
+				return metadata.forceBase(lostIds);
+			}
+
+			@Override
+			public Mono<MetadataGroup.Forced> forceNewGeneration(List<String> lostIds) {
+				return metadata.forceNewGeneration(lostIds);
+			}
+
+		};
+		return new ForcedReconfiguration(state, steps, peers, sync, properties.callTimeout());
 	}
 
 	/**

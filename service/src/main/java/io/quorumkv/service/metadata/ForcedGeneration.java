@@ -57,8 +57,32 @@ final class ForcedGeneration {
 					next.generation().fenced().stream().map(RingNode::id).toList()));
 	}
 
+	/**
+	 * The ring a forced reconfiguration from this node would start from, once the checks
+	 * pass (an {@link IllegalStateException} saying why not): what an operator's force is
+	 * checked against before it acts ({@link MetadataGroup#forceBase}).
+	 */
+	static Mono<Ring> base(ClusterState state, GroupServer raft, List<String> lost, Scheduler scheduler) {
+		return Mono.fromCallable(() -> checkedBase(state, raft, lost)).subscribeOn(scheduler);
+	}
+
 	/** The first ring of the next generation, or why there is none. */
 	private static Ring next(ClusterState state, GroupServer raft, List<String> lost) throws IOException {
+		Ring base = checkedBase(state, raft, lost);
+		Ring next = base.forceGeneration(lost);
+		logger.warn("Forced reconfiguration: the metadata group of generation " + base.generation().number()
+				+ " lost voters " + lost + " for good; generation " + next.generation().number()
+				+ " starts from this node's ring at epoch " + base.epoch() + " with voters "
+				+ GroupPeers.voters(next).stream().map(RingNode::id).toList() + ", fencing "
+				+ next.generation().fenced().stream().map(RingNode::id).toList());
+		return next;
+	}
+
+	/**
+	 * The newer of the ring the log applied here and the one this node serves under, when
+	 * the group has no leader, this node is a voter and the voters left are no majority.
+	 */
+	private static Ring checkedBase(ClusterState state, GroupServer raft, List<String> lost) throws IOException {
 		RaftServer server = raft.server();
 		RaftGroupId group = raft.groupId();
 		if (server == null || group == null) {
@@ -82,13 +106,7 @@ final class ForcedGeneration {
 		if (refusal != null) {
 			throw new IllegalStateException(refusal);
 		}
-		Ring next = base.forceGeneration(lost);
-		logger.warn("Forced reconfiguration: the metadata group of generation " + base.generation().number()
-				+ " lost voters " + lost + " for good; generation " + next.generation().number()
-				+ " starts from this node's ring at epoch " + base.epoch() + " with voters "
-				+ GroupPeers.voters(next).stream().map(RingNode::id).toList() + ", fencing "
-				+ next.generation().fenced().stream().map(RingNode::id).toList());
-		return next;
+		return base;
 	}
 
 	/** Completes once the new group's log holds a ring of its generation. */

@@ -251,6 +251,15 @@ public final class MetadataGroup implements AutoCloseable {
 	}
 
 	/**
+	 * The ring a forced reconfiguration declaring {@code lost} (their ids) gone would
+	 * start from; fails with an {@link IllegalStateException} saying why it would be
+	 * refused. Changes nothing.
+	 */
+	public Mono<Ring> forceBase(List<String> lost) {
+		return ForcedGeneration.base(this.state, this.raft, lost, this.scheduler);
+	}
+
+	/**
 	 * What a forced reconfiguration formed.
 	 *
 	 * @param generation the new group's generation

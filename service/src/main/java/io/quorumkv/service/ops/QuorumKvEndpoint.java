@@ -55,10 +55,12 @@ import org.springframework.stereotype.Component;
  * (docs/membership.md);</li>
  * <li>{@code POST /actuator/quorumkv/cleanup}: removes the keys this node no longer
  * owns;</li>
- * <li>{@code POST /actuator/quorumkv/force-reconfigure} with {@code {"lost": "URL,URL"}},
- * on a surviving voter when a majority of the metadata group's voters is lost for good:
- * forms the next generation of the group from this node's ring, the lost voters fenced
- * ({@link ForcedReconfiguration}; 200, or 409 with the reason);</li>
+ * <li>{@code POST /actuator/quorumkv/force-reconfigure} with {@code {"lost": "URL,URL"[,
+ * "allowOlderRing": true]}}, on a surviving voter when a majority of the metadata group's
+ * voters is lost for good: forms the next generation of the group from this node's ring,
+ * the lost voters fenced ({@link ForcedReconfiguration}; 200, or 409 with the reason, a
+ * newer ring on another member this node reaches among them unless
+ * {@code allowOlderRing});</li>
  * <li>backups (docs/backup.md, {@link SnapshotActions}): {@code POST snapshot} with
  * {@code {"name": …[, "asOf": T]}} takes a snapshot of this node's storage as of
  * {@code T} (now when absent; the answer gives it), {@code POST clear-snapshot} with
@@ -161,11 +163,14 @@ public class QuorumKvEndpoint {
 	 * @param allowOlderThanGrace a restore of a time older than the tombstone grace
 	 * @param lost the URLs, comma-separated, of the voters a forced reconfiguration
 	 * declares lost for good
+	 * @param allowOlderRing a forced reconfiguration even though another member this node
+	 * reaches serves a newer ring (the changes after this node's epoch are lost)
 	 */
 	@WriteOperation
 	public Mono<WebEndpointResponse<Map<String, @Nullable Object>>> run(@Selector String action, @Nullable String url,
 			@Nullable String replacement, @Nullable Long epoch, @Nullable String name, @Nullable Long asOf,
-			@Nullable String path, @Nullable Long rate, @Nullable Boolean allowOlderThanGrace, @Nullable String lost) {
+			@Nullable String path, @Nullable Long rate, @Nullable Boolean allowOlderThanGrace, @Nullable String lost,
+			@Nullable Boolean allowOlderRing) {
 		return switch (action) {
 			case "flush", "compact" -> storageAction(action);
 			case "repair" -> repair(RepairService.Scope.ALL);
@@ -176,8 +181,9 @@ public class QuorumKvEndpoint {
 			case "replace" ->
 				answer(this.membership.replace(required(url, "url"), required(replacement, "replacement"), epoch));
 			case "cleanup" -> answer(this.membership.cleanup());
-			case "force-reconfigure" -> answer(this.forced
-				.run(List.of(required(lost, "lost").split(",")).stream().filter((u) -> !u.isBlank()).toList()));
+			case "force-reconfigure" -> answer(this.forced.run(
+					List.of(required(lost, "lost").split(",")).stream().filter((u) -> !u.isBlank()).toList(),
+					Boolean.TRUE.equals(allowOlderRing)));
 			case "snapshot" -> this.snapshots.take(required(name, "name"), asOf);
 			case "clear-snapshot" -> this.snapshots.clear(required(name, "name"));
 			case "clear-backups" -> this.snapshots.clearBackups(required(name, "name"));

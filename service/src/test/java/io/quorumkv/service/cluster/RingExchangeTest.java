@@ -43,6 +43,9 @@ class RingExchangeTest {
 
 	static TestCluster cluster;
 
+	/** The public answers' ring epoch (docs/api.md). */
+	private static final String EPOCH = "X-QuorumKV-Epoch";
+
 	@BeforeAll
 	static void start() {
 		cluster = new TestCluster(root, 3, Map.of("quorumkv.cluster.replication-factor", "2")).startAll();
@@ -80,6 +83,9 @@ class RingExchangeTest {
 	void aNodeBehindCatchesUpFromTheFirstCallOfANodeAhead() {
 		ClusterState zero = cluster.bean(0, ClusterState.class);
 		Ring current = zero.ring().orElseThrow();
+		for (int node = 0; node < 3; node++) {
+			assertThat(publicEpoch(node, "/v0/entity?id=before")).isEqualTo(Long.toString(current.epoch()));
+		}
 		Ring next = new Ring(current.clusterId(), current.epoch() + 1, current.replicationFactor(), current.strategy(),
 				current.virtualNodes(), current.nodes(), null);
 		assertThat(zero.install(next).block(Duration.ofSeconds(5))).isTrue();
@@ -90,11 +96,16 @@ class RingExchangeTest {
 				.bodyValue("v".getBytes(StandardCharsets.UTF_8))
 				.exchange()
 				.expectStatus()
-				.isCreated();
+				.isCreated()
+				// A public answer names the ring it was served under (a client behind
+				// reads the ring again).
+				.expectHeader()
+				.valueEquals(EPOCH, Long.toString(next.epoch()));
 		}
 		eventually(Duration.ofSeconds(10), () -> {
 			for (int node = 0; node < 3; node++) {
 				assertThat(publicRing(node)).contains("\"epoch\":" + next.epoch() + ",");
+				assertThat(publicEpoch(node, "/v0/entity?id=after-0")).isEqualTo(Long.toString(next.epoch()));
 			}
 		});
 		assertThat(cluster.bean(1, ClusterState.class).ring()).contains(next);
@@ -190,7 +201,15 @@ class RingExchangeTest {
 				.isEqualTo(503)
 				.expectBody(String.class)
 				.value((body) -> assertThat(body).contains("not a member of a cluster yet"));
-			newcomer.client(0).get().uri("/v0/status").exchange().expectStatus().isOk();
+			// No ring, no epoch on its answers.
+			newcomer.client(0)
+				.get()
+				.uri("/v0/status")
+				.exchange()
+				.expectStatus()
+				.isOk()
+				.expectHeader()
+				.doesNotExist(EPOCH);
 		}
 	}
 
@@ -243,6 +262,18 @@ class RingExchangeTest {
 			.header(InternalApi.RING, epoch + " " + clusterId + " " + cluster.url(from) + " " + cluster.url(from))
 			.bodyValue(StreamCalls.get("k".getBytes()))
 			.exchange();
+	}
+
+	/** The ring epoch a public answer of {@code node} to a GET of {@code path} names. */
+	private static String publicEpoch(int node, String path) {
+		return cluster.client(node)
+			.get()
+			.uri(path)
+			.exchange()
+			.expectBody()
+			.returnResult()
+			.getResponseHeaders()
+			.getFirst(EPOCH);
 	}
 
 	private static String publicRing(int node) {

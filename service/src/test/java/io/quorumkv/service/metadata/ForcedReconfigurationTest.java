@@ -10,6 +10,7 @@ import java.util.Map;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quorumkv.service.cluster.ClusterState;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingChange;
 import io.quorumkv.service.support.MetadataCluster;
@@ -27,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * listener, RF 2): two voters are lost for good, membership changes stop (no leader), the
  * operator forces the next generation of the group on the surviving voter, whose voters
  * are then the survivor and the listener (it must follow the survivor into the new group
- * for that group to have a leader), and a {@code remove} of a dead node is applied
+ * for that group to have a leader; a force asked while the listener serves a newer ring
+ * is refused until the survivor holds it), and a {@code remove} of a dead node is applied
  * through the new group; then a lost voter comes back with its old log and cannot disturb
  * the new group: it ends up fenced in the new generation (whether its calls were refused
  * as calls for another group first or the ring reached it first), the survivor keeps its
@@ -95,13 +97,24 @@ class ForcedReconfigurationTest {
 		// Forcing with a voter named lost that still answers is refused.
 		assertThat(metadata.answer(survivor, "force-reconfigure", "{\"lost\":\"" + cluster.url(survivor) + "\"}"))
 			.startsWith("409 ");
+		String lost = "{\"lost\":\"" + cluster.url(lost1) + "," + cluster.url(lost2) + "\"}";
+		// The listener serves a newer ring than the survivor (as if it had applied a
+		// change the survivor never received): the force is refused, naming it, and the
+		// survivor takes that ring (ring exchange).
+		Ring listened = metadata.ring(listener);
+		Ring ahead = new Ring(listened.clusterId(), epoch + 1, listened.replicationFactor(), listened.strategy(),
+				listened.virtualNodes(), listened.nodes(), listened.change(), listened.generation());
+		assertThat(cluster.bean(listener, ClusterState.class).install(ahead).block(PATIENCE)).isTrue();
+		assertThat(metadata.answer(survivor, "force-reconfigure", lost)).startsWith("409 ")
+			.contains("node " + metadata.id(listener) + " (")
+			.contains("serves ring epoch " + (epoch + 1) + ", newer than this node's " + epoch);
+		eventually(PATIENCE, () -> assertThat(metadata.ring(survivor).epoch()).isEqualTo(epoch + 1));
 
-		String forced = metadata.answer(survivor, "force-reconfigure",
-				"{\"lost\":\"" + cluster.url(lost1) + "," + cluster.url(lost2) + "\"}");
+		String forced = metadata.answer(survivor, "force-reconfigure", lost);
 		System.out.println("ForcedReconfigurationTest: " + forced);
 		assertThat(forced).startsWith("200 ")
 			.contains("\"generation\":1")
-			.contains("\"epoch\":" + (epoch + 1))
+			.contains("\"epoch\":" + (epoch + 2))
 			.contains(metadata.id(listener));
 		assertThat(metadata.ring(survivor).generation().number()).isEqualTo(1);
 		assertThat(metadata.ring(survivor).generation().fenced()).extracting((node) -> node.id())
@@ -116,9 +129,9 @@ class ForcedReconfigurationTest {
 			.containsExactlyInAnyOrder(metadata.id(survivor), metadata.id(listener));
 
 		String removed = metadata.answer(survivor, "remove", "{\"url\":\"" + cluster.url(lost1) + "\"}");
-		assertThat(removed).startsWith("200 ").contains("\"epoch\":" + (epoch + 2));
+		assertThat(removed).startsWith("200 ").contains("\"epoch\":" + (epoch + 3));
 		Ring logged = metadata.group(survivor).read().block(PATIENCE).orElseThrow();
-		assertThat(logged.epoch()).isEqualTo(epoch + 2);
+		assertThat(logged.epoch()).isEqualTo(epoch + 3);
 		assertThat(logged.generation().number()).isEqualTo(1);
 		RingChange change = logged.change();
 		assertThat(change).isNotNull();
