@@ -203,7 +203,8 @@ public final class NodeSnapshots {
 	 *
 	 * @param base the newest flushed table the snapshot holds
 	 * @param removed incremental tables removed (each with its record)
-	 * @param kept incremental tables kept: flushed after the snapshot
+	 * @param kept incremental tables kept: flushed after the snapshot, or the newest one
+	 * (which the node's next record names as the table flushed before it)
 	 */
 	public record ClearedBackups(long base, int removed, int kept) {
 	}
@@ -212,7 +213,9 @@ public final class NodeSnapshots {
 	 * Removes from the LSM's {@code backups/} (in {@code data/} beside this folder) every
 	 * incremental table snapshot {@code name} holds: those numbered up to its
 	 * {@code BACKUP-BASE}, the newest table flushed before its links. The tables flushed
-	 * after it stay: the snapshot plus them reach a later time.
+	 * after it stay: the snapshot plus them reach a later time; so does the newest table
+	 * of all, the chain's last link, which a node starting again after a crash continues
+	 * the chain from.
 	 * @throws SnapshotException (as the error of the {@code Mono}) when there is no such
 	 * snapshot, or it was taken without incremental backups
 	 */
@@ -231,8 +234,13 @@ public final class NodeSnapshots {
 			Path folder = this.root.resolveSibling("data").resolve(IncrementalBackup.FOLDER);
 			int removed = 0;
 			int kept = 0;
-			for (IncrementalBackup record : IncrementalBackup.list(folder)) {
-				if (record.number() <= base.getAsLong()) {
+			List<IncrementalBackup> records = IncrementalBackup.list(folder);
+			// The newest record stays: a node that starts again after a crash continues
+			// its chain from it (its next record names it as previous), so the chain
+			// still meets the snapshot's base.
+			long newest = records.isEmpty() ? -1 : records.getLast().number();
+			for (IncrementalBackup record : records) {
+				if (record.number() <= base.getAsLong() && record.number() != newest) {
 					// The table first: a record left alone by a crash is removed (or its
 					// table linked again) at the next start.
 					Files.deleteIfExists(folder.resolve(record.table()));

@@ -143,6 +143,45 @@ class IncrementalRestoreTest {
 			.hasMessageContaining("is after the snapshot's time " + asOf);
 	}
 
+	/**
+	 * A node that crashes after {@code clear-backups}, before its next flush, continues
+	 * its chain from its newest record: the first table it flushes once started again
+	 * names the snapshot's base as the one before, and the set restores up to it. (While
+	 * {@code clear-backups} removed every table up to the base, the node started a new
+	 * chain, and the set reached no further than the snapshot.)
+	 */
+	@Test
+	void aNodeCrashedAfterClearBackupsContinuesTheChainFromTheSnapshot() throws IOException {
+		Path data = this.dir.resolve("data");
+		Path crashed = this.dir.resolve("crashed");
+		Path set = this.dir.resolve("set");
+		TreeMap<String, Entry> ledger = new TreeMap<>();
+		Random random = new Random(2);
+		try (LsmStorage storage = LsmStorage.open(LsmOptions.defaults(data).withIncrementalBackups(true))) {
+			write(storage, ledger, random, 100, 50);
+			NodeSnapshots snapshots = new NodeSnapshots(this.dir.resolve("snapshots"), storage, "lsm", SELF,
+					() -> null);
+			snapshots.take("s1", now()).block(WAIT);
+			// The snapshot's table leaves level 0: only the records tell what was
+			// flushed.
+			storage.compact().block(WAIT);
+			snapshots.clearBackups("s1").block(WAIT);
+			// A process crash: the files as they are, with the store still open.
+			copyTree(data, crashed);
+		}
+		long end;
+		try (LsmStorage storage = LsmStorage.open(LsmOptions.defaults(crashed).withIncrementalBackups(true))) {
+			write(storage, ledger, random, 100, 50);
+			end = this.last;
+		}
+		copyTree(this.dir.resolve("snapshots/s1"), set.resolve("node1"));
+		copyTree(crashed.resolve(IncrementalBackup.FOLDER), set.resolve("node1").resolve(Incrementals.FOLDER));
+		SnapshotVerifier.Report report = SnapshotVerifier.verify(set.resolve("node1"));
+		assertThat(report.gap()).isNull();
+		assertThat(report.reach()).isGreaterThanOrEqualTo(end);
+		assertThat(restored(set, end)).isEqualTo(ledger);
+	}
+
 	/** The entries the restore of {@code set} as of {@code time} writes, by key. */
 	private static Map<String, Entry> restored(Path set, long time) {
 		TreeMap<String, Entry> restored = new TreeMap<>();

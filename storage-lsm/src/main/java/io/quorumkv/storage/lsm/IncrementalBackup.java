@@ -19,6 +19,9 @@ import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.zip.CRC32C;
 
+import io.quorumkv.storage.lsm.io.AppendFile;
+import io.quorumkv.storage.lsm.io.FileIo;
+
 /**
  * The checksum record of one table in an incremental backup folder ({@code backups/} of a
  * data folder with {@link LsmOptions#incrementalBackups()} on): the table's file name,
@@ -90,12 +93,22 @@ public record IncrementalBackup(String table, long size, long crc32c, long froze
 		return new IncrementalBackup(file.getFileName().toString(), Files.size(file), crc32c(file), frozenAt, previous);
 	}
 
-	/** Writes the record into {@code dir} (a temporary file, forced, then renamed). */
-	void write(Path dir) throws IOException {
+	/**
+	 * Writes the record into {@code dir} through {@code io} (a temporary file, forced,
+	 * then renamed; the caller forces the folder).
+	 */
+	void write(FileIo io, Path dir) throws IOException {
 		String text = MAGIC + "\ntable " + this.table + "\nsize " + this.size + "\ncrc32c "
 				+ String.format("%08x", this.crc32c) + "\nfrozen-at " + this.frozenAt + "\nprevious " + this.previous
 				+ "\n";
-		writeAtomically(dir.resolve(recordFile()), text);
+		Path target = dir.resolve(recordFile());
+		Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
+		byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+		try (AppendFile out = io.createOrTruncate(tmp)) {
+			out.write(bytes, 0, bytes.length);
+			out.sync();
+		}
+		io.rename(tmp, target);
 	}
 
 	/**

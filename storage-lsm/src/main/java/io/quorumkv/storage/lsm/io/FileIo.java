@@ -3,16 +3,18 @@ package io.quorumkv.storage.lsm.io;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
 /**
  * Every file operation of the engine on its data folder: WAL segments, tables, the
- * manifest, their temporary files, renames, deletions and folder forces all go through
- * one instance, so that tests can put a fault-injecting file layer under the engine (lost
- * power, torn writes, failing {@code write}, {@code fsync} or {@code rename}, flipped
- * bytes). Production uses {@link #real()}: plain NIO, one interface call per operation (a
- * monomorphic call the JIT inlines).
+ * manifest, the incremental backups' links and records, their temporary files, renames,
+ * deletions and folder forces all go through one instance, so that tests can put a
+ * fault-injecting file layer under the engine (lost power, torn writes, failing
+ * {@code write}, {@code fsync} or {@code rename}, flipped bytes). Production uses
+ * {@link #real()}: plain NIO, one interface call per operation (a monomorphic call the
+ * JIT inlines).
  *
  * <p>
  * The engine keeps to what these operations promise on a POSIX file system, and nothing
@@ -52,6 +54,17 @@ public interface FileIo {
 
 	/** Renames atomically, replacing {@code to} if it exists. */
 	void rename(Path from, Path to) throws IOException;
+
+	/**
+	 * Gives the file {@code existing} a second name {@code link} (a hard link, in the
+	 * same file system): both name one file, and the link outlives a deletion of the
+	 * other name. Fails if {@code link} exists. Durable only after {@link #syncDirectory}
+	 * of the link's folder. By default made on the file system directly; a layer that
+	 * keeps track of names (a fault-injecting one) overrides it.
+	 */
+	default void link(Path existing, Path link) throws IOException {
+		Files.createLink(link, existing);
+	}
 
 	/** Deletes the file if it exists; whether it did. */
 	boolean deleteIfExists(Path path) throws IOException;

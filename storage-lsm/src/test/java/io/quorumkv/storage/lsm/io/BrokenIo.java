@@ -165,6 +165,11 @@ public final class BrokenIo implements FileIo {
 	}
 
 	@Override
+	public void link(Path existing, Path link) throws IOException {
+		this.delegate.link(existing, link);
+	}
+
+	@Override
 	public boolean deleteIfExists(Path path) throws IOException {
 		return this.delegate.deleteIfExists(path);
 	}

@@ -10,8 +10,10 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
 
@@ -23,11 +25,16 @@ import org.jspecify.annotations.Nullable;
  * The disk model of a {@link FaultFileIo}: the folder's files with their synced lengths,
  * its names as of the last folder sync, and the name changes since; files deleted or
  * replaced since that sync are kept aside in a {@code .trash} folder (which the engine
- * ignores) so that a crash image can bring them back. Guarded by the layer's lock.
+ * ignores) so that a crash image can bring them back. The files of its subfolders in
+ * {@link #SUBFOLDERS} are modelled too, named {@code backups/000042.sst}; a folder's sync
+ * makes its own names durable. Guarded by the layer's lock.
  */
 final class FaultDisk {
 
 	static final String TRASH = ".trash";
+
+	/** The subfolders modelled with the folder: an LSM's incremental backups. */
+	static final Set<String> SUBFOLDERS = Set.of("backups");
 
 	final Path dir;
 
@@ -48,21 +55,55 @@ final class FaultDisk {
 		this.dir = dir.toAbsolutePath().normalize();
 		this.trash = this.dir.resolve(TRASH);
 		Files.createDirectories(this.trash);
-		try (Stream<Path> files = Files.list(this.dir)) {
-			for (Path file : files.filter(Files::isRegularFile).toList()) {
-				Node node = new Node(this.nextId++, file);
-				node.length = Files.size(file);
-				node.synced = node.length;
-				this.live.put(file.getFileName().toString(), node);
+		List<Path> folders = new ArrayList<>(List.of(this.dir));
+		SUBFOLDERS.stream().map(this.dir::resolve).filter(Files::isDirectory).forEach(folders::add);
+		for (Path folder : folders) {
+			try (Stream<Path> files = Files.list(folder)) {
+				for (Path file : files.filter(Files::isRegularFile).toList()) {
+					Node node = new Node(this.nextId++, file);
+					node.length = Files.size(file);
+					node.synced = node.length;
+					this.live.put(tracked(file), node);
+				}
 			}
 		}
 		this.durable = new HashMap<>(this.live);
 	}
 
-	/** The name of {@code path} in the folder, or null outside it. */
+	/**
+	 * The name of {@code path} in the folder ({@code backups/000042.sst} in a subfolder),
+	 * or null outside it.
+	 */
 	@Nullable String tracked(Path path) {
 		Path absolute = path.toAbsolutePath().normalize();
-		return this.dir.equals(absolute.getParent()) ? absolute.getFileName().toString() : null;
+		Path parent = absolute.getParent();
+		if (this.dir.equals(parent)) {
+			return absolute.getFileName().toString();
+		}
+		if (parent != null && this.dir.equals(parent.getParent())
+				&& SUBFOLDERS.contains(parent.getFileName().toString())) {
+			return parent.getFileName() + "/" + absolute.getFileName();
+		}
+		return null;
+	}
+
+	/**
+	 * The folder of a name: "" for the folder itself, {@code "backups/"} for a subfolder.
+	 */
+	private static String folderOf(String name) {
+		return name.substring(0, name.lastIndexOf('/') + 1);
+	}
+
+	/**
+	 * The folder prefix of {@code folder} ({@link #folderOf}), or null when not modelled.
+	 */
+	@Nullable String folderName(Path folder) {
+		Path absolute = folder.toAbsolutePath().normalize();
+		if (this.dir.equals(absolute)) {
+			return "";
+		}
+		return (this.dir.equals(absolute.getParent()) && SUBFOLDERS.contains(absolute.getFileName().toString()))
+				? absolute.getFileName() + "/" : null;
 	}
 
 	@Nullable Node node(String name) {
@@ -96,6 +137,22 @@ final class FaultDisk {
 		this.log.add(new NameChange(source, name, node));
 	}
 
+	/**
+	 * A second name for the file named {@code source} (a hard link): a file of its own in
+	 * the model, with the source's bytes and durability, since what is linked (a table)
+	 * is no longer written.
+	 */
+	void link(String source, String name, Path existing, Path link) throws IOException {
+		Node from = this.live.get(source);
+		Files.createLink(link, existing);
+		Node node = new Node(this.nextId++, link);
+		node.length = from.length;
+		node.synced = from.synced;
+		from.lost.forEach((range) -> node.lost.add(range.clone()));
+		this.live.put(name, node);
+		this.log.add(new NameChange(null, name, node));
+	}
+
 	boolean delete(String name) throws IOException {
 		if (!this.live.containsKey(name)) {
 			return false;
@@ -105,13 +162,27 @@ final class FaultDisk {
 		return true;
 	}
 
-	/** The folder's names are durable as they are now. */
-	void syncFolder() throws IOException {
-		this.durable = new HashMap<>(this.live);
-		this.log.clear();
+	/**
+	 * The names of {@code folder} ({@link #folderName}) are durable as they are now; the
+	 * files set aside that no image can bring back any more are deleted.
+	 */
+	void syncFolder(String folder) throws IOException {
+		this.durable.keySet().removeIf((name) -> folderOf(name).equals(folder));
+		this.live.forEach((name, node) -> {
+			if (folderOf(name).equals(folder)) {
+				this.durable.put(name, node);
+			}
+		});
+		this.log.removeIf((change) -> folderOf((change.from() != null) ? change.from() : change.to()).equals(folder));
+		Set<Long> needed = new HashSet<>();
+		this.durable.values().forEach((node) -> needed.add(node.id));
+		this.log.stream().filter((change) -> change.node() != null).forEach((change) -> needed.add(change.node().id));
 		try (Stream<Path> files = Files.list(this.trash)) {
 			for (Path file : files.toList()) {
-				Files.delete(file);
+				String aside = file.getFileName().toString();
+				if (!needed.contains(Long.parseLong(aside.substring(0, aside.indexOf('-'))))) {
+					Files.delete(file);
+				}
 			}
 		}
 	}
@@ -119,7 +190,7 @@ final class FaultDisk {
 	/** Moves a live file aside: an image may still need it. */
 	private void discard(String name) throws IOException {
 		Node node = this.live.remove(name);
-		Path aside = this.trash.resolve(node.id + "-" + name);
+		Path aside = this.trash.resolve(node.id + "-" + name.replace('/', '_'));
 		Files.move(node.location, aside, StandardCopyOption.ATOMIC_MOVE);
 		node.location = aside;
 	}
@@ -157,7 +228,9 @@ final class FaultDisk {
 				in.read(ByteBuffer.wrap(bytes, 0, (int) (node.synced + keep)), 0);
 			}
 			dropped += node.zeroLost(bytes);
-			Files.write(target.resolve(e.getKey()), bytes);
+			Path file = target.resolve(e.getKey());
+			Files.createDirectories(file.getParent());
+			Files.write(file, bytes);
 		}
 		return new Image(target, names.size(), dropped, this.log.size() - kept, at);
 	}

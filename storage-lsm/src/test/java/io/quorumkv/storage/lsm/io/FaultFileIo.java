@@ -33,11 +33,13 @@ import org.jspecify.annotations.Nullable;
  * <li><b>Data</b>: each file's synced length is what {@link AppendFile#sync()} (or a
  * {@link #truncate}, which forces) covered; bytes past it are in the "page cache"
  * only.</li>
- * <li><b>Names</b>: creations, renames and deletions since the last
- * {@link #syncDirectory} are a log; the folder's durable names are those of that sync,
- * and a power loss keeps a random prefix of the log (a journaling file system commits
- * metadata in order). Files deleted or replaced since are kept aside (in a {@code .trash}
- * folder the engine ignores) until then, so that an image can bring them back.</li>
+ * <li><b>Names</b>: creations, hard links, renames and deletions since the last
+ * {@link #syncDirectory} of their folder are a log; a folder's durable names are those of
+ * its last sync, and a power loss keeps a random prefix of the log (a journaling file
+ * system commits metadata in order). Files deleted or replaced since are kept aside (in a
+ * {@code .trash} folder the engine ignores) until then, so that an image can bring them
+ * back. The folder's {@code backups/} (an LSM's incremental backups) is modelled the same
+ * way and its files are in the image.</li>
  * <li><b>Power loss</b> ({@link #powerLoss}, or a {@link Fault} that fires): the layer
  * goes dead (every later operation fails), and a crash image of the folder is written to
  * another folder: the durable names, each file cut to its synced length plus, per
@@ -62,7 +64,7 @@ public final class FaultFileIo implements FileIo {
 	/** The operations faults can target. */
 	public enum Op {
 
-		CREATE, WRITE, SYNC, RENAME, DELETE, SYNC_DIRECTORY, READ, TRUNCATE
+		CREATE, WRITE, SYNC, RENAME, LINK, DELETE, SYNC_DIRECTORY, READ, TRUNCATE
 
 	}
 
@@ -307,6 +309,25 @@ public final class FaultFileIo implements FileIo {
 	}
 
 	@Override
+	public void link(Path existing, Path link) throws IOException {
+		String name = begin(Op.LINK, link);
+		try {
+			String source = this.disk.tracked(existing);
+			if (source == null || name == null || this.disk.node(source) == null) {
+				throw new IOException(
+						"link outside the tracked folder or of an unknown file: " + existing + " -> " + link);
+			}
+			if (this.disk.node(name) != null) {
+				throw new FileAlreadyExistsException(link.toString());
+			}
+			this.disk.link(source, name, existing, link);
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
 	public boolean deleteIfExists(Path path) throws IOException {
 		String name = begin(Op.DELETE, path);
 		try {
@@ -324,8 +345,9 @@ public final class FaultFileIo implements FileIo {
 	public void syncDirectory(Path folder) throws IOException {
 		begin(Op.SYNC_DIRECTORY, folder);
 		try {
-			if (folder.toAbsolutePath().normalize().equals(this.disk.dir)) {
-				this.disk.syncFolder();
+			String name = this.disk.folderName(folder);
+			if (name != null) {
+				this.disk.syncFolder(name);
 			}
 		}
 		finally {
