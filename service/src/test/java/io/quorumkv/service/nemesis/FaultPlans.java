@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 
 import org.jspecify.annotations.Nullable;
 
@@ -35,6 +36,11 @@ final class FaultPlans {
 	 * shuffled each round, so that every kind comes up as often).
 	 */
 	static Supplier<@Nullable Fault> random(Random random, int size, List<Kind> kinds) {
+		return random(random, IntStream.range(0, size).boxed().toList(), kinds);
+	}
+
+	/** The same among these nodes (at least two; a bridge takes three). */
+	static Supplier<@Nullable Fault> random(Random random, List<Integer> nodes, List<Kind> kinds) {
 		Deque<Kind> round = new ArrayDeque<>();
 		return () -> {
 			if (round.isEmpty()) {
@@ -42,7 +48,7 @@ final class FaultPlans {
 				Collections.shuffle(shuffled, random);
 				round.addAll(shuffled);
 			}
-			return draw(round.poll(), random, size);
+			return draw(round.poll(), random, nodes);
 		};
 	}
 
@@ -98,14 +104,6 @@ final class FaultPlans {
 			}
 			return queue.poll();
 		};
-	}
-
-	static Fault draw(Kind kind, Random random, int size) {
-		List<Integer> all = new ArrayList<>();
-		for (int node = 0; node < size; node++) {
-			all.add(node);
-		}
-		return draw(kind, random, all);
 	}
 
 	/** A fault of this kind among these nodes (at least two; a bridge takes three). */

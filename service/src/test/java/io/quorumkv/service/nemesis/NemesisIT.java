@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import io.quorumkv.service.support.FaultFolders;
 import io.quorumkv.service.support.KvClient;
@@ -36,7 +37,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * joins, a seed is decommissioned and repairs run, after which the ring settles; under a
  * full disk and a restart from an older copy of a data folder, the same for writes
  * acknowledged by at least two replicas, but quorum reads may be stale until the restored
- * replica is repaired.
+ * replica is repaired. Beside the plain clients of the first and third scenarios, four
+ * clients of conditional writes and serial reads ({@link ConditionalMix}) on keys of
+ * their own: their history must be linearizable, with no 5xx but 503 and 504; a fourth
+ * scenario adds clock jumps and a counter incremented by compare-and-set.
  */
 @ExtendWith(FaultFolders.KeepOnFailure.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -113,15 +117,18 @@ class NemesisIT {
 	void killsPausesAndPartitionsLoseNothingAndNoQuorumReadIsStale() {
 		List<Fault> faults = List.of(new Fault.Partition(List.of(Set.of(2), Set.of(0, 1))), new Fault.Pause(0, 4_000),
 				new Fault.Kill(1), new Fault.Bridge(0, 2, 1), new Fault.OneWay(2, 0), new Fault.Pause(2, 1_500));
-		NemesisRun.Outcome outcome = run("faults", faults);
-		CheckReport report = outcome.report();
-		assertThat(outcome.nemesisFailure()).isNull();
-		assertThat(outcome.faults()).isEqualTo(faults.size());
-		assertThat(report.acknowledgedWrites()).as(report.summary()).isGreaterThan(200);
-		assertThat(report.okReads()).isGreaterThan(100);
-		assertThat(report.reads()).as("the newer reads and writes were made: %s", report.summary())
-			.containsKeys("304", "scan page", "scan key", "ttl put");
-		assertThat(report.clean()).as(report.summary()).isTrue();
+		try (ConditionalMix conditional = new ConditionalMix(nodes, "faults", seed, 4, 0, 0)) {
+			NemesisRun.Outcome outcome = run("faults", faults, conditional::stop);
+			conditional.finishAndAssert(root, seed);
+			CheckReport report = outcome.report();
+			assertThat(outcome.nemesisFailure()).isNull();
+			assertThat(outcome.faults()).isEqualTo(faults.size());
+			assertThat(report.acknowledgedWrites()).as(report.summary()).isGreaterThan(200);
+			assertThat(report.okReads()).isGreaterThan(100);
+			assertThat(report.reads()).as("the newer reads and writes were made: %s", report.summary())
+				.containsKeys("304", "scan page", "scan key", "ttl put");
+			assertThat(report.clean()).as(report.summary()).isTrue();
+		}
 		assertThat(flushes()).as("memtables flushed in the cluster").isGreaterThanOrEqualTo(6);
 	}
 
@@ -147,7 +154,8 @@ class NemesisIT {
 	@Order(2)
 	void aFullDiskAndARestartFromAnOlderCopyLoseNoWriteTwoReplicasAcknowledged() {
 		List<Fault> faults = List.of(new Fault.DiskFull(2), new Fault.OldCopy(1));
-		NemesisRun.Outcome outcome = run("disks", faults);
+		NemesisRun.Outcome outcome = run("disks", faults, () -> {
+		});
 		CheckReport report = outcome.report();
 		assertThat(outcome.nemesisFailure()).isNull();
 		assertThat(outcome.faults()).isEqualTo(faults.size());
@@ -208,8 +216,14 @@ class NemesisIT {
 						new Fault.Delayed(1_000, new Fault.Partition(List.of(Set.of(cut), rest))))));
 		NemesisRun.Scenario scenario = new NemesisRun.Scenario("ring", seed, nodes.options(), 8, 24,
 				Clients.Mix.standard(), Duration.ofSeconds(300), (r) -> FaultPlans.of(plan), 4_000, 1_000, 5_000);
-		NemesisRun.Outcome outcome = NemesisRun.phase(scenario, nodes, root, random,
-				() -> operator.settle(Duration.ofSeconds(120)));
+		NemesisRun.Outcome outcome;
+		try (ConditionalMix conditional = new ConditionalMix(nodes, "ring", seed, 4, 0, 0)) {
+			outcome = NemesisRun.phase(scenario, nodes, root, random, () -> {
+				conditional.stop();
+				operator.settle(Duration.ofSeconds(120));
+			});
+			conditional.finishAndAssert(root, seed);
+		}
 		CheckReport report = outcome.report();
 		System.out.println("NemesisIT ring: " + String.join("\n  ", operator.log()));
 		System.out.println("NemesisIT ring: streams resumed from a durable cursor after a restart, by node: "
@@ -244,6 +258,40 @@ class NemesisIT {
 	}
 
 	/**
+	 * Conditional writes and a counter incremented by compare-and-set from eight clients
+	 * through every member ({@link ConditionalMix}), under kills, pauses, partitions and
+	 * clock jumps of up to 5 s drawn among the members (after the ring scenario), a round
+	 * of each by default; with {@code -Pfaults-long}, rounds until 10,000 increments were
+	 * made (acknowledged or unknown), at most 90 minutes. Beside them, two plain clients,
+	 * whose lost updates the clock jumps allow (docs/reliability.md): only values never
+	 * written and 5xx but 503 and 504 are asserted of them.
+	 */
+	@Test
+	@Order(4)
+	void conditionalWritesAndACounterUnderFaultsAndClockJumpsStayLinearizable() {
+		List<FaultPlans.Kind> kinds = List.of(FaultPlans.Kind.KILL, FaultPlans.Kind.PAUSE, FaultPlans.Kind.PARTITION,
+				FaultPlans.Kind.CLOCK);
+		try (ConditionalMix conditional = new ConditionalMix(nodes, "cas", seed, 4, 8, LONG ? 10_000 : 1_000_000)) {
+			int[] left = { LONG ? Integer.MAX_VALUE : kinds.size() };
+			NemesisRun.Scenario scenario = new NemesisRun.Scenario("cas", seed, nodes.options(), 2, 4,
+					new Clients.Mix(45, 10, new int[] { 2 }, 3, false, 20),
+					LONG ? Duration.ofMinutes(90) : Duration.ofSeconds(150), (r) -> {
+						Supplier<@Nullable Fault> cycling = FaultPlans.random(r, nodes.members(), kinds);
+						return () -> (conditional.counted() || left[0]-- <= 0) ? null : cycling.get();
+					}, HOLD_MILLIS, QUIET_MILLIS, 5_000);
+			NemesisRun.Outcome outcome = NemesisRun.phase(scenario, nodes, root, random, conditional::stop);
+			ConditionalMix.Outcome checked = conditional.finishAndAssert(root, seed);
+			CheckReport report = outcome.report();
+			assertThat(outcome.nemesisFailure()).isNull();
+			assertThat(outcome.injected()).as("faults").containsKeys("kill", "pause", "partition", "clock");
+			assertThat(report.neverWritten()).as(report.summary()).isZero();
+			assertThat(RingData.otherServerErrors(report)).as("5xx other than 503 and 504: %s", report.summary())
+				.isZero();
+			assertThat(checked.operations()).as(checked.summary()).isGreaterThan(100);
+		}
+	}
+
+	/**
 	 * Streams the node (a target) resumed from a durable cursor after a restart, by its
 	 * log.
 	 */
@@ -257,11 +305,11 @@ class NemesisIT {
 		return ring;
 	}
 
-	private static NemesisRun.Outcome run(String name, List<Fault> faults) {
+	private static NemesisRun.Outcome run(String name, List<Fault> faults, Runnable afterHealing) {
 		return NemesisRun.phase(
 				new NemesisRun.Scenario(name, seed, nodes.options(), 8, 24, Clients.Mix.standard(),
 						Duration.ofSeconds(150), (r) -> FaultPlans.of(faults), HOLD_MILLIS, QUIET_MILLIS, 5_000),
-				nodes, root, random);
+				nodes, root, random, afterHealing);
 	}
 
 }
