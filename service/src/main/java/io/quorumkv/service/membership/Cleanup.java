@@ -28,8 +28,10 @@ import reactor.core.scheduler.Schedulers;
  * after a change has finished (automatically with
  * {@code quorumkv.cluster.membership.auto-cleanup}) or when the operator asks
  * ({@code scripts/qkv cleanup}), at {@code quorumkv.cluster.membership.cleanup-rate}
- * entries a second. It runs only between changes, and while it runs this node refuses to
- * prepare a change (a change could make it an owner of keys being removed).
+ * entries a second. It starts only between changes. A change may begin while it runs (the
+ * metadata group asks no member whether it is cleaning up, so that no change waits on one
+ * node) and make this node an owner again of keys it was to remove: from then on it keeps
+ * every key ({@link #movedOn}).
  * <p>
  * The automatic clean-ups of a change's members run one at a time, in the order of their
  * ids ({@link #runInTurn}, {@link CleanupTurn}): each member waits until the one before
@@ -112,13 +114,31 @@ final class Cleanup {
 		String self = this.state.self().id();
 		logger.info("Cleanup: removing the keys this node does not own under epoch " + layout.epoch() + ", looking at "
 				+ this.entriesPerSecond + " entries a second");
-		return this.storage.retain((key) -> layout.owns(self, key), this.entriesPerSecond).doOnNext((count) -> {
-			this.removed.increment(count);
-			long durationMs = (System.nanoTime() - start) / 1_000_000;
-			finished(layout, count, durationMs, null);
-			logger.info("Cleanup under epoch " + layout.epoch() + " removed " + count + " entries in " + durationMs
-					+ " ms");
-		}).doFinally((signal) -> this.running.set(false));
+		return this.storage.retain((key) -> layout.owns(self, key) || movedOn(layout), this.entriesPerSecond)
+			.doOnNext((count) -> {
+				this.removed.increment(count);
+				long durationMs = (System.nanoTime() - start) / 1_000_000;
+				long now = this.state.epoch();
+				String movedOn = (now != layout.epoch()) ? "; the ring moved on to epoch " + now
+						+ " while it ran, so it kept every key it looked at since (the clean-up after that change"
+						+ " removes them)" : "";
+				finished(layout, count, durationMs, null, (now != layout.epoch()) ? now : null);
+				logger.info("Cleanup under epoch " + layout.epoch() + " removed " + count + " entries in " + durationMs
+						+ " ms" + movedOn);
+			})
+			.doFinally((signal) -> this.running.set(false));
+	}
+
+	/**
+	 * Whether this node's ring is no longer the one a clean-up started under: a change
+	 * began since, and may have made this node an owner of keys the clean-up was to
+	 * remove (the writes and streams of the change bring them). The rest of the clean-up
+	 * then keeps every key; the change ends with a clean-up of its own. Read per key: a
+	 * node adopts a ring before it serves any call placed under it ({@code RingGate}), so
+	 * a key looked at before the change began held nothing of it.
+	 */
+	private boolean movedOn(RingLayout layout) {
+		return this.state.epoch() != layout.epoch();
 	}
 
 	/**
@@ -150,13 +170,17 @@ final class Cleanup {
 	 * longer running before its caller hears of it (the {@code doFinally} that clears the
 	 * flag as well, for a failed or cancelled one, runs after the caller has).
 	 */
-	private void finished(RingLayout layout, long removed, long durationMs, @Nullable String skipped) {
+	private void finished(RingLayout layout, long removed, long durationMs, @Nullable String skipped,
+			@Nullable Long keptFromEpoch) {
 		Map<String, @Nullable Object> done = new LinkedHashMap<>();
 		done.put("epoch", layout.epoch());
 		done.put("removed", removed);
 		done.put("durationMs", durationMs);
 		if (skipped != null) {
 			done.put("skipped", skipped);
+		}
+		if (keptFromEpoch != null) {
+			done.put("keptFromEpoch", keptFromEpoch);
 		}
 		this.last = done;
 		this.running.set(false);
@@ -170,7 +194,7 @@ final class Cleanup {
 
 	private long skipNow(RingLayout layout, String change) {
 		this.newcomer.forget();
-		finished(layout, 0L, 0L, "newcomer of change " + change + ", which started with an empty storage");
+		finished(layout, 0L, 0L, "newcomer of change " + change + ", which started with an empty storage", null);
 		logger.info("Cleanup under epoch " + layout.epoch() + " skipped: this node joined in change " + change
 				+ " with an empty storage, so it holds only keys it owns");
 		return 0L;

@@ -43,10 +43,11 @@ final class MembershipView {
 		Map<String, Object> cleanup = (Map<String, Object>) status.get("cleanup");
 		if (cleanup != null) {
 			Map<String, Object> last = (Map<String, Object>) cleanup.get("last");
-			String done = (last == null) ? "not run"
-					: (last.get("skipped") != null)
-							? "last skipped at epoch " + last.get("epoch") + " (" + last.get("skipped") + ")"
-							: "last removed " + last.get("removed") + " entries at epoch " + last.get("epoch");
+			String done = (last == null) ? "not run" : (last.get("skipped") != null)
+					? "last skipped at epoch " + last.get("epoch") + " (" + last.get("skipped") + ")"
+					: "last removed " + last.get("removed") + " entries at epoch " + last.get("epoch")
+							+ ((last.get("keptFromEpoch") != null) ? " (kept the rest: the ring moved on to epoch "
+									+ last.get("keptFromEpoch") + " while it ran)" : "");
 			text.append("; cleanup ")
 				.append(Boolean.TRUE.equals(cleanup.get("running")) ? "running"
 						: Boolean.TRUE.equals(cleanup.get("waiting")) ? "waiting for its turn (" + done + ")" : done);

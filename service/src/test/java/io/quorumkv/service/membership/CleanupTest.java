@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.stream.IntStream;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -17,12 +18,19 @@ import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.NodeState;
 import io.quorumkv.service.cluster.PlacementStrategy;
 import io.quorumkv.service.cluster.Ring;
+import io.quorumkv.service.cluster.RingLayout;
 import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.Storage;
+import io.quorumkv.storage.StorageStats;
 import io.quorumkv.storage.lsm.LsmOptions;
 import io.quorumkv.storage.lsm.LsmStorage;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 class CleanupTest {
 
@@ -126,7 +134,101 @@ class CleanupTest {
 		}
 	}
 
-	private Cleanup cleanup(ClusterState state, LsmStorage storage) {
+	/**
+	 * A change that begins while a member cleans up after the last one may make it an
+	 * owner again of keys that clean-up was to remove; what it receives for them under
+	 * the new ring (writes to new owners, streams) must stay. The two-phase commit
+	 * refused to prepare a change on a node cleaning up; the metadata group asks no
+	 * member, and NemesisIT read a {@code 3/3} write stale after a decommission began
+	 * while a member cleaned up after the join before it.
+	 */
+	@Test
+	void aCleanupKeepsWhatTheNodeGainsInAChangeThatBeganWhileItRan() throws Exception {
+		Node self = FOUR.get(0);
+		Ring decommission = FOUR_NODES.decommission("node-4", "c5", "http://127.0.0.1:18082");
+		RingLayout before = RingLayout.of(FOUR_NODES);
+		RingLayout during = RingLayout.of(decommission);
+		byte[] gained = key((k) -> !before.owns(self.id(), k) && during.isNewOwner(k, self.id()));
+		// Of four nodes at RF 3, every other node's key is this node's once node-4
+		// leaves.
+		byte[] stranger = key((k) -> !before.owns(self.id(), k) && !java.util.Arrays.equals(k, gained));
+		byte[] own = key((k) -> before.owns(self.id(), k));
+		try (ClusterState state = ClusterStates.of(self, FOUR_NODES, this.dir.resolve("ring"));
+				LsmStorage lsm = LsmStorage.open(LsmOptions.defaults(this.dir.resolve("data")))) {
+			lsm.upsert(Entry.value(stranger, "left over".getBytes(), 1)).block(Duration.ofSeconds(10));
+			lsm.upsert(Entry.value(own, "mine".getBytes(), 2)).block(Duration.ofSeconds(10));
+			// Without a change meanwhile, a clean-up removes what this node does not own.
+			assertThat(cleanup(state, lsm).run().block(Duration.ofSeconds(10))).isOne();
+			assertThat(lsm.get(stranger).block(Duration.ofSeconds(10))).isNull();
+			// The decommission's first ring arrives after the clean-up began, and with it
+			// a
+			// write of a key this node gains, before the storage looked at that key.
+			Storage changing = new ChangeMidway(lsm, () -> {
+				state.install(decommission).block(Duration.ofSeconds(10));
+				lsm.upsert(Entry.value(gained, "acknowledged".getBytes(), 3)).block(Duration.ofSeconds(10));
+			});
+			Cleanup midway = cleanup(state, changing);
+			midway.run().block(Duration.ofSeconds(10));
+			Entry kept = lsm.get(gained).block(Duration.ofSeconds(10));
+			assertThat(kept).as("the write this node acknowledged as a new owner").isNotNull();
+			assertThat(new String(kept.value())).isEqualTo("acknowledged");
+			assertThat(lsm.get(own).block(Duration.ofSeconds(10))).isNotNull();
+			assertThat(midway.status().get("last")).asString().contains("keptFromEpoch=" + decommission.epoch());
+		}
+	}
+
+	private static byte[] key(Predicate<byte[]> wanted) {
+		for (int i = 0; i < 10_000; i++) {
+			byte[] key = ("key-" + i).getBytes();
+			if (wanted.test(key)) {
+				return key;
+			}
+		}
+		throw new IllegalStateException("no such key among 10,000");
+	}
+
+	/** A storage whose ring changes as a clean-up asks it to retain (before it looks). */
+	private record ChangeMidway(LsmStorage delegate, Runnable change) implements Storage {
+
+		@Override
+		public Mono<Long> retain(Predicate<byte[]> keep, long entriesPerSecond) {
+			return Mono.fromRunnable(this.change)
+				.subscribeOn(Schedulers.boundedElastic())
+				.then(this.delegate.retain(keep, entriesPerSecond));
+		}
+
+		@Override
+		public Mono<Entry> get(byte[] key) {
+			return this.delegate.get(key);
+		}
+
+		@Override
+		public Mono<Void> upsert(Entry entry) {
+			return this.delegate.upsert(entry);
+		}
+
+		@Override
+		public Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive) {
+			return this.delegate.scan(fromInclusive, toExclusive);
+		}
+
+		@Override
+		public Mono<Void> flush() {
+			return this.delegate.flush();
+		}
+
+		@Override
+		public StorageStats stats() {
+			return this.delegate.stats();
+		}
+
+		@Override
+		public void close() {
+		}
+
+	}
+
+	private Cleanup cleanup(ClusterState state, Storage storage) {
 		return new Cleanup(state, storage, this.dir, 1000, null, Duration.ofMillis(100), Duration.ofSeconds(1),
 				new SimpleMeterRegistry());
 	}

@@ -178,6 +178,8 @@ record CheckReport(long operations, long acknowledgedWrites, long okReads, long 
 
 		private final List<String> examples = new ArrayList<>();
 
+		private String timeline = "";
+
 		private final Map<String, Integer> examplesByClass = new TreeMap<>();
 
 		void counted(Op op) {
@@ -257,11 +259,24 @@ record CheckReport(long operations, long acknowledgedWrites, long okReads, long 
 			this.answers = answers;
 		}
 
+		/** The fault windows in order, listed after the anomalies when there are any. */
+		void timeline(String windows) {
+			this.timeline = windows;
+		}
+
 		private void example(String kind, String text) {
 			int count = this.examplesByClass.merge(kind, 1, Integer::sum);
 			if (count <= EXAMPLES_PER_CLASS) {
 				this.examples.add(kind + ": " + text);
 			}
+		}
+
+		private List<String> examples() {
+			List<String> all = new ArrayList<>(this.examples);
+			if (!all.isEmpty() && !this.timeline.isEmpty()) {
+				all.add("fault windows: " + this.timeline);
+			}
+			return List.copyOf(all);
 		}
 
 		CheckReport build() {
@@ -270,7 +285,7 @@ record CheckReport(long operations, long acknowledgedWrites, long okReads, long 
 					Collections.unmodifiableMap(new TreeMap<>(this.staleByRead)), this.staleByVersionOnly,
 					this.staleAllowed, this.neverWritten, this.unreadable, this.phantom, this.expired,
 					this.wrongConditional, Collections.unmodifiableMap(new TreeMap<>(this.reads)),
-					Collections.unmodifiableMap(new LinkedHashMap<>(this.answers)), List.copyOf(this.examples));
+					Collections.unmodifiableMap(new LinkedHashMap<>(this.answers)), examples());
 		}
 
 	}

@@ -133,7 +133,19 @@ final class Checker {
 			}
 		}
 		report.windows(windowCounts(ops, windows));
+		report.timeline(timeline(windows));
 		return report.build();
+	}
+
+	/**
+	 * The fault windows in the order they began, with their times as the operations print
+	 * theirs: printed beside the anomalies, so that a failure can be placed in the plan.
+	 */
+	static String timeline(List<History.Window> windows) {
+		return windows.stream()
+			.sorted(Comparator.comparingLong(History.Window::start))
+			.map((w) -> w.fault() + " [" + w.start() / 1_000_000 + ".." + w.end() / 1_000_000 + " ms]")
+			.collect(java.util.stream.Collectors.joining(", "));
 	}
 
 	private static List<Op> finalsOf(List<Op> finals, String key) {

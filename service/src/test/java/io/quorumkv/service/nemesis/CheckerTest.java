@@ -206,6 +206,17 @@ class CheckerTest {
 	}
 
 	@Test
+	void theFaultWindowsAreListedAfterTheAnomaliesOnlyWhenThereAreAny() {
+		this.windows.add(new History.Window("partition+join", 3_000_000_000L, 4_000_000_000L));
+		this.windows.add(new History.Window("kill n1", 1_000_000_000L, 2_000_000_000L));
+		put("k", "a", 2, 0, 10, 201);
+		assertThat(check().examples()).isEmpty();
+		this.finals.add(op(Op.Kind.GET, "k", null, 3, 3, 100, 110, 504));
+		assertThat(check().examples())
+			.contains("fault windows: kill n1 [1000..2000 ms], partition+join [3000..4000 ms]");
+	}
+
+	@Test
 	void overlappingWritersAreOrderedByTheVersionsReadsReturn() {
 		put("k", "a", 2, 0, 100, 201);
 		put("k", "b", 2, 10, 90, 201);

@@ -44,6 +44,10 @@ class OperatorViewsTest {
 		skipped.put("skipped", "newcomer of change c1, which started with an empty storage");
 		assertThat(MembershipView.text(status(cleanup(false, false, skipped)))).isEqualTo(
 				"membership: epoch 7, no change under way; cleanup last skipped at epoch 7 (newcomer of change c1, which started with an empty storage)\n");
+		Map<String, @Nullable Object> interrupted = new HashMap<>(last);
+		interrupted.put("keptFromEpoch", 8L);
+		assertThat(MembershipView.text(status(cleanup(false, false, interrupted)))).isEqualTo(
+				"membership: epoch 7, no change under way; cleanup last removed 300128 entries at epoch 7 (kept the rest: the ring moved on to epoch 8 while it ran)\n");
 		assertThat(MembershipView.text(status(cleanup(true, false, last)))).isEqualTo(
 				"membership: epoch 7, no change under way; cleanup waiting for its turn (last removed 300128 entries at epoch 7)\n");
 	}
