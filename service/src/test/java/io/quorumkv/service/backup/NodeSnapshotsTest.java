@@ -15,20 +15,18 @@ import io.quorumkv.service.cluster.Node;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Snapshots;
 import io.quorumkv.storage.Storage;
-import io.quorumkv.storage.StorageStats;
+import io.quorumkv.storage.contract.ForwardingStorage;
 import io.quorumkv.storage.derby.DerbyStorage;
 import io.quorumkv.storage.derby.DerbyStorageOptions;
 import io.quorumkv.storage.h2.H2Storage;
 import io.quorumkv.storage.h2.H2StorageOptions;
 import io.quorumkv.storage.lsm.LsmOptions;
 import io.quorumkv.storage.lsm.LsmStorage;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -168,45 +166,23 @@ class NodeSnapshotsTest {
 	}
 
 	/** Links the files, then never completes: a node that stops there. */
-	private record Stalling(LsmStorage delegate) implements Storage, Snapshots {
+	private static final class Stalling extends ForwardingStorage implements Snapshots {
+
+		private final LsmStorage lsm;
+
+		Stalling(LsmStorage lsm) {
+			super(lsm);
+			this.lsm = lsm;
+		}
 
 		@Override
 		public Mono<List<String>> snapshot(Path target) {
-			return this.delegate.snapshot(target).then(Mono.never());
+			return this.lsm.snapshot(target).then(Mono.never());
 		}
 
 		@Override
 		public String snapshotFormat() {
-			return this.delegate.snapshotFormat();
-		}
-
-		@Override
-		public Mono<Entry> get(byte[] key) {
-			return this.delegate.get(key);
-		}
-
-		@Override
-		public Mono<Void> upsert(Entry entry) {
-			return this.delegate.upsert(entry);
-		}
-
-		@Override
-		public Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive) {
-			return this.delegate.scan(fromInclusive, toExclusive);
-		}
-
-		@Override
-		public Mono<Void> flush() {
-			return this.delegate.flush();
-		}
-
-		@Override
-		public StorageStats stats() {
-			return this.delegate.stats();
-		}
-
-		@Override
-		public void close() {
+			return this.lsm.snapshotFormat();
 		}
 
 	}

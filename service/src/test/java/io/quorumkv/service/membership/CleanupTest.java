@@ -22,13 +22,11 @@ import io.quorumkv.service.cluster.RingLayout;
 import io.quorumkv.service.cluster.RingNode;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.Storage;
-import io.quorumkv.storage.StorageStats;
+import io.quorumkv.storage.contract.ForwardingStorage;
 import io.quorumkv.storage.lsm.LsmOptions;
 import io.quorumkv.storage.lsm.LsmStorage;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -188,42 +186,20 @@ class CleanupTest {
 	}
 
 	/** A storage whose ring changes as a clean-up asks it to retain (before it looks). */
-	private record ChangeMidway(LsmStorage delegate, Runnable change) implements Storage {
+	private static final class ChangeMidway extends ForwardingStorage {
+
+		private final Runnable change;
+
+		ChangeMidway(Storage delegate, Runnable change) {
+			super(delegate);
+			this.change = change;
+		}
 
 		@Override
 		public Mono<Long> retain(Predicate<byte[]> keep, long entriesPerSecond) {
 			return Mono.fromRunnable(this.change)
 				.subscribeOn(Schedulers.boundedElastic())
-				.then(this.delegate.retain(keep, entriesPerSecond));
-		}
-
-		@Override
-		public Mono<Entry> get(byte[] key) {
-			return this.delegate.get(key);
-		}
-
-		@Override
-		public Mono<Void> upsert(Entry entry) {
-			return this.delegate.upsert(entry);
-		}
-
-		@Override
-		public Flux<Entry> scan(byte[] fromInclusive, byte @Nullable [] toExclusive) {
-			return this.delegate.scan(fromInclusive, toExclusive);
-		}
-
-		@Override
-		public Mono<Void> flush() {
-			return this.delegate.flush();
-		}
-
-		@Override
-		public StorageStats stats() {
-			return this.delegate.stats();
-		}
-
-		@Override
-		public void close() {
+				.then(super.retain(keep, entriesPerSecond));
 		}
 
 	}

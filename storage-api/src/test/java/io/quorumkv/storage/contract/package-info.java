@@ -1,6 +1,7 @@
 /**
  * The contract kit: an abstract JUnit 5 test every backend extends, a reference model,
- * and data builders. Shipped as this module's test-jar.
+ * data builders, and a storage that forwards every call ({@code ForwardingStorage}) for
+ * tests that change one. Shipped as this module's test-jar.
  */
 @NullMarked
 package io.quorumkv.storage.contract;
