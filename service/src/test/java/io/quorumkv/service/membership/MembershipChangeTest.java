@@ -104,8 +104,9 @@ class MembershipChangeTest {
 		// keys it owns, as the count above shows). Every other member cleans up after the
 		// change, at the configured rate, one at a time: each starts once the one before
 		// it (by id) has finished. Sorted, the n-th start comes no earlier than the
-		// (n-1)-th end exactly when no two overlap. (A member refuses to prepare a change
-		// while it cleans up: the next test's waits for the last one to finish.)
+		// (n-1)-th end exactly when no two overlap. (A change may begin while a member
+		// cleans up, which then keeps the rest: CleanupTest. Here the last one has ended
+		// before the next test's change.)
 		eventually(Duration.ofSeconds(30),
 				() -> assertThat(
 						output.getOut().lines().filter((line) -> line.contains("Cleanup under epoch 4 removed")))
