@@ -118,13 +118,13 @@ final class Cleanup {
 			.doOnNext((count) -> {
 				this.removed.increment(count);
 				long durationMs = (System.nanoTime() - start) / 1_000_000;
-				long now = this.state.epoch();
-				String movedOn = (now != layout.epoch()) ? "; the ring moved on to epoch " + now
-						+ " while it ran, so it kept every key it looked at since (the clean-up after that change"
-						+ " removes them)" : "";
-				finished(layout, count, durationMs, null, (now != layout.epoch()) ? now : null);
+				Long keptFrom = movedOn(layout) ? this.state.epoch() : null;
+				finished(layout, count, durationMs, null, keptFrom);
 				logger.info("Cleanup under epoch " + layout.epoch() + " removed " + count + " entries in " + durationMs
-						+ " ms" + movedOn);
+						+ " ms"
+						+ ((keptFrom != null) ? "; the ring moved on to epoch " + keptFrom
+								+ " while it ran, so it kept every key it looked at since (the clean-up after that"
+								+ " change removes them)" : ""));
 			})
 			.doFinally((signal) -> this.running.set(false));
 	}

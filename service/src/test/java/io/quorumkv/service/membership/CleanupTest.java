@@ -158,9 +158,8 @@ class CleanupTest {
 			// Without a change meanwhile, a clean-up removes what this node does not own.
 			assertThat(cleanup(state, lsm).run().block(Duration.ofSeconds(10))).isOne();
 			assertThat(lsm.get(stranger).block(Duration.ofSeconds(10))).isNull();
-			// The decommission's first ring arrives after the clean-up began, and with it
-			// a
-			// write of a key this node gains, before the storage looked at that key.
+			// The decommission's first ring arrives after the clean-up began, and with
+			// it a write of a key this node gains, before the storage looked at it.
 			Storage changing = new ChangeMidway(lsm, () -> {
 				state.install(decommission).block(Duration.ofSeconds(10));
 				lsm.upsert(Entry.value(gained, "acknowledged".getBytes(), 3)).block(Duration.ofSeconds(10));
