@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Where a single node's PUT spends its CPU, against the WebFlux baseline's (goal 1 of
+# Where a single node's PUT (or GET) spends its CPU, against the WebFlux baseline's (goal 1 of
 # docs/performance.md): starts one node (LSM, scripts/cluster.sh) and the bare WebFlux server of
 # module jmh, and for each: closed-loop PUTs (wrk, 64 connections, 100-byte values) for the
 # warm-up, then the same load for the profile with async-profiler on (event=cpu, 1 ms), then
-# again with it off. The table (scripts/lib/profile-compare.py) gives the CPU per request of
-# each part for both; the collapsed stacks and wrk outputs are kept.
+# again with it off. With --op get, every key is written first (scripts/prefill.sh) and the
+# warm-up and both runs are GETs of them. The table (scripts/lib/profile-compare.py) gives the
+# CPU per request of each part for both; the collapsed stacks and wrk outputs are kept.
 #
-#   scripts/profile-one-node.sh
+#   scripts/profile-one-node.sh [--op put|get]
 #
 # Environment: QKV_WARMUP (60s), QKV_DURATION (20s), QKV_BASE_PORT (18781), QKV_JAR (the build;
 # default service/target/quorumkv.jar), QKV_ASYNC_PROFILER_LIB (else async-profiler is fetched
@@ -24,6 +25,7 @@ webflux_port=$((port + 8))
 out="$ROOT/run/profile-one-node/$(date -u +%Y%m%dT%H%M%SZ)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/quorumkv-profile.XXXXXX")"
 export QKV_KEYS="${QKV_KEYS:-100000}" QKV_VALUE_SIZE="${QKV_VALUE_SIZE:-100}"
+op=put
 
 die() {
   echo "profile-one-node: $*" >&2
@@ -33,6 +35,16 @@ log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 # shellcheck source=scripts/lib/profiler.sh
 . "$ROOT/scripts/lib/profiler.sh"
 
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --op)
+      [ $# -ge 2 ] && [[ "$2" =~ ^(put|get)$ ]] || die "--op takes put or get"
+      op="$2"
+      shift 2
+      ;;
+    *) die "usage: scripts/profile-one-node.sh [--op put|get]" ;;
+  esac
+done
 command -v wrk >/dev/null || die "wrk is not installed (apt-get install wrk)"
 [ -f "$ROOT/jmh/target/benchmarks.jar" ] || die "no jmh/target/benchmarks.jar: run ./mvnw -DskipTests package"
 webflux_pid=""
@@ -60,16 +72,21 @@ done
 # profile LABEL PORT PID: warm-up, the profiled run, a run without the profiler
 profile() {
   local label="$1" url="http://127.0.0.1:$2" pid="$3"
+  if [ "$op" = get ]; then
+    log "$label: writing the $QKV_KEYS keys"
+    "$ROOT/scripts/prefill.sh" "$url" >"$out/$label-prefill.txt" 2>&1 ||
+      die "$label: the prefill failed (see $out/$label-prefill.txt)"
+  fi
   log "$label: warm-up $warmup"
-  wrk -t1 -c64 -d"$warmup" -s "$ROOT/scripts/wrk2/put.lua" "$url" >"$out/$label-warmup.txt" 2>&1
+  wrk -t1 -c64 -d"$warmup" -s "$ROOT/scripts/wrk2/$op.lua" "$url" >"$out/$label-warmup.txt" 2>&1
   log "$label: $duration profiled"
   profiler_command "$pid" "start,event=cpu,interval=1ms" >"$out/$label-profiler.log" ||
     die "async-profiler did not start in $label (see $out/$label-profiler.log)"
-  wrk -t1 -c64 -d"$duration" -s "$ROOT/scripts/wrk2/put.lua" "$url" >"$out/$label-profiled.txt" 2>&1
+  wrk -t1 -c64 -d"$duration" -s "$ROOT/scripts/wrk2/$op.lua" "$url" >"$out/$label-profiled.txt" 2>&1
   profiler_command "$pid" "stop,file=$out/$label.collapsed,collapsed" >>"$out/$label-profiler.log" ||
     die "async-profiler did not stop in $label"
   log "$label: $duration without the profiler"
-  wrk -t1 -c64 -d"$duration" -s "$ROOT/scripts/wrk2/put.lua" "$url" >"$out/$label-after.txt" 2>&1
+  wrk -t1 -c64 -d"$duration" -s "$ROOT/scripts/wrk2/$op.lua" "$url" >"$out/$label-after.txt" 2>&1
 }
 rps() { awk '/^Requests\/sec:/ { printf "%d", $2 }' "$out/$1.txt"; }
 requests() { awk '/requests in/ { print $1 }' "$out/$1.txt"; }
@@ -78,9 +95,9 @@ profile node "$port" "$node_pid"
 profile webflux "$webflux_port" "$webflux_pid"
 
 {
-  echo "# One node's PUT against the WebFlux baseline, $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "# One node's ${op^^} against the WebFlux baseline, $(date -u +%Y-%m-%dT%H:%MZ)"
   echo
-  echo "Closed loop, wrk -t1 -c64, $QKV_VALUE_SIZE-byte values over $QKV_KEYS keys, warm-up $warmup, then $duration" \
+  echo "Closed loop, wrk -t1 -c64, ${op^^}s of $QKV_VALUE_SIZE-byte values over $QKV_KEYS keys, warm-up $warmup, then $duration" \
     "with async-profiler (cpu, 1 ms) and $duration without. Requests per second:" \
     "node $(rps node-profiled) profiled, $(rps node-after) without;" \
     "WebFlux $(rps webflux-profiled) profiled, $(rps webflux-after) without (ratio without the profiler:" \
