@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -26,21 +27,32 @@ import reactor.core.scheduler.Schedulers;
  * ({@link #sync}), so that a restart never forgets what it promised or accepted.
  *
  * <p>
- * The whole table is one {@link ChecksummedFile} ({@link AcceptorTableFormat}), rewritten
- * atomically (temporary file, force, rename, folder force) by one writer thread; changes
- * made while it writes are written together by the next write (group commit). The payload
- * is at most {@code maxBytes}; {@code floor} is at least every ballot of a purged row. A
- * row is purged ({@link #purge}) once what it accepted is committed (or it accepted
- * nothing) and the grace period has passed; its ballots raise the floor, and a key
- * without a row counts as having promised the floor and committed at it, so purging never
- * lets an acceptor promise a ballot below one it promised, nor report a commit older than
- * one it recorded. A failed write is sticky (STYLE rule 19): every later change fails
- * until restart.
+ * The table is one {@link ChecksummedFile} ({@link AcceptorTableFormat}) and its log
+ * ({@link AcceptorLog}, {@code <file>.log}), both written by one writer thread: the rows
+ * changed since the last write are appended to the log as one record and forced, and
+ * changes made while it writes go together into the next record (group commit). Once the
+ * log has grown past the table (and past {@code compactAt}), the table is written whole
+ * instead, atomically (temporary file, force, rename, folder force), with the generation
+ * it holds, and the log is emptied; a restart reads the table, then the log's records
+ * after that generation (a stop between the two writes leaves records it skips). The
+ * payload is at most {@code maxBytes}; {@code floor} is at least every ballot of a purged
+ * row. A row is purged ({@link #purge}) once what it accepted is committed (or it
+ * accepted nothing) and the grace period has passed; its ballots raise the floor, and a
+ * key without a row counts as having promised the floor and committed at it, so purging
+ * never lets an acceptor promise a ballot below one it promised, nor report a commit
+ * older than one it recorded. A failed write is sticky (STYLE rule 19): every later
+ * change fails until restart.
  */
 final class AcceptorTable implements AutoCloseable {
 
 	/** Below ChecksummedFile's largest payload. */
 	static final long MAX_BYTES = 12L * 1024 * 1024;
+
+	/** The log grows to at least this before it is written into the table. */
+	static final long COMPACT_AT = 1024 * 1024;
+
+	/** A removed row among the changes not yet written (compared by identity). */
+	private static final Row REMOVED = new Row(Ballot.NONE, null, Ballot.NONE, Long.MIN_VALUE);
 
 	/**
 	 * A key's state: the highest ballot promised, the last proposal accepted, and the
@@ -67,6 +79,10 @@ final class AcceptorTable implements AutoCloseable {
 
 	private final @Nullable ChecksummedFile file;
 
+	private @Nullable AcceptorLog log;
+
+	private final long compactAt;
+
 	private final int maxRows;
 
 	private final long maxBytes;
@@ -74,6 +90,9 @@ final class AcceptorTable implements AutoCloseable {
 	private final int maxKeySize;
 
 	private final Map<ByteBuffer, Row> rows = new HashMap<>();
+
+	/** The rows changed since the last write, in order; {@link #REMOVED} when purged. */
+	private final Map<ByteBuffer, Row> changed = new LinkedHashMap<>();
 
 	private final List<Waiter> waiters = new ArrayList<>();
 
@@ -94,12 +113,13 @@ final class AcceptorTable implements AutoCloseable {
 	private record Waiter(long generation, MonoSink<Void> sink) {
 	}
 
-	private AcceptorTable(@Nullable ChecksummedFile file, int maxRows, long maxBytes, int maxKeySize) {
+	private AcceptorTable(@Nullable ChecksummedFile file, int maxRows, long maxBytes, int maxKeySize, long compactAt) {
 		if (maxRows < 1 || maxBytes < 1024 || maxBytes > MAX_BYTES) {
 			throw new IllegalArgumentException(
 					"an acceptor table needs 1 or more rows and 1 KiB to " + MAX_BYTES + " bytes");
 		}
 		this.file = file;
+		this.compactAt = compactAt;
 		this.maxRows = maxRows;
 		this.maxBytes = maxBytes;
 		this.maxKeySize = maxKeySize;
@@ -115,31 +135,63 @@ final class AcceptorTable implements AutoCloseable {
 	 */
 	static AcceptorTable open(Path path, int maxRows, long maxBytes, int maxKeySize, int maxValueSize)
 			throws IOException {
+		return open(path, maxRows, maxBytes, maxKeySize, maxValueSize, COMPACT_AT);
+	}
+
+	/** As above, the log written into the table once past {@code compactAt} bytes. */
+	static AcceptorTable open(Path path, int maxRows, long maxBytes, int maxKeySize, int maxValueSize, long compactAt)
+			throws IOException {
 		ChecksummedFile file = new ChecksummedFile(path, AcceptorTableFormat.MAGIC, AcceptorTableFormat.VERSION);
-		AcceptorTable table = new AcceptorTable(file, maxRows, maxBytes, maxKeySize);
-		// A table of an earlier format is read as it was written; the next write
-		// replaces it with the current one.
-		int version = AcceptorTableFormat.versionOf(path);
-		ChecksummedFile reader = (version == AcceptorTableFormat.VERSION) ? file
-				: new ChecksummedFile(path, AcceptorTableFormat.MAGIC, version);
-		byte[] payload = reader.read();
-		if (payload != null) {
-			table.load(payload, version, path, maxValueSize);
+		AcceptorTable table = new AcceptorTable(file, maxRows, maxBytes, maxKeySize, compactAt);
+		try {
+			// A table of an earlier format is read as it was written; the next write
+			// of the whole table replaces it with the current one.
+			int version = AcceptorTableFormat.versionOf(path);
+			ChecksummedFile reader = (version == AcceptorTableFormat.VERSION) ? file
+					: new ChecksummedFile(path, AcceptorTableFormat.MAGIC, version);
+			byte[] payload = reader.read();
+			if (payload != null) {
+				table.load(AcceptorTableFormat.decode(payload, version, path, maxRows, maxKeySize, maxValueSize));
+			}
+			long held = table.generation;
+			table.log = AcceptorLog.open(path.resolveSibling(path.getFileName() + ".log"), maxKeySize, maxValueSize,
+					(record) -> {
+						if (record.generation() > held) {
+							table.replay(record);
+						}
+					});
+		}
+		catch (IOException | RuntimeException ex) {
+			table.close();
+			throw ex;
 		}
 		return table;
 	}
 
 	/** A table that keeps nothing across restarts (unit tests of the protocol). */
 	static AcceptorTable inMemory(int maxRows, long maxBytes, int maxKeySize) {
-		return new AcceptorTable(null, maxRows, maxBytes, maxKeySize);
+		return new AcceptorTable(null, maxRows, maxBytes, maxKeySize, COMPACT_AT);
 	}
 
-	private void load(byte[] payload, int version, Path path, int maxValueSize) {
-		AcceptorTableFormat.Table read = AcceptorTableFormat.decode(payload, version, path, this.maxRows,
-				this.maxKeySize, maxValueSize);
+	private void load(AcceptorTableFormat.Table read) {
 		this.floor = read.floor();
 		this.rows.putAll(read.rows());
 		this.bytes = read.bytes();
+		this.generation = read.generation();
+		this.durable = this.generation;
+	}
+
+	/** A log record after the table's generation: its changes made. */
+	private void replay(AcceptorLog.Record record) {
+		this.floor = Ballot.max(this.floor, record.floor());
+		for (AcceptorLog.Change change : record.changes()) {
+			Row old = (change.row() != null) ? this.rows.put(change.key(), change.row())
+					: this.rows.remove(change.key());
+			this.bytes += ((change.row() != null) ? AcceptorTableFormat.size(change.key().remaining(), change.row())
+					: 0) - ((old != null) ? AcceptorTableFormat.size(change.key().remaining(), old) : 0);
+		}
+		this.generation = record.generation();
+		this.durable = this.generation;
 	}
 
 	/** The key's row, or null when it has none (then it promised {@link #floor()}). */
@@ -170,6 +222,7 @@ final class AcceptorTable implements AutoCloseable {
 			throw new FullException("the acceptor table holds its most bytes (" + this.maxBytes + ")");
 		}
 		this.rows.put(id, row);
+		this.changed.put(id, row);
 		this.bytes += change;
 		return ++this.generation;
 	}
@@ -198,6 +251,7 @@ final class AcceptorTable implements AutoCloseable {
 		if (!this.rows.remove(key, expected)) {
 			return false;
 		}
+		this.changed.put(key, REMOVED);
 		this.floor = Ballot.max(Ballot.max(this.floor, expected.promised()), expected.commit());
 		if (expected.accepted() != null) {
 			this.floor = Ballot.max(this.floor, expected.accepted().ballot());
@@ -242,23 +296,36 @@ final class AcceptorTable implements AutoCloseable {
 		return (this.writer == null) ? synced : synced.publishOn(Schedulers.parallel());
 	}
 
-	/** Writes the table until what is on disk is the latest; on the writer thread. */
+	/**
+	 * Writes the changes (or the whole table) until what is on disk is the latest; on the
+	 * writer thread.
+	 */
 	private void writeLoop() {
 		while (true) {
 			byte[] payload;
+			boolean whole;
 			long written;
 			synchronized (this) {
 				if (this.durable >= this.generation || this.failure != null) {
 					this.writing = false;
 					return;
 				}
-				payload = encode();
 				written = this.generation;
+				byte[] record = AcceptorLog.encode(written, this.floor, changes());
+				whole = this.log.size() + record.length > Math.max(this.compactAt, this.bytes);
+				payload = whole ? AcceptorTableFormat.encode(written, this.floor, this.rows, this.bytes) : record;
+				this.changed.clear();
 			}
 			List<Waiter> done = new ArrayList<>();
 			Throwable failed = null;
 			try {
-				this.file.write(payload);
+				if (whole) {
+					this.file.write(payload);
+					this.log.clear();
+				}
+				else {
+					this.log.append(payload);
+				}
 			}
 			catch (IOException | RuntimeException ex) {
 				failed = ex;
@@ -290,8 +357,11 @@ final class AcceptorTable implements AutoCloseable {
 		}
 	}
 
-	private byte[] encode() {
-		return AcceptorTableFormat.encode(this.floor, this.rows, this.bytes);
+	/** The changes not yet written, a removed row as null. */
+	private Map<ByteBuffer, @Nullable Row> changes() {
+		Map<ByteBuffer, @Nullable Row> changes = new LinkedHashMap<>();
+		this.changed.forEach((key, row) -> changes.put(key, (row == REMOVED) ? null : row));
+		return changes;
 	}
 
 	private void failIfFailed() {
@@ -305,6 +375,14 @@ final class AcceptorTable implements AutoCloseable {
 	public void close() {
 		if (this.writer != null) {
 			this.writer.close();
+		}
+		if (this.log != null) {
+			try {
+				this.log.close();
+			}
+			catch (IOException ex) {
+				// Everything acknowledged was forced: nothing is lost.
+			}
 		}
 	}
 

@@ -16,7 +16,8 @@ import org.springframework.util.unit.DataSize;
  * {@code quorumkv.cluster.max-clock-skew} (checked at start)
  * @param maxRows the most keys the acceptor table holds at once (beyond it, this node
  * promises nothing for a new key; a majority of the others still decides)
- * @param maxBytes the largest acceptor table, at most 12MB (it is rewritten whole)
+ * @param maxBytes the largest acceptor table, at most 12MB (it is rewritten whole when
+ * its log has grown past it)
  */
 @ConfigurationProperties("quorumkv.paxos")
 public record PaxosProperties(@DefaultValue("5s") Duration timeout, @DefaultValue("1m") Duration grace,
