@@ -77,7 +77,7 @@ final class NodeAdmin implements AutoCloseable {
 			for (URI node : this.settings.nodes()) {
 				HttpResponse<String> answer = send(
 						HttpRequest.newBuilder(node.resolve("/actuator/quorumkv/decommission"))
-							.timeout(CALL_TIMEOUT)
+							.timeout(timeout(deadline))
 							.header("Authorization", "Bearer " + adminKey)
 							.header("Content-Type", "application/json")
 							.POST(HttpRequest.BodyPublishers.ofString(body)),
@@ -100,7 +100,7 @@ final class NodeAdmin implements AutoCloseable {
 					return Result.UNFINISHED;
 				}
 				else {
-					String state = state(node, self, adminKey);
+					String state = state(node, self, adminKey, deadline);
 					if ("leaving".equals(state) || "removed".equals(state)) {
 						this.log.info(self + " is " + state + " already (a decommission under way); waiting for it");
 						asked = true;
@@ -135,7 +135,7 @@ final class NodeAdmin implements AutoCloseable {
 		String state = null;
 		while (System.nanoTime() < deadline) {
 			for (URI node : this.settings.nodes()) {
-				state = state(node, self, adminKey);
+				state = state(node, self, adminKey, deadline);
 				if (state != null) {
 					break;
 				}
@@ -159,9 +159,9 @@ final class NodeAdmin implements AutoCloseable {
 	}
 
 	/** This node's state in {@code node}'s ring, or null when it cannot be read. */
-	private @Nullable String state(URI node, String self, String adminKey) {
+	private @Nullable String state(URI node, String self, String adminKey, long deadline) {
 		HttpResponse<String> answer = send(HttpRequest.newBuilder(node.resolve("/actuator/quorumkv"))
-			.timeout(CALL_TIMEOUT)
+			.timeout(timeout(deadline))
 			.header("Authorization", "Bearer " + adminKey)
 			.header("Accept", "application/json")
 			.GET(), node, true);
@@ -197,6 +197,12 @@ final class NodeAdmin implements AutoCloseable {
 			Thread.currentThread().interrupt();
 			return null;
 		}
+	}
+
+	/** A call's timeout: at most {@link #CALL_TIMEOUT}, and never past the deadline. */
+	private static Duration timeout(long deadline) {
+		Duration left = Duration.ofNanos(deadline - System.nanoTime());
+		return (left.compareTo(CALL_TIMEOUT) < 0) ? Duration.ofMillis(Math.max(100, left.toMillis())) : CALL_TIMEOUT;
 	}
 
 	private static long seconds(long deadline) {
