@@ -14,9 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import io.quorumkv.service.support.FreePorts;
 import io.quorumkv.service.support.NodeProcesses;
@@ -39,7 +36,7 @@ class DockerEntrypointIT {
 	/** SHA-256 of {@link #API_KEY}, in hexadecimal, as a node is given a key. */
 	private static final String API_KEY_SHA256 = "4c4120beb585c272746f32062a0d0a6fbf99579150590e9918077835ee54df86";
 
-	static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+	static final Path ROOT = ImageLayers.ROOT;
 
 	private static final HttpClient HTTP = HttpClient.newBuilder()
 		.connectTimeout(Duration.ofSeconds(2))
@@ -54,24 +51,9 @@ class DockerEntrypointIT {
 		String dockerfile = Files.readString(ROOT.resolve("Dockerfile"));
 		assertThat(dockerfile).containsPattern("(?m)^USER 10001:10001$").containsPattern("(?m)^VOLUME /data$");
 
-		// The build stage: the jar under /build, extracted by the Dockerfile's own
-		// command.
-		Path build = Files.createDirectories(this.work.resolve("build"));
-		Files.copy(NodeProcesses.jar(), build.resolve("quorumkv.jar"));
-		List<String> extract = words(single(dockerfile, "(?m)^RUN (java -Djarmode=tools .*)$"));
-		extract.set(0, java());
-		assertThat(run(new ProcessBuilder(extract).directory(build.toFile()))).isZero();
-
-		// The final stage: the layers copied into /app in the Dockerfile's order.
-		Path app = Files.createDirectories(this.work.resolve("app"));
-		Matcher copies = Pattern.compile("(?m)^COPY --from=layers /build/(\\S+)/ \\./$").matcher(dockerfile);
-		int layers = 0;
-		while (copies.find()) {
-			copyTree(build.resolve(copies.group(1)), app);
-			layers++;
-		}
-		assertThat(layers).isEqualTo(4);
-		assertThat(app.resolve("quorumkv.jar")).isRegularFile();
+		// The build stage (the jar extracted by the Dockerfile's own command) and the
+		// layers copied into /app in the Dockerfile's order.
+		Path app = ImageLayers.app(this.work, this.work.resolve("build.log"));
 		Files.copy(ROOT.resolve(single(dockerfile, "(?m)^COPY (deploy/docker/entrypoint\\.sh) \\./entrypoint\\.sh$")),
 				app.resolve("entrypoint.sh"));
 		// The AOT cache's training run, as the Dockerfile has it (its training folder
@@ -148,39 +130,19 @@ class DockerEntrypointIT {
 	}
 
 	private static String java() {
-		return ProcessHandle.current().info().command().orElse("java");
+		return ImageLayers.java();
 	}
 
 	private static String single(String text, String regex) {
-		Matcher matcher = Pattern.compile(regex).matcher(text);
-		assertThat(matcher.find()).as("Dockerfile has %s", regex).isTrue();
-		return matcher.group(1);
+		return ImageLayers.single(text, regex);
 	}
 
 	private static List<String> words(String command) {
-		return new ArrayList<>(List.of(command.trim().split("\\s+")));
+		return ImageLayers.words(command);
 	}
 
 	private int run(ProcessBuilder builder) throws IOException, InterruptedException {
-		Process process = builder.redirectErrorStream(true)
-			.redirectOutput(ProcessBuilder.Redirect.appendTo(this.work.resolve("build.log").toFile()))
-			.start();
-		assertThat(process.waitFor(180, TimeUnit.SECONDS)).as("build step %s", builder.command()).isTrue();
-		return process.exitValue();
-	}
-
-	private static void copyTree(Path from, Path to) throws IOException {
-		try (Stream<Path> paths = Files.walk(from)) {
-			for (Path source : paths.toList()) {
-				Path target = to.resolve(from.relativize(source).toString());
-				if (Files.isDirectory(source)) {
-					Files.createDirectories(target);
-				}
-				else {
-					Files.copy(source, target);
-				}
-			}
-		}
+		return ImageLayers.run(builder, this.work.resolve("build.log"));
 	}
 
 	private void awaitStatus(Process process, String url) throws Exception {

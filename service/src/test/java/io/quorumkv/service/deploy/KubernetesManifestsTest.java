@@ -85,7 +85,8 @@ class KubernetesManifestsTest {
 	void theManifestsAreTheOnesDescribed() {
 		assertThat(byKindAndName).containsKeys("Namespace/quorumkv", "Service/quorumkv", "Service/quorumkv-api",
 				"ConfigMap/quorumkv-config", "PodDisruptionBudget/quorumkv", "StatefulSet/quorumkv",
-				"NetworkPolicy/quorumkv");
+				"NetworkPolicy/quorumkv", "ServiceAccount/quorumkv", "Role/quorumkv-prestop",
+				"RoleBinding/quorumkv-prestop");
 		byKindAndName.forEach((key, manifest) -> {
 			if (!key.startsWith("Namespace/")) {
 				assertThat(map(manifest, "metadata").get("namespace")).as(key).isEqualTo("quorumkv");
@@ -190,11 +191,11 @@ class KubernetesManifestsTest {
 		// One event loop per core the container may use: whole cores.
 		assertThat((String) map(resources, "limits").get("cpu")).matches("[1-9][0-9]*");
 		Map<String, Object> pod = map(map(map(manifest("StatefulSet/quorumkv"), "spec"), "template"), "spec");
-		List<String> preStop = stringList(map(map(map(container(), "lifecycle"), "preStop"), "exec"), "command");
-		assertThat(preStop.get(0)).isEqualTo("sleep");
-		String drain = settings().get("spring.lifecycle.timeout-per-shutdown-phase");
-		int needed = Integer.parseInt(preStop.get(1)) + Integer.parseInt(drain.replace("s", ""));
-		assertThat((Integer) pod.get("terminationGracePeriodSeconds")).isGreaterThan(needed);
+		// The grace bounds the preStop hook and the graceful shutdown after it: a
+		// restart's drain, or the longest wait for a decommission, then the shutdown.
+		int shutdown = Integer.parseInt(settings().get("spring.lifecycle.timeout-per-shutdown-phase").replace("s", ""));
+		long hook = Math.max(PreStopHook.DRAIN.toSeconds(), PreStopHook.limit(env("QKV_PRESTOP_LIMIT")).toSeconds());
+		assertThat((Integer) pod.get("terminationGracePeriodSeconds")).isGreaterThan((int) hook + shutdown);
 		assertThat(map(pod, "securityContext")).containsEntry("runAsNonRoot", true).containsEntry("runAsUser", 10001);
 		List<Map<String, Object>> claims = list(map(manifest("StatefulSet/quorumkv"), "spec"), "volumeClaimTemplates");
 		assertThat(claims).extracting((claim) -> map(claim, "metadata").get("name")).containsExactly("data");
@@ -250,6 +251,84 @@ class KubernetesManifestsTest {
 		assertThat(portsBySource).containsOnly(Map.entry(podLabels().toString(), Set.of(api, management)),
 				Map.entry(Map.of("quorumkv.io/client", "true").toString(), Set.of(api)),
 				Map.entry(Map.of("quorumkv.io/monitoring", "true").toString(), Set.of(management)));
+	}
+
+	/**
+	 * A scale-down decommissions the pod's node (docs/kubernetes.md, "Scaling down"): the
+	 * {@code preStop} hook runs the pre-stop program from the image, with a service
+	 * account that may {@code get} this StatefulSet and nothing else, a token projected
+	 * where the hook reads it (no default token), an admin key from a Secret, the node's
+	 * management port and its CA, and a way out to the Kubernetes API only.
+	 */
+	@Test
+	void aScaleDownDecommissionsThroughAHookThatMayOnlyReadItsStatefulSet() throws Exception {
+		Map<String, Object> statefulSet = manifest("StatefulSet/quorumkv");
+		Map<String, Object> pod = map(map(map(statefulSet, "spec"), "template"), "spec");
+		List<String> preStop = stringList(map(map(map(container(), "lifecycle"), "preStop"), "exec"), "command");
+		assertThat(preStop.get(0)).isEqualTo("java");
+		assertThat(preStop).anyMatch((option) -> option.startsWith("-Xmx"));
+		String app = PreStopHook.workdir(Files.readString(DOCKERFILE));
+		assertThat(preStop.subList(preStop.size() - 3, preStop.size())).containsExactly("-cp", app + "/quorumkv.jar",
+				PreStopHook.PROGRAM.getName());
+		assertThat(PreStopHook.PROGRAM.getMethod("main", String[].class)).isNotNull();
+
+		String account = (String) pod.get("serviceAccountName");
+		assertThat(manifest("ServiceAccount/" + account)).containsEntry("automountServiceAccountToken", false);
+		assertThat(pod).containsEntry("automountServiceAccountToken", false);
+		String name = (String) map(statefulSet, "metadata").get("name");
+		assertThat(list(manifest("Role/quorumkv-prestop"), "rules")).singleElement()
+			.isEqualTo(Map.of("apiGroups", List.of("apps"), "resources", List.of("statefulsets"), "resourceNames",
+					List.of(name), "verbs", List.of("get")));
+		Map<String, Object> binding = manifest("RoleBinding/quorumkv-prestop");
+		assertThat(map(binding, "roleRef")).containsEntry("kind", "Role").containsEntry("name", "quorumkv-prestop");
+		assertThat(list(binding, "subjects")).singleElement()
+			.isEqualTo(Map.of("kind", "ServiceAccount", "name", account, "namespace", "quorumkv"));
+
+		// The token, the API server's CA and the namespace, projected where the hook
+		// reads them, read-only.
+		Map<String, Object> projected = list(pod, "volumes").stream()
+			.filter((volume) -> volume.containsKey("projected"))
+			.findFirst()
+			.map((volume) -> map(volume, "projected"))
+			.orElseThrow();
+		List<String> paths = new ArrayList<>();
+		for (Map<String, Object> source : list(projected, "sources")) {
+			if (source.containsKey("serviceAccountToken")) {
+				paths.add((String) map(source, "serviceAccountToken").get("path"));
+			}
+			else {
+				Map<String, Object> items = source.containsKey("configMap") ? map(source, "configMap")
+						: map(source, "downwardAPI");
+				list(items, "items").forEach((item) -> paths.add((String) item.get("path")));
+			}
+		}
+		assertThat(paths).containsExactlyInAnyOrder("token", "ca.crt", "namespace");
+		String mounted = volumeMount(list(pod, "volumes").stream()
+			.filter((volume) -> volume.containsKey("projected"))
+			.map((volume) -> (String) volume.get("name"))
+			.findFirst()
+			.orElseThrow());
+		assertThat(env("QKV_SERVICEACCOUNT")).isEqualTo(mounted);
+
+		// The admin call goes to the node's own management port over its TLS.
+		Map<String, String> settings = settings();
+		assertThat(env("QKV_NODES")).isEqualTo("https://localhost:" + settings.get("management.server.port"));
+		assertThat(env("QKV_CACERT")).isEqualTo(volumeMount("tls") + "/ca.crt");
+		Map<String, Object> key = list(container(), "env").stream()
+			.filter((variable) -> "QKV_ADMIN_KEY".equals(variable.get("name")))
+			.findFirst()
+			.orElseThrow();
+		assertThat(map(map(key, "valueFrom"), "secretKeyRef")).containsKeys("name", "key");
+
+		// Out of the pod: the nodes, DNS, and the API server's ports, nothing else.
+		Set<Integer> ports = new HashSet<>();
+		for (Map<String, Object> rule : list(map(manifest("NetworkPolicy/quorumkv"), "spec"), "egress")) {
+			for (Map<String, Object> port : list(rule, "ports")) {
+				ports.add((Integer) port.get("port"));
+			}
+		}
+		assertThat(ports).containsExactlyInAnyOrder(Integer.valueOf(settings.get("server.port")),
+				Integer.valueOf(settings.get("management.server.port")), 53, 443, 6443);
 	}
 
 	/** The node's settings in the ConfigMap, flattened to property names. */
