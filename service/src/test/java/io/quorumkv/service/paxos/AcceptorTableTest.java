@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Arrays;
 
 import io.quorumkv.service.paxos.AcceptorTable.Row;
 import io.quorumkv.storage.CorruptedStorageException;
@@ -229,18 +230,26 @@ class AcceptorTableTest {
 		}
 	}
 
+	/**
+	 * Two records in the log: {@code KEY} promised 40, then key 1 promised 41; the size
+	 * of the first.
+	 */
+	private long twoRecords() throws IOException {
+		try (AcceptorTable table = open(1024 * 1024)) {
+			table.sync(table.put(KEY, promised(40))).block();
+			long first = Files.size(this.folder.resolve("paxos-acceptor.log"));
+			table.sync(table.put(key(1), promised(41))).block();
+			return first;
+		}
+	}
+
 	/** A record cut short at the log's end (a write the crash stopped) is dropped. */
 	@Test
 	void aTornLastRecordIsDroppedAndTheRecordsBeforeItRead() throws IOException {
 		Path log = this.folder.resolve("paxos-acceptor.log");
-		long whole;
-		try (AcceptorTable table = open(1024 * 1024)) {
-			table.sync(table.put(KEY, promised(40))).block();
-			whole = Files.size(log);
-			table.sync(table.put(key(1), promised(41))).block();
-		}
+		long whole = twoRecords();
 		byte[] bytes = Files.readAllBytes(log);
-		Files.write(log, java.util.Arrays.copyOf(bytes, bytes.length - 3));
+		Files.write(log, Arrays.copyOf(bytes, bytes.length - 3));
 		try (AcceptorTable table = open(1024 * 1024)) {
 			assertThat(table.row(KEY)).isEqualTo(promised(40));
 			assertThat(table.row(key(1))).isNull();
@@ -257,12 +266,7 @@ class AcceptorTableTest {
 	@Test
 	void aDamagedRecordBeforeTheLastIsReported() throws IOException {
 		Path log = this.folder.resolve("paxos-acceptor.log");
-		long first;
-		try (AcceptorTable table = open(1024 * 1024)) {
-			table.sync(table.put(KEY, promised(40))).block();
-			first = Files.size(log);
-			table.sync(table.put(key(1), promised(41))).block();
-		}
+		long first = twoRecords();
 		byte[] bytes = Files.readAllBytes(log);
 		bytes[(int) first / 2] ^= 0x10;
 		Files.write(log, bytes);
