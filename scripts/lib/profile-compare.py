@@ -2,11 +2,14 @@
 """Where two servers' CPU goes per request, from async-profiler's collapsed stacks.
 
     profile-compare.py NAME=FILE.collapsed:REQUESTS NAME=FILE.collapsed:REQUESTS
+    profile-compare.py --sum LABEL BASE=FILE.collapsed:REQUESTS NAME=FILE.collapsed:REQUESTS...
 
 Each sample is one millisecond of CPU (event=cpu,interval=1ms), put in one part (ANYWHERE,
 then NEAREST below); the table gives microseconds per request of each part for each
-server, and the difference. Used by
-scripts/profile-one-node.sh (docs/performance.md).
+server, and the difference. With --sum, the servers after the first are the nodes of one
+cluster that served the same requests: a column LABEL adds them up, and the difference is
+LABEL's minus the first server's. Used by scripts/profile-one-node.sh and
+scripts/profile-cluster.sh (docs/performance.md).
 """
 import sys
 
@@ -70,7 +73,12 @@ def part(stack):
 
 
 def main(args):
-    if len(args) != 2:
+    total = None
+    if args[:1] == ["--sum"]:
+        if len(args) < 4:
+            sys.exit(__doc__)
+        total, args = args[1], args[2:]
+    elif len(args) != 2:
         sys.exit(__doc__)
     servers = []
     for arg in args:
@@ -78,6 +86,9 @@ def main(args):
         path, _, requests = rest.rpartition(":")
         samples = load(path)
         servers.append((name, parts(samples), sum(c for _, c in samples), int(requests)))
+    if total is not None:
+        summed(servers, total)
+        return
     (a, pa, ta, ra), (b, pb, tb, rb) = servers
     print(f"| part | {a} (µs/request) | {b} (µs/request) | difference |")
     print("|---|---|---|---|")
@@ -87,6 +98,23 @@ def main(args):
         print(f"| {name} | {x:.2f} | {y:.2f} | {x - y:+.2f} |")
     print(f"| **all sampled CPU** | **{ta * 1000 / ra:.2f}** | **{tb * 1000 / rb:.2f}** | "
           f"**{ta * 1000 / ra - tb * 1000 / rb:+.2f}** |")
+
+
+def summed(servers, total):
+    names = [n for n, _ in PARTS] + ["other"]
+    print("| part | " + " | ".join(f"{s[0]} (µs/request)" for s in servers) + f" | {total} (µs/request) | difference |")
+    print("|---|" + "---|" * (len(servers) + 2))
+
+    def row(label, value, bold):
+        cells = [value(s) for s in servers]
+        added = sum(cells[1:])
+        mark = "**" if bold else ""
+        print(f"| {mark}{label}{mark} | " + " | ".join(f"{mark}{c:.2f}{mark}" for c in cells)
+              + f" | {mark}{added:.2f}{mark} | {mark}{added - cells[0]:+.2f}{mark} |")
+
+    for name in names:
+        row(name, lambda s, name=name: s[1][name] * 1000 / s[3], False)
+    row("all sampled CPU", lambda s: s[2] * 1000 / s[3], True)
 
 
 if __name__ == "__main__":
