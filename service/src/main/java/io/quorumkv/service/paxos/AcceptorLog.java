@@ -54,14 +54,11 @@ final class AcceptorLog implements AutoCloseable {
 	record Record(long generation, Ballot floor, List<Change> changes) {
 	}
 
-	private final Path path;
-
 	private final FileChannel channel;
 
 	private long size;
 
-	private AcceptorLog(Path path, FileChannel channel, long size) {
-		this.path = path;
+	private AcceptorLog(FileChannel channel, long size) {
 		this.channel = channel;
 		this.size = size;
 	}
@@ -89,7 +86,7 @@ final class AcceptorLog implements AutoCloseable {
 			throw ex;
 		}
 		records.forEach(replay);
-		return new AcceptorLog(path, channel, end);
+		return new AcceptorLog(channel, end);
 	}
 
 	/** Reads the records into {@code records}; the end of the last whole one. */
@@ -233,10 +230,6 @@ final class AcceptorLog implements AutoCloseable {
 		this.channel.truncate(0);
 		this.channel.force(true);
 		this.size = 0;
-	}
-
-	Path path() {
-		return this.path;
 	}
 
 	@Override

@@ -91,7 +91,10 @@ final class AcceptorTable implements AutoCloseable {
 
 	private final Map<ByteBuffer, Row> rows = new HashMap<>();
 
-	/** The rows changed since the last write, in order; {@link #REMOVED} when purged. */
+	/**
+	 * The rows changed since the last write, in order; {@link #REMOVED} when purged. Kept
+	 * only when there is a writer to empty it (not in memory).
+	 */
 	private final Map<ByteBuffer, Row> changed = new LinkedHashMap<>();
 
 	private final List<Waiter> waiters = new ArrayList<>();
@@ -222,7 +225,9 @@ final class AcceptorTable implements AutoCloseable {
 			throw new FullException("the acceptor table holds its most bytes (" + this.maxBytes + ")");
 		}
 		this.rows.put(id, row);
-		this.changed.put(id, row);
+		if (this.writer != null) {
+			this.changed.put(id, row);
+		}
 		this.bytes += change;
 		return ++this.generation;
 	}
@@ -251,7 +256,9 @@ final class AcceptorTable implements AutoCloseable {
 		if (!this.rows.remove(key, expected)) {
 			return false;
 		}
-		this.changed.put(key, REMOVED);
+		if (this.writer != null) {
+			this.changed.put(key, REMOVED);
+		}
 		this.floor = Ballot.max(Ballot.max(this.floor, expected.promised()), expected.commit());
 		if (expected.accepted() != null) {
 			this.floor = Ballot.max(this.floor, expected.accepted().ballot());
