@@ -107,7 +107,8 @@ public final class PeerClient implements AutoCloseable {
 		this.streams = new ReplicaStreams(this.client, deadlines.loops(), this::breaker,
 				new StreamLinks(this.ring, clocks, this.lastOutcomes, this::heardFrom),
 				new StreamSettings(cluster.maxConcurrentCallsPerPeer(), maxFrameSize, maxKeySize,
-						cluster.replicaTimeout(), stream.heartbeat(), stream.idleClose(), stream.maxBackoff()),
+						cluster.replicaTimeout(), stream.heartbeat(), stream.idleClose(), stream.maxBackoff(),
+						stream.coalesce()),
 				meters);
 	}
 
