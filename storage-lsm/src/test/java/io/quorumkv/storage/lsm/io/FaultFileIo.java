@@ -96,6 +96,10 @@ public final class FaultFileIo implements FileIo {
 	public record Flip(Path file, long offset) {
 	}
 
+	/** A fault that fired: the operation it failed, on which file, on which thread. */
+	public record Fired(Op op, Path file, String thread) {
+	}
+
 	private final FaultDisk disk;
 
 	private final SplittableRandom random;
@@ -109,6 +113,8 @@ public final class FaultFileIo implements FileIo {
 	private final AtomicLong injected = new AtomicLong();
 
 	private final List<Flip> flips = new CopyOnWriteArrayList<>();
+
+	private final List<Fired> fired = new CopyOnWriteArrayList<>();
 
 	private volatile double flipProbability;
 
@@ -187,6 +193,14 @@ public final class FaultFileIo implements FileIo {
 
 	public List<Flip> flips() {
 		return List.copyOf(this.flips);
+	}
+
+	/**
+	 * The faults that fired, in order: a test that must know more than the engine's first
+	 * failure (which later fault lost what) reads them here.
+	 */
+	public List<Fired> fired() {
+		return List.copyOf(this.fired);
 	}
 
 	/** The image a power loss left, or null while the power is on. */
@@ -412,6 +426,7 @@ public final class FaultFileIo implements FileIo {
 		}
 		if (fired != null) {
 			this.injected.incrementAndGet();
+			this.fired.add(new Fired(op, path, Thread.currentThread().getName()));
 		}
 		return fired;
 	}
