@@ -11,7 +11,14 @@
 #   4. election after a kill: SIGKILL of the metadata group's leader, then every 50 ms a
 #      surviving node is asked who leads; the time until one names a new leader.
 #
+# With --profile, async-profiler (event=cpu, 1 ms, thread names) runs on every node over the
+# rest window and scripts/lib/rest-profile.py splits each node's CPU at rest into parts:
+# the metadata layer's (Ratis, the ring's state machine, their messages on the event loops)
+# against the JVM's and the rest of the node's; the stacks go to run/metadata-speed/<time>/.
+# With --rest-only, the script stops after step 1.
+#
 #   scripts/metadata-speed.sh [--rest S] [--settle S] [--rate R] [--base-port P] [--dir D]
+#                             [--profile] [--rest-only]
 #     defaults: --rest 60 --settle 30 --rate 2000 --base-port 18681 --dir /tmp/qkv-metadata-speed
 #
 # Needs service/target/quorumkv.jar, curl, and wrk2 for step 3 (QKV_WRK2 or on PATH;
@@ -26,6 +33,8 @@ settle=30
 rate=2000
 base_port=18681
 dir=/tmp/qkv-metadata-speed
+profile=false
+rest_only=false
 while [ $# -gt 0 ]; do
   case "$1" in
     --rest) rest="$2"; shift 2 ;;
@@ -33,6 +42,8 @@ while [ $# -gt 0 ]; do
     --rate) rate="$2"; shift 2 ;;
     --base-port) base_port="$2"; shift 2 ;;
     --dir) dir="$2"; shift 2 ;;
+    --profile) profile=true; shift ;;
+    --rest-only) rest_only=true; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -41,6 +52,14 @@ WRK2="$WRK_BIN"
 CLUSTER="$ROOT/scripts/cluster.sh"
 QKV="$ROOT/scripts/qkv"
 log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
+die() {
+  log "$*"
+  exit 1
+}
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+# shellcheck source=scripts/lib/profiler.sh
+. "$ROOT/scripts/lib/profiler.sh"
+out="$ROOT/run/metadata-speed/$(date -u +%Y%m%dT%H%M%SZ)"
 cleanup() { "$CLUSTER" down --dir "$dir" >/dev/null 2>&1 || true; rm -rf "$dir"; }
 trap cleanup EXIT
 
@@ -66,6 +85,14 @@ for i in 1 2 3; do
   pids[$i]="$(cat "$dir/node$i/node.pid")"
   before[$i]="$(ticks "${pids[$i]}")"
 done
+if $profile; then
+  ensure_profiler
+  mkdir -p "$out"
+  for i in 1 2 3; do
+    profiler_command "${pids[$i]}" "start,event=cpu,interval=1ms,threads" >>"$out/profiler.log" ||
+      die "could not start async-profiler on node $i (see $out/profiler.log)"
+  done
+fi
 sleep "$rest"
 rest_row=""
 for i in 1 2 3; do
@@ -73,6 +100,23 @@ for i in 1 2 3; do
   rest_row="$rest_row $(awk -v t="$used" -v hz="$hz" -v s="$rest" 'BEGIN { printf "%.2f%%", 100 * t / hz / s }')"
 done
 log "CPU at rest, % of one core, nodes 1-3:$rest_row"
+if $profile; then
+  for i in 1 2 3; do
+    profiler_command "${pids[$i]}" "stop,file=$out/node$i.collapsed,collapsed" >>"$out/profiler.log" ||
+      die "could not stop async-profiler on node $i (see $out/profiler.log)"
+  done
+  leader_now="$(leader_seen_by 1)"
+  log "the metadata group's leader: ${leader_now:-unknown}; stacks in $out"
+  python3 "$ROOT/scripts/lib/rest-profile.py" "$rest" node1="$out/node1.collapsed" node2="$out/node2.collapsed" \
+    node3="$out/node3.collapsed" | tee "$out/summary.md"
+fi
+if $rest_only; then
+  echo
+  echo "| measure | value |"
+  echo "|---|---|"
+  echo "| CPU at rest, nodes 1-3, % of one core over ${rest} s |$rest_row |"
+  exit 0
+fi
 
 join_ms() {
   local url start end
