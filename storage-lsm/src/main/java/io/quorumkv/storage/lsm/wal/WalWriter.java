@@ -36,6 +36,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class WalWriter implements AutoCloseable {
 
+	private static final System.Logger LOG = System.getLogger(WalWriter.class.getName());
+
 	private final Path path;
 
 	private final long number;
@@ -288,7 +290,16 @@ public final class WalWriter implements AutoCloseable {
 			if (this.failed == null) {
 				this.failed = failure;
 			}
+			long written = this.writtenPosition;
 			this.io.truncate(this.path, this.syncedPosition);
+			if (written > this.syncedPosition) {
+				// Said here, since the store's failure shown may be an earlier one: with
+				// INTERVAL or NEVER, writes acknowledged since the last force are gone.
+				LOG.log(System.Logger.Level.WARNING,
+						"WAL segment {0} cut back from {1} to {2} bytes after its fsync failed ({3}): the records"
+								+ " written since its last successful fsync are dropped",
+						this.path, written, this.syncedPosition, failure.getMessage());
+			}
 		}
 		catch (IOException ex) {
 			failure.addSuppressed(ex);
