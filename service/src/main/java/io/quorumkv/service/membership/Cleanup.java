@@ -119,12 +119,15 @@ final class Cleanup {
 				this.removed.increment(count);
 				long durationMs = (System.nanoTime() - start) / 1_000_000;
 				Long keptFrom = movedOn(layout) ? this.state.epoch() : null;
-				finished(layout, count, durationMs, null, keptFrom);
+				// Logged before finished() passes the turn on: the next member's
+				// "removing"
+				// line never comes before this one's end.
 				logger.info("Cleanup under epoch " + layout.epoch() + " removed " + count + " entries in " + durationMs
 						+ " ms"
 						+ ((keptFrom != null) ? "; the ring moved on to epoch " + keptFrom
 								+ " while it ran, so it kept every key it looked at since (the clean-up after that"
 								+ " change removes them)" : ""));
+				finished(layout, count, durationMs, null, keptFrom);
 			})
 			.doFinally((signal) -> this.running.set(false));
 	}
@@ -194,9 +197,9 @@ final class Cleanup {
 
 	private long skipNow(RingLayout layout, String change) {
 		this.newcomer.forget();
-		finished(layout, 0L, 0L, "newcomer of change " + change + ", which started with an empty storage", null);
 		logger.info("Cleanup under epoch " + layout.epoch() + " skipped: this node joined in change " + change
 				+ " with an empty storage, so it holds only keys it owns");
+		finished(layout, 0L, 0L, "newcomer of change " + change + ", which started with an empty storage", null);
 		return 0L;
 	}
 
