@@ -22,8 +22,6 @@ final class Outbox {
 
 	private boolean queued;
 
-	private int bytes;
-
 	/**
 	 * @param flush called once at the end of each turn that added an operation
 	 */
@@ -34,7 +32,6 @@ final class Outbox {
 
 	void add(StreamOperation operation) {
 		this.operations.add(operation);
-		this.bytes += operation.size();
 		if (!this.queued) {
 			this.queued = true;
 			EventLoops.afterTurn(this.loop, this.flush);
@@ -48,7 +45,6 @@ final class Outbox {
 	 */
 	byte @Nullable [] take(long epoch, long timeoutNanos) {
 		this.queued = false;
-		this.bytes = 0;
 		int size = 0;
 		for (StreamOperation operation : this.operations) {
 			size += operation.done ? 0 : operation.size();
@@ -69,19 +65,9 @@ final class Outbox {
 		return chunk.array();
 	}
 
-	/** The bytes of the operations added since the last {@link #take}. */
-	int bytes() {
-		return this.bytes;
-	}
-
-	/**
-	 * Drops what was not sent (the operations fail elsewhere); the next operation queues
-	 * a flush again, also when the one queued before was held back.
-	 */
+	/** Drops what was not sent (the operations fail elsewhere). */
 	void clear() {
 		this.operations.clear();
-		this.bytes = 0;
-		this.queued = false;
 	}
 
 }

@@ -107,8 +107,7 @@ public final class PeerClient implements AutoCloseable {
 		this.streams = new ReplicaStreams(this.client, deadlines.loops(), this::breaker,
 				new StreamLinks(this.ring, clocks, this.lastOutcomes, this::heardFrom),
 				new StreamSettings(cluster.maxConcurrentCallsPerPeer(), maxFrameSize, maxKeySize,
-						cluster.replicaTimeout(), stream.heartbeat(), stream.idleClose(), stream.maxBackoff(),
-						stream.coalesce()),
+						cluster.replicaTimeout(), stream.heartbeat(), stream.idleClose(), stream.maxBackoff()),
 				meters);
 	}
 

@@ -33,9 +33,6 @@ import org.springframework.web.reactive.function.client.WebClient;
  */
 final class PeerStream implements Exchange.Events {
 
-	/** A hold ends early once the outbox holds this many bytes. */
-	static final int HOLD_LIMIT = 64 * 1024;
-
 	private final Node peer;
 
 	private final EventExecutor loop;
@@ -64,18 +61,6 @@ final class PeerStream implements Exchange.Events {
 
 	private long lastUsed;
 
-	/** The longest a turn's operations wait for the answer to the chunk before them. */
-	private final long coalesceNanos;
-
-	/** A chunk went out on the current exchange and no answer has come since. */
-	private boolean awaitingAnswer;
-
-	/** Operations wait in the outbox for that answer (or the end of their wait). */
-	private boolean held;
-
-	/** Counts holds, so that the timer of an ended hold does nothing. */
-	private long hold;
-
 	private boolean draining;
 
 	PeerStream(Node peer, EventExecutor loop, WebClient client, CircuitBreaker breaker, Links links,
@@ -92,7 +77,6 @@ final class PeerStream implements Exchange.Events {
 		this.timeoutNanos = settings.timeout().toNanos();
 		this.pending = new InFlight(loop, this.timeoutNanos, this::expire);
 		this.outbox = new Outbox(loop, this::flush);
-		this.coalesceNanos = settings.coalesce().toNanos();
 	}
 
 	Node peer() {
@@ -158,43 +142,14 @@ final class PeerStream implements Exchange.Events {
 		operation.deliver(error);
 	}
 
-	/**
-	 * At the end of a turn that added operations: sends them in one chunk, or, while the
-	 * chunk before is still unanswered, holds them until its answer comes or
-	 * {@code coalesce} has passed, whichever is first: at saturation each chunk then
-	 * carries what arrived during the round trip before it (fewer, larger chunks: fewer
-	 * writes and wake-ups on both nodes), and a lone operation, with nothing unanswered
-	 * before it, leaves at once.
-	 */
+	/** Sends the operations of the turn in one chunk. */
 	private void flush() {
 		Exchange exchange = this.current;
-		if (this.coalesceNanos > 0 && this.awaitingAnswer && exchange != null && !this.draining
-				&& this.outbox.bytes() < HOLD_LIMIT) {
-			if (!this.held) {
-				this.held = true;
-				long thisHold = ++this.hold;
-				this.loop.schedule(() -> holdEnded(thisHold), this.coalesceNanos, TimeUnit.NANOSECONDS);
-			}
-			return;
-		}
-		send(exchange);
-	}
-
-	/** The wait of hold {@code which} is over: what it held leaves now. */
-	private void holdEnded(long which) {
-		if (this.held && this.hold == which) {
-			send(this.current);
-		}
-	}
-
-	private void send(@Nullable Exchange exchange) {
-		this.held = false;
 		byte[] chunk = this.outbox.take(this.links.epoch(), this.timeoutNanos);
 		if (exchange == null || chunk == null) {
 			return;
 		}
 		this.metrics.chunks.increment();
-		this.awaitingAnswer = true;
 		Sinks.EmitResult sent = exchange.send(DefaultDataBufferFactory.sharedInstance.wrap(chunk));
 		if (sent.isFailure()) {
 			ended(exchange, new PeerException("could not send on the stream to " + this.peer + ": " + sent));
@@ -230,13 +185,6 @@ final class PeerStream implements Exchange.Events {
 		}
 		catch (EntryFrame.MalformedFrameException ex) {
 			ended(exchange, new PeerException("malformed frame from " + this.peer + ": " + ex.getMessage()));
-			return;
-		}
-		this.awaitingAnswer = false;
-		if (this.held) {
-			// After the turn: the operations the rest of it brings leave with them.
-			this.held = false;
-			EventLoops.afterTurn(this.loop, () -> send(this.current));
 		}
 	}
 
@@ -262,11 +210,6 @@ final class PeerStream implements Exchange.Events {
 				"no answer from " + this.peer + " within " + TimeUnit.NANOSECONDS.toMillis(this.timeoutNanos) + " ms");
 		this.health.failed(operation, "timeout", timeout);
 		operation.deliver(timeout);
-		// No answer is waited for past a deadline: what was held behind it leaves.
-		this.awaitingAnswer = false;
-		if (this.held) {
-			send(this.current);
-		}
 		if (operation instanceof StreamOperation.Ping && this.current != null) {
 			// The peer answers nothing, not even heartbeats: a dead host or a lost link.
 			ended(this.current, new PeerException(this.peer + " missed a heartbeat"));
@@ -283,8 +226,6 @@ final class PeerStream implements Exchange.Events {
 			return;
 		}
 		this.current = null;
-		this.awaitingAnswer = false;
-		this.held = false;
 		exchange.dispose();
 		boolean failedToOpen = !exchange.isOpened() && !(error instanceof StaleRingException);
 		this.backoff.ended(error, failedToOpen);
@@ -327,7 +268,6 @@ final class PeerStream implements Exchange.Events {
 	/** Ends the request body: the peer answers what it has and ends the stream. */
 	private void close(Exchange exchange) {
 		this.current = null;
-		this.awaitingAnswer = false;
 		exchange.complete();
 	}
 

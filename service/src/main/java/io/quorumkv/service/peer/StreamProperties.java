@@ -27,15 +27,11 @@ import org.springframework.util.unit.DataSize;
  * @param maxBackoff after failed attempts to open a stream, the longest wait before the
  * next (operations meanwhile fail at once); the wait ends early when the peer is known to
  * be up
- * @param coalesce the longest the replica operations of one turn of an event loop wait
- * for the answer to the chunk its stream sent before them, so that they leave with those
- * of the turns after (fewer, larger chunks at saturation; an operation with nothing
- * unanswered before it leaves at once); zero: each turn's operations leave at its end
  */
 @ConfigurationProperties("quorumkv.cluster.stream")
 public record StreamProperties(@DefaultValue("1MB") DataSize maxFrame, @DefaultValue("true") boolean localWrites,
 		@DefaultValue("1s") Duration heartbeat, @DefaultValue("60s") Duration idleClose,
-		@DefaultValue("1s") Duration maxBackoff, @DefaultValue("0ms") Duration coalesce) {
+		@DefaultValue("1s") Duration maxBackoff) {
 
 	public StreamProperties {
 		if (maxFrame.toBytes() < 1024 || maxFrame.toBytes() > Integer.MAX_VALUE / 2) {
@@ -44,9 +40,6 @@ public record StreamProperties(@DefaultValue("1MB") DataSize maxFrame, @DefaultV
 		Bounds.positive(heartbeat, "quorumkv.cluster.stream.heartbeat");
 		Bounds.positive(idleClose, "quorumkv.cluster.stream.idle-close");
 		Bounds.positive(maxBackoff, "quorumkv.cluster.stream.max-backoff");
-		if (coalesce.isNegative() || coalesce.compareTo(Duration.ofMillis(100)) > 0) {
-			throw new IllegalArgumentException("quorumkv.cluster.stream.coalesce must be 0..100ms");
-		}
 	}
 
 }

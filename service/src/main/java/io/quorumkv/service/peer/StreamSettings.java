@@ -13,11 +13,9 @@ import java.time.Duration;
  * peer's read timeout, and measures the peer's clock)
  * @param idleClose an open stream that carried no operation for this long is closed
  * @param maxBackoff the longest wait before a new connection after failed ones
- * @param coalesce the longest a turn's operations wait for the answer to the chunk sent
- * before them (zero: they never wait)
  */
 public record StreamSettings(int maxInFlight, int maxFrameSize, int maxKeySize, Duration timeout, Duration heartbeat,
-		Duration idleClose, Duration maxBackoff, Duration coalesce) {
+		Duration idleClose, Duration maxBackoff) {
 
 	public StreamSettings {
 		if (maxInFlight < 1 || maxFrameSize < 1024) {

@@ -89,14 +89,12 @@ class ReplicaStreamsTest {
 		this.server = HttpServer.create().host("127.0.0.1").port(0).handle((request, response) -> {
 			this.exchanges.incrementAndGet();
 			FrameAssembler frames = new FrameAssembler(1 << 20);
-			// Groups served at once, as the replica's handler serves them: one left
-			// unanswered does not hold up the next.
-			Flux<ByteBuf> answers = request.receive().asByteArray().flatMap((bytes) -> {
+			Flux<ByteBuf> answers = request.receive().asByteArray().concatMap((bytes) -> {
 				List<Operation> operations = new ArrayList<>();
 				frames.feed(bytes, (frame) -> operations.add(StreamFrames.readOperation(frame, 1024, 1 << 20)));
 				this.seen.addAll(operations);
 				return operations.isEmpty() ? Flux.empty() : this.peerBehaviour.apply(operations);
-			}, 32);
+			});
 			return response.header("content-type", "application/octet-stream").send(answers).then();
 		}).bindNow();
 		this.peer = new Node(URI.create("http://127.0.0.1:" + this.server.port()));
@@ -104,10 +102,6 @@ class ReplicaStreamsTest {
 	}
 
 	private void startStreams(int maxInFlight, Duration heartbeat) {
-		startStreams(maxInFlight, heartbeat, Duration.ZERO);
-	}
-
-	private void startStreams(int maxInFlight, Duration heartbeat, Duration coalesce) {
 		if (this.streams != null) {
 			this.streams.close();
 		}
@@ -118,7 +112,7 @@ class ReplicaStreamsTest {
 		this.breaker = CircuitBreaker.of("peer", CircuitBreakerConfig.custom().minimumNumberOfCalls(1000).build());
 		this.streams = new ReplicaStreams(
 				client, executors, (node) -> this.breaker, new TestLinks(), new StreamSettings(maxInFlight, 1 << 20,
-						1024, TIMEOUT, heartbeat, Duration.ofSeconds(60), Duration.ofMillis(200), coalesce),
+						1024, TIMEOUT, heartbeat, Duration.ofSeconds(60), Duration.ofMillis(200)),
 				new SimpleMeterRegistry());
 	}
 
@@ -172,89 +166,6 @@ class ReplicaStreamsTest {
 		}
 		assertThat(this.seen).hasSize(4);
 		assertThat(this.exchanges).hasValue(1);
-	}
-
-	@Test
-	void whileAChunkIsUnansweredTheNextTurnsOperationsWaitForItsAnswerAndLeaveTogether() throws Exception {
-		startStreams(16, Duration.ofSeconds(30), Duration.ofSeconds(5));
-		openStream();
-		Sinks.One<Boolean> release = Sinks.one();
-		Queue<Integer> groups = new ConcurrentLinkedQueue<>();
-		this.peerBehaviour = (operations) -> {
-			groups.add(operations.size());
-			return (groups.size() == 1) ? release.asMono().flatMapMany((ignored) -> answerAll(operations))
-					: answerAll(operations);
-		};
-		Outcome<Void> first = new Outcome<>();
-		runOnLoop(() -> this.streams.upsert(this.peer, Entry.value(key("a"), key("v"), 1), first));
-		awaitTrue(() -> groups.size() == 1);
-		List<Outcome<Void>> later = new ArrayList<>();
-		for (int turn = 0; turn < 3; turn++) {
-			Outcome<Void> outcome = new Outcome<>();
-			later.add(outcome);
-			String name = "b" + turn;
-			runOnLoop(() -> this.streams.upsert(this.peer, Entry.value(key(name), key("v"), 1), outcome));
-		}
-		release.tryEmitValue(true);
-		first.value();
-		for (Outcome<Void> outcome : later) {
-			outcome.value();
-		}
-		// Three turns' operations, held while the first chunk was unanswered, in one
-		// chunk.
-		assertThat(groups).containsExactly(1, 3);
-	}
-
-	@Test
-	void anOperationWithNothingUnansweredBeforeItLeavesAtOnce() throws Exception {
-		// A wait longer than the deadline: an operation held for it would time out.
-		startStreams(16, Duration.ofSeconds(30), Duration.ofSeconds(5));
-		int opened = openStream();
-		for (int i = 0; i < 3; i++) {
-			Outcome<Void> write = new Outcome<>();
-			String name = "k" + i;
-			runOnLoop(() -> this.streams.upsert(this.peer, Entry.value(key(name), key("v"), 1), write));
-			write.value();
-		}
-		assertThat(this.seen).hasSize(opened + 3);
-	}
-
-	@Test
-	void operationsHeldBehindAChunkThatIsNeverAnsweredLeaveWhenTheirWaitEnds() throws Exception {
-		startStreams(16, Duration.ofSeconds(30), Duration.ofMillis(200));
-		int opened = openStream();
-		this.peerBehaviour = (operations) -> Flux.never();
-		Outcome<Void> unanswered = new Outcome<>();
-		runOnLoop(() -> this.streams.upsert(this.peer, Entry.value(key("a"), key("v"), 1), unanswered));
-		awaitTrue(() -> this.seen.size() == opened + 1);
-		Outcome<Void> held = new Outcome<>();
-		long start = System.nanoTime();
-		runOnLoop(() -> this.streams.upsert(this.peer, Entry.value(key("b"), key("v"), 1), held));
-		awaitTrue(() -> this.seen.size() == opened + 2);
-		// Held for its wait, then sent without the answer it waited for.
-		assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(Duration.ofMillis(200).toNanos());
-		assertThat(held.error()).isInstanceOf(TimeoutException.class);
-		assertThat(unanswered.error()).isInstanceOf(TimeoutException.class);
-	}
-
-	@Test
-	void aStreamThatBreaksWhileOperationsAreHeldFailsThemAndTheNextOperationLeaves() throws Exception {
-		startStreams(16, Duration.ofSeconds(30), Duration.ofSeconds(5));
-		openStream();
-		Sinks.Many<ByteBuf> breaks = Sinks.many().unicast().onBackpressureBuffer();
-		AtomicInteger groups = new AtomicInteger();
-		this.peerBehaviour = (operations) -> (groups.incrementAndGet() == 1) ? breaks.asFlux() : answerAll(operations);
-		Outcome<Void> first = new Outcome<>();
-		runOnLoop(() -> this.streams.upsert(this.peer, Entry.value(key("a"), key("v"), 1), first));
-		awaitTrue(() -> groups.get() == 1);
-		Outcome<Void> held = new Outcome<>();
-		runOnLoop(() -> this.streams.upsert(this.peer, Entry.value(key("b"), key("v"), 1), held));
-		breaks.tryEmitError(new IllegalStateException("killed"));
-		assertThat(first.error()).isInstanceOf(PeerException.class);
-		assertThat(held.error()).isInstanceOf(PeerException.class);
-		Outcome<Void> next = new Outcome<>();
-		runOnLoop(() -> this.streams.upsert(this.peer, Entry.value(key("c"), key("v"), 1), next));
-		assertThat(next.errorOrNull()).as("the operation after the break").isNull();
 	}
 
 	@Test
@@ -433,24 +344,6 @@ class ReplicaStreamsTest {
 
 	private static Flux<ByteBuf> encode(List<Result> results) {
 		return Flux.just(Unpooled.wrappedBuffer(StreamResults.encode(results)));
-	}
-
-	/**
-	 * Opens the stream with an answered operation: a first connection in a cold JVM on a
-	 * busy machine may take longer than an operation's deadline. Returns the operations
-	 * it took (the peer has seen them all once answered).
-	 */
-	private int openStream() throws InterruptedException {
-		for (int tries = 1; tries <= 5; tries++) {
-			Outcome<Void> write = new Outcome<>();
-			runOnLoop(() -> this.streams.upsert(this.peer, Entry.value(key("open"), key("v"), 1), write));
-			if (write.errorOrNull() == null) {
-				int seen = tries;
-				awaitTrue(() -> this.seen.size() == seen);
-				return tries;
-			}
-		}
-		throw new AssertionError("no operation answered in 5 tries");
 	}
 
 	private static byte[] key(String text) {
