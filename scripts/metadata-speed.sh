@@ -21,7 +21,7 @@
 #                             [--profile] [--rest-only]
 #     defaults: --rest 60 --settle 30 --rate 2000 --base-port 18681 --dir /tmp/qkv-metadata-speed
 #
-# Needs service/target/quorumkv.jar, curl, and wrk2 for step 3 (QKV_WRK2 or on PATH;
+# Needs service/target/quorumkv.jar, curl, and wrk2 for step 3 (not with --rest-only; QKV_WRK2 or on PATH;
 # docs/load-testing.md). Prints a table; the cluster's folder is removed at the end.
 set -euo pipefail
 
@@ -47,8 +47,11 @@ while [ $# -gt 0 ]; do
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-QKV_TOOL=wrk2 detect_wrk_tool || exit 1
-WRK2="$WRK_BIN"
+WRK2=""
+if ! $rest_only; then
+  QKV_TOOL=wrk2 detect_wrk_tool || exit 1
+  WRK2="$WRK_BIN"
+fi
 CLUSTER="$ROOT/scripts/cluster.sh"
 QKV="$ROOT/scripts/qkv"
 log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }

@@ -119,9 +119,8 @@ final class Cleanup {
 				this.removed.increment(count);
 				long durationMs = (System.nanoTime() - start) / 1_000_000;
 				Long keptFrom = movedOn(layout) ? this.state.epoch() : null;
-				// Logged before finished() passes the turn on: the next member's
-				// "removing"
-				// line never comes before this one's end.
+				// Logged before finished() passes the turn on, so that the next
+				// member's start is never logged before this one's end.
 				logger.info("Cleanup under epoch " + layout.epoch() + " removed " + count + " entries in " + durationMs
 						+ " ms"
 						+ ((keptFrom != null) ? "; the ring moved on to epoch " + keptFrom
