@@ -130,8 +130,14 @@ class HttpConfiguration {
 	 * the answer, which a write may give at the end of the event loop's turn
 	 * ({@code LocalWrites}), after the end of input has been read; it closes when the
 	 * idle timeout ends it (a request cut short by the half-close waits out the read
-	 * timeout).
+	 * timeout). The error Netty's epoll transport raises after such an answer is counted,
+	 * not logged ({@link HalfClosedReads}).
 	 */
+	@Bean
+	HalfClosedReads halfClosedReads(MeterRegistry meters) {
+		return HalfClosedReads.install(meters);
+	}
+
 	@Bean
 	NettyServerCustomizer connectionTimeouts(HttpProperties http) {
 		return (server) -> server.readTimeout(http.readTimeout())
