@@ -62,6 +62,8 @@ public final class NodeSnapshots {
 
 	private final List<String> removedAtStart;
 
+	private final FileSums sums = new FileSums();
+
 	/**
 	 * Removes (and logs) the {@code .partial} folders a crash left in {@code root}.
 	 * @param root the snapshots folder, on the file system of the storage's folder
@@ -136,11 +138,11 @@ public final class NodeSnapshots {
 	private SnapshotManifest finish(String name, long asOf, Path partial, Path done, List<String> files,
 			String format) {
 		try {
-			List<SnapshotManifest.FileEntry> entries = new ArrayList<>();
+			List<String> paths = new ArrayList<>();
 			for (String file : files) {
-				String path = SnapshotManifest.DATA + "/" + file;
-				entries.add(SnapshotManifest.FileEntry.of(path, partial.resolve(path)));
+				paths.add(SnapshotManifest.DATA + "/" + file);
 			}
+			List<SnapshotManifest.FileEntry> entries = this.sums.entries(partial, paths);
 			Ring ring = this.ring.get();
 			JsonNode ringJson = (ring != null) ? JsonMapper.shared().readTree(RingJson.write(ring)) : null;
 			SnapshotManifest manifest = new SnapshotManifest(name, this.self.id(), this.self.base(), this.backend,
