@@ -151,6 +151,17 @@ final class BackgroundWork {
 			return CompletableFuture.failedFuture(this.engine.failedException());
 		}
 		this.engine.rotate(true);
+		return queuedFlushes();
+	}
+
+	/**
+	 * Completes once the flushes queued so far have run (they run in order on the flush
+	 * thread); freezes nothing.
+	 */
+	CompletableFuture<Void> queuedFlushes() {
+		if (this.engine.failure() != null) {
+			return CompletableFuture.failedFuture(this.engine.failedException());
+		}
 		return CompletableFuture.runAsync(this.engine::checkWritable, this.flushExecutor);
 	}
 

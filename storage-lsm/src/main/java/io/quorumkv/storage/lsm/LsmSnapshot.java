@@ -51,7 +51,27 @@ final class LsmSnapshot {
 			return CompletableFuture.failedFuture(
 					new StorageException("could not freeze the memtable of " + engine.dir + " for a snapshot"));
 		}
-		return engine.background.forceFlush();
+		// Not forceFlush: it would freeze the memtable the writes since went to as well,
+		// and two memtables waiting for their flush stall the writers.
+		return untilFlushed(engine, start, 0);
+	}
+
+	/**
+	 * Completes once {@code slot} is no longer waiting for its flush (flushes run oldest
+	 * first, so neither is any older one). A rotation by another thread may queue its
+	 * flush after this wait: then it waits again.
+	 */
+	private static CompletableFuture<Void> untilFlushed(LsmEngine engine, MemTableSlot slot, int waits) {
+		return engine.background.queuedFlushes().thenCompose((done) -> {
+			if (!engine.state.get().immutables().contains(slot)) {
+				return CompletableFuture.completedFuture(null);
+			}
+			if (waits >= MAX_ROTATIONS) {
+				return CompletableFuture.failedFuture(new StorageException(
+						"the memtable of " + engine.dir + " frozen for a snapshot was not flushed"));
+			}
+			return untilFlushed(engine, slot, waits + 1);
+		});
 	}
 
 	/**

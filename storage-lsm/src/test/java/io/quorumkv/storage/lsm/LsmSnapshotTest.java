@@ -57,6 +57,48 @@ class LsmSnapshotTest {
 		}
 	}
 
+	/**
+	 * A snapshot freezes the memtable once: the writes that land while it flushes stay in
+	 * the active memtable. It used to freeze that one too (its flush rotated again), so a
+	 * write landing between the two made two memtables wait for their flush, the limit
+	 * ({@code max-immutable-memtables}, 2) at which writers stall until the first flush
+	 * ends: seconds of stalled PUTs per snapshot under load (scripts/backup-bench.sh).
+	 */
+	@Test
+	void aSnapshotFlushesOneMemtableWhileWritesGoOn(@TempDir Path dir) throws Exception {
+		int snapshots = 20;
+		try (LsmStorage storage = LsmStorage.open(LsmOptions.defaults(dir.resolve("data")))) {
+			storage.upsert(Entry.value(key(0), new byte[8], 1)).block();
+			java.util.concurrent.atomic.AtomicBoolean writing = new java.util.concurrent.atomic.AtomicBoolean(true);
+			java.util.concurrent.atomic.AtomicLong writes = new java.util.concurrent.atomic.AtomicLong();
+			Thread writer = Thread.ofPlatform().start(() -> {
+				for (long i = 1; writing.get() && i < 50_000_000L; i++) {
+					storage.upsert(Entry.value(key((int) (i % 1_000)), new byte[8], i + 1)).block();
+					writes.incrementAndGet();
+				}
+			});
+			long flushesBefore = storage.stats().counters().get("flush.count");
+			try {
+				for (int i = 0; i < snapshots; i++) {
+					long before = writes.get();
+					// Each snapshot starts with writes under way.
+					long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+					while (writes.get() < before + 20 && System.nanoTime() < until) {
+						Thread.onSpinWait();
+					}
+					storage.snapshot(Files.createDirectories(dir.resolve("snap-" + i))).block(Duration.ofSeconds(30));
+				}
+			}
+			finally {
+				writing.set(false);
+				writer.join(Duration.ofSeconds(30));
+			}
+			assertThat(storage.stats().counters().get("flush.count") - flushesBefore)
+				.as("flushes of %d snapshots (%d writes beside them)", snapshots, writes.get())
+				.isEqualTo(snapshots);
+		}
+	}
+
 	/** Every table's entries, the greatest per key. */
 	private static TreeMap<String, Entry> read(Path snapshot) throws Exception {
 		TreeMap<String, Entry> all = new TreeMap<>();
