@@ -131,7 +131,8 @@ record Incrementals(List<String> tables, long reach, @Nullable String gap) {
 				String name = file.getFileName().toString();
 				// A table's link or record the node was writing when the copy was made:
 				// it renames it to its name when done.
-				if (name.endsWith(".tmp")) {
+				if (name.endsWith(".tmp") || Files.isDirectory(file)) {
+					// wal/: the WAL segments' links.
 					continue;
 				}
 				if (!name.endsWith(IncrementalBackup.RECORD_SUFFIX) && !byTable.containsKey(name)) {
