@@ -32,8 +32,10 @@ import org.jspecify.annotations.Nullable;
  * @param reach the time up to which the snapshot and the chain hold every write the node
  * took: the newest chained table's freeze, or the snapshot's time when none is later
  * @param gap why the chain stops before the newest table, or null
+ * @param wal the WAL segments linked beside the tables ({@link WalLinks}), which make a
+ * time between two flushes exact
  */
-record Incrementals(List<String> tables, long reach, @Nullable String gap) {
+record Incrementals(List<String> tables, long reach, @Nullable String gap, WalLinks wal) {
 
 	/** The folder of the incremental tables in a node's snapshot folder. */
 	static final String FOLDER = "incremental";
@@ -50,7 +52,7 @@ record Incrementals(List<String> tables, long reach, @Nullable String gap) {
 	static Incrementals check(Path dir, SnapshotManifest manifest) {
 		Path folder = dir.resolve(FOLDER);
 		if (!Files.isDirectory(folder)) {
-			return new Incrementals(List.of(), manifest.asOf(), null);
+			return new Incrementals(List.of(), manifest.asOf(), null, WalLinks.NONE);
 		}
 		if (!manifest.format().equals(LsmSnapshotReader.FORMAT)) {
 			throw new SnapshotException(folder + ": incremental tables go with an LSM snapshot, and " + dir
@@ -66,7 +68,7 @@ record Incrementals(List<String> tables, long reach, @Nullable String gap) {
 		}
 		if (base.isEmpty()) {
 			if (records.isEmpty()) {
-				return new Incrementals(List.of(), manifest.asOf(), null);
+				return new Incrementals(List.of(), manifest.asOf(), null, WalLinks.check(dir));
 			}
 			throw new SnapshotException(dir + " was taken without incremental backups on (no " + SnapshotManifest.DATA
 					+ "/" + IncrementalBackup.BASE_FILE + "): the tables in " + folder + " cannot be chained to it");
@@ -89,7 +91,7 @@ record Incrementals(List<String> tables, long reach, @Nullable String gap) {
 			tables.add(record.table());
 			reach = Math.max(reach, record.frozenAt());
 		}
-		return new Incrementals(tables, reach, gap);
+		return new Incrementals(tables, reach, gap, WalLinks.check(dir));
 	}
 
 	/** The records of {@code folder}, each table checked against its record. */
@@ -131,7 +133,8 @@ record Incrementals(List<String> tables, long reach, @Nullable String gap) {
 				String name = file.getFileName().toString();
 				// A table's link or record the node was writing when the copy was made:
 				// it renames it to its name when done.
-				if (name.endsWith(".tmp")) {
+				if (name.endsWith(".tmp") || Files.isDirectory(file)) {
+					// wal/: the WAL segments' links (WalLinks).
 					continue;
 				}
 				if (!name.endsWith(IncrementalBackup.RECORD_SUFFIX) && !byTable.containsKey(name)) {

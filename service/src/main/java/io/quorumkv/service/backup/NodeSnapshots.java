@@ -207,8 +207,11 @@ public final class NodeSnapshots {
 	 * @param removed incremental tables removed (each with its record)
 	 * @param kept incremental tables kept: flushed after the snapshot, or the newest one
 	 * (which the node's next record names as the table flushed before it)
+	 * @param walRemoved WAL segments removed: below the oldest one the snapshot's
+	 * manifest needed
+	 * @param walKept WAL segments kept
 	 */
-	public record ClearedBackups(long base, int removed, int kept) {
+	public record ClearedBackups(long base, int removed, int kept, int walRemoved, int walKept) {
 	}
 
 	/**
@@ -217,7 +220,8 @@ public final class NodeSnapshots {
 	 * {@code BACKUP-BASE}, the newest table flushed before its links. The tables flushed
 	 * after it stay: the snapshot plus them reach a later time; so does the newest table
 	 * of all, the chain's last link, which a node starting again after a crash continues
-	 * the chain from.
+	 * the chain from. The WAL segments below the oldest one the snapshot's manifest
+	 * needed go too ({@link WalLinks#prune}).
 	 * @throws SnapshotException (as the error of the {@code Mono}) when there is no such
 	 * snapshot, or it was taken without incremental backups
 	 */
@@ -253,9 +257,11 @@ public final class NodeSnapshots {
 					kept++;
 				}
 			}
+			WalLinks.Pruned wal = WalLinks.prune(folder, snapshot.resolve(SnapshotManifest.DATA));
 			logger.info("Incremental backups up to table " + base.getAsLong() + " (in snapshot " + name
-					+ ") cleared from " + folder + ": " + removed + " tables removed, " + kept + " kept");
-			return new ClearedBackups(base.getAsLong(), removed, kept);
+					+ ") cleared from " + folder + ": " + removed + " tables removed, " + kept + " kept; "
+					+ wal.removed() + " WAL segments removed, " + wal.kept() + " kept");
+			return new ClearedBackups(base.getAsLong(), removed, kept, wal.removed(), wal.kept());
 		}).subscribeOn(Schedulers.boundedElastic());
 	}
 

@@ -35,7 +35,9 @@ import reactor.util.retry.Retry;
  * any size, replication factor, placement or backend. An LSM node's folder may hold, in
  * {@code incremental/}, the tables its store flushed after the snapshot
  * ({@link Incrementals}); they are merged like the snapshot's, and a time up to where
- * every node's chain of them reaches may be restored.
+ * every node's chain of them reaches may be restored. The WAL segments linked with them
+ * ({@link WalLinks}) add the versions a memtable overwrote, so that a time between two
+ * flushes restores exactly.
  *
  * <p>
  * A restore as of a time older than the tombstone grace period is refused unless asked
@@ -191,6 +193,9 @@ public final class Restore {
 		return Flux.using(() -> open(set.nodes()), (readers) -> {
 			List<Iterator<Entry>> tables = new ArrayList<>();
 			readers.forEach((reader) -> tables.addAll(reader.tables()));
+			// The versions a memtable overwrote, from the WAL links: a time between two
+			// flushes restores exactly.
+			set.nodes().forEach((node) -> tables.add(node.incrementals().wal().asOf(set.asOf())));
 			VersionMerge merge = new VersionMerge(tables);
 			return Flux.fromIterable(() -> merge).<Entry>handle((versions, sink) -> {
 				keys.incrementAndGet();
@@ -245,6 +250,13 @@ public final class Restore {
 		Replicas replicas = Replicas.quorum(this.replication.replicationFactor());
 		Flux<Entry> entries = entries(plan.set(), keys, newerOnly);
 		Throttle throttle = new Throttle((plan.rate() != null) ? plan.rate() : Throttle.UNLIMITED);
+		for (NodeFolder node : plan.set().nodes()) {
+			String gap = node.incrementals().wal().gap();
+			if (gap != null) {
+				logger.warn("Restoring " + node.folder() + " as of " + plan.set().asOf()
+						+ " without the WAL segments after a gap, exact at its flushes only from there: " + gap);
+			}
+		}
 		logger.info("Restoring " + plan.folders() + " as of " + plan.set().asOf() + " with " + replicas
 				+ " acknowledgements"
 				+ ((plan.rate() != null) ? ", at most " + plan.rate() + " entries a second" : ""));

@@ -17,9 +17,10 @@ import org.jspecify.annotations.Nullable;
  * the snapshot never finished), every file it lists has its size and CRC32C, no other
  * file is in {@code data/}, and every table opens and reads to its end (every block's
  * checksum verified; an H2 or Derby backup is opened on a copy and scanned), and so are
- * the incremental tables beside an LSM snapshot ({@link Incrementals}). Reports the keys,
- * the tombstones among their newest versions, the time range of the versions, and how far
- * a restore of it reaches.
+ * the incremental tables beside an LSM snapshot ({@link Incrementals}) and its WAL
+ * segments, every record's checksums ({@link WalLinks}). Reports the keys, the tombstones
+ * among their newest versions, the time range of the versions, and how far a restore of
+ * it reaches.
  */
 public final class SnapshotVerifier {
 
@@ -41,9 +42,14 @@ public final class SnapshotVerifier {
 	 * @param reach the latest time a restore of this node may ask for: the snapshot's, or
 	 * the newest chained incremental table's freeze
 	 * @param gap why the chain of incremental tables stops before the newest one, or null
+	 * @param walSegments the WAL segments chained to the snapshot (every record's
+	 * checksums verified; their versions are not counted above)
+	 * @param walRecords the records they hold
+	 * @param walGap why the chain of WAL segments stops before the newest one, or null
 	 */
 	public record Report(SnapshotManifest manifest, long keys, long versions, long tombstones, long expiring,
-			long minTimestamp, long maxTimestamp, int incrementalTables, long reach, @Nullable String gap) {
+			long minTimestamp, long maxTimestamp, int incrementalTables, long reach, @Nullable String gap,
+			int walSegments, long walRecords, @Nullable String walGap) {
 	}
 
 	/**
@@ -82,7 +88,8 @@ public final class SnapshotVerifier {
 			throw new SnapshotException("snapshot " + dir + " is damaged: " + ex.getMessage(), ex);
 		}
 		return new Report(manifest, keys, versions, tombstones, expiring, (versions > 0) ? min : 0,
-				(versions > 0) ? max : 0, incrementals.tables().size(), incrementals.reach(), incrementals.gap());
+				(versions > 0) ? max : 0, incrementals.tables().size(), incrementals.reach(), incrementals.gap(),
+				incrementals.wal().segments().size(), incrementals.wal().records(), incrementals.wal().gap());
 	}
 
 	/**

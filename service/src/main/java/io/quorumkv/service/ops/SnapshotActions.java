@@ -79,6 +79,8 @@ final class SnapshotActions {
 			done.put("base", cleared.base());
 			done.put("removed", cleared.removed());
 			done.put("kept", cleared.kept());
+			done.put("walRemoved", cleared.walRemoved());
+			done.put("walKept", cleared.walKept());
 			return new WebEndpointResponse<>(done, 200);
 		}).onErrorResume(this::refused);
 	}
@@ -104,6 +106,9 @@ final class SnapshotActions {
 			done.put("incrementalTables", report.incrementalTables());
 			done.put("reach", report.reach());
 			done.put("gap", report.gap());
+			done.put("walSegments", report.walSegments());
+			done.put("walRecords", report.walRecords());
+			done.put("walGap", report.walGap());
 			return new WebEndpointResponse<>(done, 200);
 		}).subscribeOn(Schedulers.boundedElastic()).onErrorResume(this::refused);
 	}

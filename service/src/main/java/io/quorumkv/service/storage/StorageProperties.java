@@ -83,10 +83,11 @@ public record StorageProperties(@DefaultValue("lsm") Backend backend, @DefaultVa
 	 * Java heap (default: a quarter of the maximum heap, at most 512 MB); {@code 0} turns
 	 * the cache off
 	 * @param incrementalBackups hard-link every table a flush writes into
-	 * {@code <data>/backups/} with a checksum record, so that a snapshot plus the tables
-	 * flushed since restores to a later time (docs/backup.md, "Incremental backups");
-	 * compactions link nothing. LSM only: a node on another backend refuses to start with
-	 * it
+	 * {@code <data>/backups/} with a checksum record, and every WAL segment into
+	 * {@code <data>/backups/wal/}, so that a snapshot plus the tables and segments since
+	 * restores to any later time up to the last flush (docs/backup.md, "Incremental
+	 * backups"); compactions link nothing. LSM only: a node on another backend refuses to
+	 * start with it
 	 */
 	public record LsmProperties(@DefaultValue("64MB") DataSize memtableSize, @DefaultValue("4KB") DataSize blockSize,
 			@DefaultValue("10") int bloomBitsPerKey, @DefaultValue("interval") FsyncPolicy fsync,

@@ -96,9 +96,8 @@ final class BackgroundWork {
 				if (this.stopping || this.spareWal.get() != null || this.engine.failure() != null) {
 					return;
 				}
-				long number = this.engine.nextFileNumber.getAndIncrement();
 				try {
-					offerSpareWal(WalWriter.create(this.engine.io, DataFiles.wal(this.engine.dir, number), number));
+					offerSpareWal(this.engine.newSegment());
 				}
 				catch (IOException ex) {
 					this.engine.fail(ex);

@@ -52,7 +52,12 @@ final class BackupLinker {
 	 */
 	private long lastFrozenAt;
 
-	private BackupLinker(FileIo io, Path dataDir, EngineStats stats, long lastFlushed, long lastFrozenAt) {
+	/** Links the WAL segments into {@code backups/wal/}. */
+	private final WalLinker segments;
+
+	private BackupLinker(FileIo io, Path dataDir, EngineStats stats, long lastFlushed, long lastFrozenAt,
+			WalLinker segments) {
+		this.segments = segments;
 		this.io = io;
 		this.dataDir = dataDir;
 		this.folder = dataDir.resolve(IncrementalBackup.FOLDER);
@@ -76,7 +81,8 @@ final class BackupLinker {
 	 * {@code previous}, so a restore stops there);</li>
 	 * <li>a record's temporary file is removed (the record is written again).</li>
 	 * </ul>
-	 * A store that had no record starts a new chain with its level-0 tables.
+	 * A store that had no record starts a new chain with its level-0 tables. Then the WAL
+	 * segments' links are caught up the same way ({@link WalLinker#open}).
 	 */
 	static BackupLinker open(FileIo io, Path dataDir, EngineStats stats, Levels levels) throws IOException {
 		Path folder = dataDir.resolve(IncrementalBackup.FOLDER);
@@ -105,7 +111,7 @@ final class BackupLinker {
 				frozenAt = Math.max(frozenAt, record.frozenAt());
 			}
 		}
-		BackupLinker linker = new BackupLinker(io, dataDir, stats, last, frozenAt);
+		BackupLinker linker = new BackupLinker(io, dataDir, stats, last, frozenAt, WalLinker.open(io, dataDir, stats));
 		Map<Long, Path> cutOff = new TreeMap<>();
 		for (Map.Entry<Long, Path> tmp : claimed.entrySet()) {
 			if (tmp.getKey() > last) {
@@ -258,6 +264,11 @@ final class BackupLinker {
 		catch (IOException cleanup) {
 			ex.addSuppressed(cleanup);
 		}
+	}
+
+	/** The linker of the WAL segments. */
+	WalLinker segments() {
+		return this.segments;
 	}
 
 	Path folder() {

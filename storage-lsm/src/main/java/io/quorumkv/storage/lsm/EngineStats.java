@@ -52,6 +52,12 @@ final class EngineStats {
 	/** Flushed tables that could not be linked into {@code backups/}. */
 	final LongAdder backupFailures = new LongAdder();
 
+	/** WAL segments linked into {@code backups/wal/} (incremental backups). */
+	final LongAdder backupWalLinks = new LongAdder();
+
+	/** WAL segments that could not be linked into {@code backups/wal/}. */
+	final LongAdder backupWalFailures = new LongAdder();
+
 	StorageStats snapshot(LsmState state, LeveledPlanner planner, BlockCache cache, @Nullable Throwable failure) {
 		Map<String, Long> counters = new LinkedHashMap<>();
 		counters.put("upserts", this.upserts.sum());
@@ -71,6 +77,8 @@ final class EngineStats {
 		counters.put("stall.nanos", this.stallNanos.sum());
 		counters.put("backup.links", this.backupLinks.sum());
 		counters.put("backup.failures", this.backupFailures.sum());
+		counters.put("backup.wal.links", this.backupWalLinks.sum());
+		counters.put("backup.wal.failures", this.backupWalFailures.sum());
 		counters.put("block.cache.hits", cache.hits());
 		counters.put("block.cache.misses", cache.misses());
 		counters.put("block.cache.evictions", cache.evictions());

@@ -186,7 +186,7 @@ public record IncrementalBackup(String table, long size, long crc32c, long froze
 		return crc.getValue();
 	}
 
-	private static Map<String, String> fields(Path file, String magic) throws IOException {
+	static Map<String, String> fields(Path file, String magic) throws IOException {
 		List<String> lines;
 		try {
 			lines = Files.readAllLines(file, StandardCharsets.UTF_8);
@@ -208,7 +208,7 @@ public record IncrementalBackup(String table, long size, long crc32c, long froze
 		return fields;
 	}
 
-	private static String field(Map<String, String> fields, String name, Path file) throws IOException {
+	static String field(Map<String, String> fields, String name, Path file) throws IOException {
 		String value = fields.get(name);
 		if (value == null) {
 			throw new IOException(file + " is malformed: no " + name);

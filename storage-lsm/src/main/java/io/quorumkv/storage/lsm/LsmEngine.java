@@ -93,6 +93,9 @@ final class LsmEngine {
 
 	private final ReentrantLock stateLock = new ReentrantLock();
 
+	/** Held while a WAL segment is numbered, created and linked ({@link #newSegment}). */
+	private final Object segmentLock = new Object();
+
 	private final ReentrantReadWriteLock rotationLock = new ReentrantReadWriteLock();
 
 	/**
@@ -286,8 +289,7 @@ final class LsmEngine {
 				wal = null;
 			}
 			if (wal == null) {
-				long number = this.nextFileNumber.getAndIncrement();
-				wal = WalWriter.create(this.io, DataFiles.wal(this.dir, number), number);
+				wal = newSegment();
 			}
 			MemTableSlot next = new MemTableSlot(new MemTable(), wal);
 			this.rotationLock.writeLock().lock();
@@ -310,6 +312,25 @@ final class LsmEngine {
 		}
 		finally {
 			this.rotating.set(false);
+		}
+	}
+
+	/**
+	 * Numbers and creates a new, empty WAL segment and, with incremental backups on,
+	 * links it into {@code backups/wal/} before it takes a write ({@link WalLinker}). One
+	 * at a time, so that segments are linked in the order of their numbers and each
+	 * record names the segment created before it. Normally called on the flush thread for
+	 * the next memtable; a rotation that finds no segment made ahead calls it on the
+	 * writer's thread, which then waits for the link's forces too.
+	 */
+	WalWriter newSegment() throws IOException {
+		synchronized (this.segmentLock) {
+			long number = this.nextFileNumber.getAndIncrement();
+			WalWriter wal = WalWriter.create(this.io, DataFiles.wal(this.dir, number), number);
+			if (this.backups != null) {
+				this.backups.segments().link(wal.path(), number);
+			}
+			return wal;
 		}
 	}
 

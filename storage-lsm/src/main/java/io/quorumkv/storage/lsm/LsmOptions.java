@@ -46,8 +46,10 @@ import java.util.Objects;
  * most 512 MiB); 0 turns the cache off
  * @param incrementalBackups hard-links every table a flush writes, once it is durable and
  * in the manifest, into {@code backups/} of the data folder with a checksum record
- * ({@link IncrementalBackup}), so that a snapshot plus the tables flushed since reaches a
- * later point (docs/backup.md); compactions link nothing (default off)
+ * ({@link IncrementalBackup}), and every WAL segment, when it is created, into
+ * {@code backups/wal/} ({@link WalBackup}), so that a snapshot plus the tables flushed
+ * and the segments written since reaches any later point up to the last flush
+ * (docs/backup.md); compactions link nothing (default off)
  */
 public record LsmOptions(Path directory, long memtableSize, int blockSize, int bloomBitsPerKey, FsyncPolicy fsync,
 		Duration fsyncInterval, int level0CompactionTrigger, long levelBaseSize, int levelSizeMultiplier,

@@ -112,6 +112,12 @@ final class Recovery {
 					wals.put(wal, file);
 				}
 			}
+			if (options.incrementalBackups()) {
+				// A segment linked, then deleted unused (a spare), keeps its number
+				// taken:
+				// a new segment of that number would find its name linked already.
+				next = Math.max(next, WalLinker.nextNumber(io, dir));
+			}
 			MemTable replayed = new MemTable();
 			long records = 0;
 			long replayedBytes = 0;

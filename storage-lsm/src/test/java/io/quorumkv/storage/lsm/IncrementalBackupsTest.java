@@ -94,8 +94,11 @@ class IncrementalBackupsTest {
 			storage.forceFlush().get(30, TimeUnit.SECONDS);
 			String first = only(tables(data));
 			// backups/ replaced by a file: the next record cannot be written.
-			for (String name : files(backups)) {
-				Files.move(backups.resolve(name), this.dir.resolve(name));
+			// (with wal/, the segments' links)
+			try (Stream<Path> entries = Files.list(backups)) {
+				for (Path entry : entries.toList()) {
+					Files.move(entry, this.dir.resolve(entry.getFileName()));
+				}
 			}
 			Files.delete(backups);
 			Files.createFile(backups);

@@ -74,6 +74,19 @@ public final class WalReader {
 		}
 	}
 
+	/**
+	 * Reads {@code file} into {@code sink} without changing it (a copied segment, an
+	 * incremental backup's link): every record's checksums are checked as {@link #replay}
+	 * does, damage throws {@link CorruptedStorageException} naming file and offset, and a
+	 * torn tail is reported ({@link Replay#tornTail()}, with the length of the whole
+	 * records before it) rather than cut. Read once: the caller decides whether a torn
+	 * tail may be there.
+	 */
+	public static Replay read(FileIo io, Path file, Consumer<Entry> sink) throws IOException {
+		Scan scan = scan(io.readAll(file), 0, file, sink);
+		return new Replay(scan.records(), scan.pos(), scan.torn() != null);
+	}
+
 	/** How far a scan got: where it stopped, the records it replayed, why it stopped. */
 	private record Scan(int pos, long records, @Nullable String torn) {
 	}
