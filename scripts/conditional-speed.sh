@@ -34,6 +34,10 @@
 # QuorumKV 2/3 updates of the same shape. Every store this script starts is stopped on exit and
 # its data folder (DIR/servers) deleted unless --keep-data.
 #
+# Environment: QKV_UP_TIMEOUT (scripts/cluster.sh), CASSANDRA_UP_TIMEOUT, ETCD_UP_TIMEOUT: how long
+# each store may take to start; raise them on a busy host (the run in docs/ycsb.md needed
+# QKV_UP_TIMEOUT=400).
+#
 # Needs: ./mvnw -DskipTests package of service, ycsb and ycsb-anchors (scripts/ycsb.sh's needs) and,
 # for Cassandra, scripts/anchors/cassandra.sh's (it resolves Cassandra's jars on first use).
 set -euo pipefail
@@ -47,6 +51,7 @@ die() {
   exit 1
 }
 
+ARGS=("$@")
 TARGETS="quorumkv cassandra etcd" THREADS=8 RECORDS=10000 DURATION=30 WARMUP=20 OUT="" KEEP_DATA=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -75,7 +80,7 @@ OUT="$(cd "$OUT" && pwd)"
 SERVERS="$OUT/servers"
 export QKV_ANCHORS_DIR="$SERVERS/anchors"
 QKV_DIR="$SERVERS/quorumkv"
-printf '%q ' "$0" "$@" >"$OUT/command.txt"
+printf '%q ' "$0" "${ARGS[@]}" >"$OUT/command.txt"
 echo >>"$OUT/command.txt"
 
 CURRENT=""
