@@ -14,8 +14,12 @@
 #     --replicas ACK/FROM     QuorumKV's quorum (2/3)     --backend lsm|h2|derby   QuorumKV's storage (lsm)
 #     --out DIR               where outputs go (run/ycsb/<target>-<workload>-<UTC time>)
 #     --keep                  leave a target this script started running
-#     --conditional-update    QuorumKV: update (workload F's read-modify-write) by compare-and-set
-#                             (quorumkv.conditional-update=true; needs nodes with conditional writes)
+#     --conditional-update    update (workload F's read-modify-write) by compare-and-set: QuorumKV's
+#                             conditional writes (quorumkv.conditional-update=true), Cassandra's
+#                             lightweight transactions (cassandra.conditional-update=true), etcd's
+#                             transactions (etcd.conditional-update=true); docs/ycsb.md
+#     --prop NAME=VALUE       one more YCSB property (-p, which wins over the workload file): e.g.
+#                             --prop updateproportion=1 --prop readproportion=0 (repeatable)
 #
 # A target that is not running is started (QuorumKV: scripts/cluster.sh up --fresh in
 # run/ycsb/cluster; the anchors: their scripts) and stopped at the end unless --keep. Outputs in
@@ -45,6 +49,7 @@ WORKLOAD="$1"
 TARGET="$2"
 shift 2
 PHASE=both THREADS=16 RECORDS=10000 OPS=100000 DURATION=60 RATE=0 REPLICAS=2/3 BACKEND=lsm OUT="" KEEP=0 CONDITIONAL=false
+EXTRA_PROPS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --phase) PHASE="${2:?}"; shift 2 ;;
@@ -58,6 +63,9 @@ while [ $# -gt 0 ]; do
     --out) OUT="${2:?}"; shift 2 ;;
     --keep) KEEP=1; shift ;;
     --conditional-update) CONDITIONAL=true; shift ;;
+    --prop)
+      [[ "${2:-}" =~ ^[A-Za-z0-9_.-]+=.*$ ]] || die "--prop takes NAME=VALUE, not '${2:-}'"
+      EXTRA_PROPS+=(-p "$2"); shift 2 ;;
     -h | --help) usage 0 ;;
     *) die "unknown option: $1" ;;
   esac
@@ -113,13 +121,15 @@ case "$TARGET" in
     DB=io.quorumkv.ycsb.anchors.CassandraDb
     LIB="$ROOT/ycsb-anchors/target"
     JAR="$LIB/ycsb-anchors.jar"
-    DB_PROPS=(-p cassandra.hosts=127.0.0.1,127.0.0.2,127.0.0.3 -p cassandra.consistency=QUORUM)
+    DB_PROPS=(-p cassandra.hosts=127.0.0.1,127.0.0.2,127.0.0.3 -p cassandra.consistency=QUORUM
+      -p "cassandra.conditional-update=$CONDITIONAL")
     ;;
   etcd)
     DB=io.quorumkv.ycsb.anchors.EtcdDb
     LIB="$ROOT/ycsb-anchors/target"
     JAR="$LIB/ycsb-anchors.jar"
-    DB_PROPS=(-p "etcd.endpoints=http://127.0.0.1:2379,http://127.0.0.1:22379,http://127.0.0.1:32379")
+    DB_PROPS=(-p "etcd.endpoints=http://127.0.0.1:2379,http://127.0.0.1:22379,http://127.0.0.1:32379"
+      -p "etcd.conditional-update=$CONDITIONAL")
     ;;
   *) die "TARGET is quorumkv, cassandra or etcd, not $TARGET" ;;
 esac
@@ -151,7 +161,7 @@ run_phase() {
     [ "$RATE" -gt 0 ] && extra+=(-target "$RATE")
   fi
   local -a command=("$JAVA" -Xmx1g -cp "$JAR:$LIB/lib/*" site.ycsb.Client "$flag" -db "$DB" -P "$WORKLOAD_FILE"
-    -threads "$THREADS" -p "recordcount=$RECORDS" "${extra[@]}" "${DB_PROPS[@]}"
+    -threads "$THREADS" -p "recordcount=$RECORDS" "${extra[@]}" "${EXTRA_PROPS[@]}" "${DB_PROPS[@]}"
     -p measurementtype=hdrhistogram -p hdrhistogram.fileoutput=true
     -p "hdrhistogram.output.path=$OUT/$phase-" -p measurement.interval=both
     -p hdrhistogram.percentiles=50,95,99,99.9 -p status.interval=5 -s)

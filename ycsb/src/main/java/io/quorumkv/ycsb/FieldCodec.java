@@ -36,9 +36,7 @@ public final class FieldCodec {
 
 	/** Encodes YCSB's values (each {@link ByteIterator} is consumed). */
 	public static byte[] encode(Map<String, ByteIterator> fields) {
-		Map<String, byte[]> bytes = new TreeMap<>();
-		fields.forEach((name, value) -> bytes.put(name, value.toArray()));
-		return encodeBytes(bytes);
+		return encodeBytes(bytesOf(fields));
 	}
 
 	/** Encodes fields given as byte arrays. */
@@ -96,6 +94,23 @@ public final class FieldCodec {
 		TreeMap<String, byte[]> merged = (current != null) ? decode(current) : new TreeMap<>();
 		updates.forEach((name, value) -> merged.put(name, value.toArray()));
 		return encodeBytes(merged);
+	}
+
+	/**
+	 * {@link #merge(byte[], Map)} of fields already read out of YCSB's iterators: a
+	 * conditional update may merge the same fields more than once.
+	 */
+	public static byte[] mergeBytes(byte @Nullable [] current, Map<String, byte[]> updates) {
+		TreeMap<String, byte[]> merged = (current != null) ? decode(current) : new TreeMap<>();
+		merged.putAll(updates);
+		return encodeBytes(merged);
+	}
+
+	/** YCSB's values as byte arrays (each {@link ByteIterator} is consumed). */
+	public static Map<String, byte[]> bytesOf(Map<String, ByteIterator> fields) {
+		Map<String, byte[]> bytes = new TreeMap<>();
+		fields.forEach((name, value) -> bytes.put(name, value.toArray()));
+		return bytes;
 	}
 
 	/**

@@ -1,10 +1,8 @@
 package io.quorumkv.ycsb;
 
 import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.Vector;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -13,6 +11,7 @@ import io.quorumkv.client.KeyValue;
 import io.quorumkv.client.QuorumKvException;
 import io.quorumkv.client.Replicas;
 import io.quorumkv.client.ServiceUnavailableException;
+import io.quorumkv.client.UpdateConflictException;
 import org.jspecify.annotations.Nullable;
 import site.ycsb.ByteIterator;
 import site.ycsb.DB;
@@ -56,6 +55,11 @@ import site.ycsb.Status;
  * (default 5000), {@value #CONDITIONAL_UPDATE} ({@code true} or {@code false}, default
  * {@code false}), {@value #ROUTING} ({@code replica-aware}, the default: each request to
  * a replica of its key, or {@code any-node}: the seeds in turn).
+ *
+ * <p>
+ * With {@value #CONDITIONAL_UPDATE}, the last {@code cleanup} prints the run's
+ * {@link CasCounts} (rounds, retries after a 412, updates that lost all ten rounds) to
+ * standard error.
  */
 public final class QuorumKvDb extends DB {
 
@@ -80,6 +84,8 @@ public final class QuorumKvDb extends DB {
 
 	private static final AtomicInteger ERRORS = new AtomicInteger();
 
+	private static final CasCounts COUNTS = new CasCounts();
+
 	private @Nullable BlockingQuorumKvClient kv;
 
 	private @Nullable Replicas replicas;
@@ -93,7 +99,7 @@ public final class QuorumKvDb extends DB {
 		try {
 			String replicasValue = getProperties().getProperty(REPLICAS, "").strip();
 			this.replicas = replicasValue.isEmpty() ? null : parse(replicasValue);
-			this.conditionalUpdate = flag(getProperties().getProperty(CONDITIONAL_UPDATE), CONDITIONAL_UPDATE);
+			this.conditionalUpdate = Flags.parse(getProperties().getProperty(CONDITIONAL_UPDATE), CONDITIONAL_UPDATE);
 			this.kv = SharedClient.acquire(getProperties()).blocking();
 			this.acquired = true;
 		}
@@ -106,7 +112,9 @@ public final class QuorumKvDb extends DB {
 	public void cleanup() {
 		if (this.acquired) {
 			this.acquired = false;
-			SharedClient.release();
+			if (SharedClient.release() && this.conditionalUpdate) {
+				System.err.println(COUNTS.line("quorumkv"));
+			}
 		}
 	}
 
@@ -148,11 +156,7 @@ public final class QuorumKvDb extends DB {
 		try {
 			String recordKey = recordKey(table, key);
 			if (this.conditionalUpdate) {
-				// the merge may run again: the fields are read out of YCSB's iterators
-				// once
-				Map<String, byte[]> fields = new HashMap<>();
-				values.forEach((name, value) -> fields.put(name, value.toArray()));
-				client().update(recordKey, (current) -> merge(current.orElse(null), fields));
+				conditionalUpdate(recordKey, values);
 			}
 			else {
 				put(recordKey, FieldCodec.merge(get(recordKey), values));
@@ -162,6 +166,31 @@ public final class QuorumKvDb extends DB {
 		catch (RuntimeException ex) {
 			return failed("update", ex);
 		}
+	}
+
+	/**
+	 * The client's {@code update}, which calls the merge once per round: the rounds are
+	 * counted there.
+	 */
+	private void conditionalUpdate(String recordKey, Map<String, ByteIterator> values) {
+		// the merge may run again: the fields are read out of YCSB's iterators once
+		Map<String, byte[]> fields = FieldCodec.bytesOf(values);
+		AtomicInteger rounds = new AtomicInteger();
+		try {
+			client().update(recordKey, (current) -> {
+				rounds.incrementAndGet();
+				return FieldCodec.mergeBytes(current.orElse(null), fields);
+			});
+		}
+		catch (UpdateConflictException ex) {
+			COUNTS.conflict(rounds.get());
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			COUNTS.failed(rounds.get());
+			throw ex;
+		}
+		COUNTS.applied(rounds.get());
 	}
 
 	@Override
@@ -212,26 +241,13 @@ public final class QuorumKvDb extends DB {
 		return client;
 	}
 
+	/** What this JVM's conditional updates came to so far. */
+	static CasCounts counts() {
+		return COUNTS;
+	}
+
 	static String recordKey(String table, String key) {
 		return table + "/" + key;
-	}
-
-	private static byte[] merge(byte @Nullable [] current, Map<String, byte[]> updates) {
-		TreeMap<String, byte[]> merged = (current != null) ? FieldCodec.decode(current) : new TreeMap<>();
-		merged.putAll(updates);
-		return FieldCodec.encodeBytes(merged);
-	}
-
-	/** A property that is {@code true} or {@code false} (any case), false when absent. */
-	static boolean flag(@Nullable String value, String name) {
-		if (value == null || value.isBlank()) {
-			return false;
-		}
-		return switch (value.strip().toLowerCase(Locale.ROOT)) {
-			case "true" -> true;
-			case "false" -> false;
-			default -> throw new IllegalArgumentException(name + " must be true or false, not " + value);
-		};
 	}
 
 	static Replicas parse(String value) {

@@ -35,13 +35,16 @@ final class SharedClient {
 		}
 	}
 
-	static void release() {
+	/** Releases one user's share; true when it was the last (the client is closed). */
+	static boolean release() {
 		synchronized (LOCK) {
 			users--;
 			if (users == 0 && client != null) {
 				client.close();
 				client = null;
+				return true;
 			}
+			return false;
 		}
 	}
 

@@ -25,12 +25,12 @@ class ConditionalUpdateTest {
 
 	@Test
 	void theFlagIsTrueOrFalseInAnyCaseAndOffWhenAbsent() {
-		assertThat(QuorumKvDb.flag(null, "f")).isFalse();
-		assertThat(QuorumKvDb.flag(" ", "f")).isFalse();
-		assertThat(QuorumKvDb.flag("true", "f")).isTrue();
-		assertThat(QuorumKvDb.flag(" TRUE ", "f")).isTrue();
-		assertThat(QuorumKvDb.flag("False", "f")).isFalse();
-		assertThatIllegalArgumentException().isThrownBy(() -> QuorumKvDb.flag("yes", QuorumKvDb.CONDITIONAL_UPDATE))
+		assertThat(Flags.parse(null, "f")).isFalse();
+		assertThat(Flags.parse(" ", "f")).isFalse();
+		assertThat(Flags.parse("true", "f")).isTrue();
+		assertThat(Flags.parse(" TRUE ", "f")).isTrue();
+		assertThat(Flags.parse("False", "f")).isFalse();
+		assertThatIllegalArgumentException().isThrownBy(() -> Flags.parse("yes", QuorumKvDb.CONDITIONAL_UPDATE))
 			.withMessageContaining(QuorumKvDb.CONDITIONAL_UPDATE);
 	}
 
@@ -64,6 +64,30 @@ class ConditionalUpdateTest {
 			assertThat(node.value("t/u2").map(FieldCodec::decode))
 				.hasValueSatisfying((record) -> assertThat(record).containsOnlyKeys("f0"));
 		}
+	}
+
+	@Test
+	void roundsLostToAnotherWriterAreCountedAndTheTenthLossFailsTheUpdate() throws DBException {
+		CasCounts counts = QuorumKvDb.counts();
+		long updates = counts.updates();
+		long retries = counts.retries();
+		long conflicts = counts.conflicts();
+		// every read of a present key is followed by another writer's write: every
+		// conditional write gets 412
+		try (StubNode node = StubNode.start(StubNode.Mode.CONTENDED)) {
+			DB db = open(node, Map.of(QuorumKvDb.CONDITIONAL_UPDATE, "true"));
+			try {
+				assertThat(db.insert("t", "u1", fields("f0", "a"))).isEqualTo(Status.OK);
+				assertThat(db.update("t", "u1", fields("f0", "b"))).isEqualTo(Status.ERROR);
+			}
+			finally {
+				db.cleanup();
+			}
+			assertThat(node.conditionalWrites()).isEqualTo(10);
+		}
+		assertThat(counts.updates() - updates).isEqualTo(1);
+		assertThat(counts.retries() - retries).isEqualTo(9);
+		assertThat(counts.conflicts() - conflicts).isEqualTo(1);
 	}
 
 	@Test

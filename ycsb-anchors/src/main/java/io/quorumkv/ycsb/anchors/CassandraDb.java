@@ -15,9 +15,13 @@ import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
+import io.quorumkv.ycsb.CasCounts;
+import io.quorumkv.ycsb.CasRetry;
 import io.quorumkv.ycsb.FieldCodec;
+import io.quorumkv.ycsb.Flags;
 import org.jspecify.annotations.Nullable;
 import site.ycsb.ByteIterator;
 import site.ycsb.DB;
@@ -41,12 +45,32 @@ import site.ycsb.Status;
  * {@code 127.0.0.1,127.0.0.2,127.0.0.3}), {@code cassandra.port} (9042),
  * {@code cassandra.datacenter} ({@code datacenter1}), {@code cassandra.keyspace}
  * ({@code ycsb}), {@code cassandra.consistency} ({@code QUORUM}),
- * {@code cassandra.connections-per-node} (1: the driver multiplexes), and
- * {@code cassandra.request-timeout-ms} (5000).
+ * {@code cassandra.connections-per-node} (1: the driver multiplexes),
+ * {@code cassandra.request-timeout-ms} (5000) and {@value #CONDITIONAL_UPDATE}
+ * ({@code true} or {@code false} in any case, default {@code false}; anything else fails
+ * {@code init}).
+ *
+ * <p>
+ * With {@value #CONDITIONAL_UPDATE}{@code =true} an update is a compare-and-set through
+ * Cassandra's lightweight transactions (Paxos among the key's replicas), as QuorumKV's
+ * {@code quorumkv.conditional-update} is through its per-key consensus: read the record
+ * (at the configured consistency), merge, then
+ * {@code UPDATE ... SET value = ? WHERE key = ? IF value = ?} (the bytes read) or, when
+ * absent, {@code INSERT ... IF NOT EXISTS}, with {@code SERIAL} consistency for the
+ * condition and {@code QUORUM} for the commit. When {@code [applied]} is false another
+ * writer came between, and the update starts again after a jittered wait, up to ten
+ * rounds ({@link CasRetry}, the QuorumKV client's policy). The last {@code cleanup}
+ * prints the run's {@link CasCounts} to standard error.
  */
 public final class CassandraDb extends DB {
 
 	static final int RF_DEFAULT = 3;
+
+	public static final String CONDITIONAL_UPDATE = "cassandra.conditional-update";
+
+	private static final CasCounts COUNTS = new CasCounts();
+
+	private static final CasRetry RETRY = CasRetry.standard(COUNTS);
 
 	private static final Shared<CqlSession> SESSION = new Shared<>();
 
@@ -56,9 +80,17 @@ public final class CassandraDb extends DB {
 
 	private String keyspace = "ycsb";
 
+	private boolean conditionalUpdate;
+
 	@Override
 	public void init() throws DBException {
 		this.keyspace = getProperties().getProperty("cassandra.keyspace", "ycsb");
+		try {
+			this.conditionalUpdate = Flags.parse(getProperties().getProperty(CONDITIONAL_UPDATE), CONDITIONAL_UPDATE);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new DBException(ex.getMessage(), ex);
+		}
 		try {
 			this.session = SESSION.acquire(() -> open(getProperties(), this.keyspace));
 		}
@@ -71,9 +103,13 @@ public final class CassandraDb extends DB {
 	public void cleanup() {
 		if (this.session != null) {
 			this.session = null;
+			boolean conditional = this.conditionalUpdate;
 			SESSION.release((session) -> {
 				STATEMENTS.clear();
 				session.close();
+				if (conditional) {
+					System.err.println(COUNTS.line("cassandra"));
+				}
 			});
 		}
 	}
@@ -112,10 +148,16 @@ public final class CassandraDb extends DB {
 	@Override
 	public Status update(String table, String key, Map<String, ByteIterator> values) {
 		try {
-			put(table, key, FieldCodec.merge(get(table, key), values));
+			if (this.conditionalUpdate) {
+				Map<String, byte[]> fields = FieldCodec.bytesOf(values);
+				RETRY.run(() -> compareAndSet(table, key, fields));
+			}
+			else {
+				put(table, key, FieldCodec.merge(get(table, key), values));
+			}
 			return Status.OK;
 		}
-		catch (RuntimeException ex) {
+		catch (Exception ex) {
 			return Failures.failed("cassandra", "update", ex);
 		}
 	}
@@ -140,6 +182,20 @@ public final class CassandraDb extends DB {
 		catch (RuntimeException ex) {
 			return Failures.failed("cassandra", "delete", ex);
 		}
+	}
+
+	/** One round of a conditional update: true when its write was applied. */
+	private boolean compareAndSet(String table, String key, Map<String, byte[]> fields) {
+		byte @Nullable [] current = get(table, key);
+		ByteBuffer next = ByteBuffer.wrap(FieldCodec.mergeBytes(current, fields));
+		Statements statements = statements(table);
+		BoundStatement write = (current != null)
+				? statements.updateIf.bind(next, table + "/" + key, ByteBuffer.wrap(current))
+				: statements.insertIfAbsent.bind(table + "/" + key, next);
+		return session()
+			.execute(write.setSerialConsistencyLevel(DefaultConsistencyLevel.SERIAL)
+				.setConsistencyLevel(DefaultConsistencyLevel.QUORUM))
+			.wasApplied();
 	}
 
 	private byte @Nullable [] get(String table, String key) {
@@ -201,7 +257,7 @@ public final class CassandraDb extends DB {
 
 	/** The prepared statements of one table, made once per run. */
 	private record Statements(PreparedStatement read, PreparedStatement insert, PreparedStatement delete,
-			PreparedStatement scan) {
+			PreparedStatement scan, PreparedStatement updateIf, PreparedStatement insertIfAbsent) {
 
 		static Statements prepare(CqlSession session, String keyspace, String table) {
 			String name = keyspace + "." + table;
@@ -209,7 +265,9 @@ public final class CassandraDb extends DB {
 			return new Statements(session.prepare("SELECT value FROM " + name + " WHERE key = ?"),
 					session.prepare("INSERT INTO " + name + " (key, value) VALUES (?, ?)"),
 					session.prepare("DELETE FROM " + name + " WHERE key = ?"),
-					session.prepare("SELECT value FROM " + name + " WHERE token(key) >= token(?) LIMIT ?"));
+					session.prepare("SELECT value FROM " + name + " WHERE token(key) >= token(?) LIMIT ?"),
+					session.prepare("UPDATE " + name + " SET value = ? WHERE key = ? IF value = ?"),
+					session.prepare("INSERT INTO " + name + " (key, value) VALUES (?, ?) IF NOT EXISTS"));
 		}
 
 	}

@@ -14,8 +14,15 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.quorumkv.ycsb.CasCounts;
+import io.quorumkv.ycsb.CasRetry;
 import io.quorumkv.ycsb.FieldCodec;
+import io.quorumkv.ycsb.Flags;
 import org.jspecify.annotations.Nullable;
 import site.ycsb.ByteIterator;
 import site.ycsb.DB;
@@ -33,18 +40,43 @@ import site.ycsb.Status;
  * <p>
  * Properties: {@code etcd.endpoints} (default
  * {@code http://127.0.0.1:2379,http://127.0.0.1:22379,http://127.0.0.1:32379}, the
- * members of {@code scripts/anchors/etcd.sh}) and {@code etcd.request-timeout-ms} (5000).
+ * members of {@code scripts/anchors/etcd.sh}), {@code etcd.request-timeout-ms} (5000) and
+ * {@value #CONDITIONAL_UPDATE} ({@code true} or {@code false} in any case, default
+ * {@code false}; anything else fails {@code init}).
+ *
+ * <p>
+ * With {@value #CONDITIONAL_UPDATE}{@code =true} an update is a compare-and-set, as
+ * QuorumKV's {@code quorumkv.conditional-update} is: read the record with its
+ * {@code mod_revision}, merge, then one transaction that puts the result if the key's
+ * {@code mod_revision} is still the one read ({@code version == 0} when it was absent).
+ * When the comparison fails another writer came between, and the update starts again
+ * after a jittered wait, up to ten rounds ({@link CasRetry}, the QuorumKV client's
+ * policy). The last {@code cleanup} prints the run's {@link CasCounts} to standard error.
  */
 public final class EtcdDb extends DB {
 
+	public static final String CONDITIONAL_UPDATE = "etcd.conditional-update";
+
 	private static final Shared<Client> CLIENT = new Shared<>();
+
+	private static final CasCounts COUNTS = new CasCounts();
+
+	private static final CasRetry RETRY = CasRetry.standard(COUNTS);
 
 	private @Nullable KV kv;
 
 	private long timeoutMs = 5000;
 
+	private boolean conditionalUpdate;
+
 	@Override
 	public void init() throws DBException {
+		try {
+			this.conditionalUpdate = Flags.parse(getProperties().getProperty(CONDITIONAL_UPDATE), CONDITIONAL_UPDATE);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new DBException(ex.getMessage(), ex);
+		}
 		this.timeoutMs = Long.parseLong(getProperties().getProperty("etcd.request-timeout-ms", "5000"));
 		String endpoints = getProperties().getProperty("etcd.endpoints",
 				"http://127.0.0.1:2379,http://127.0.0.1:22379,http://127.0.0.1:32379");
@@ -60,7 +92,13 @@ public final class EtcdDb extends DB {
 	public void cleanup() {
 		if (this.kv != null) {
 			this.kv = null;
-			CLIENT.release(Client::close);
+			boolean conditional = this.conditionalUpdate;
+			CLIENT.release((client) -> {
+				client.close();
+				if (conditional) {
+					System.err.println(COUNTS.line("etcd"));
+				}
+			});
 		}
 	}
 
@@ -105,7 +143,13 @@ public final class EtcdDb extends DB {
 	@Override
 	public Status update(String table, String key, Map<String, ByteIterator> values) {
 		try {
-			put(table, key, FieldCodec.merge(get(table, key), values));
+			if (this.conditionalUpdate) {
+				Map<String, byte[]> fields = FieldCodec.bytesOf(values);
+				RETRY.run(() -> compareAndSet(table, key, fields));
+			}
+			else {
+				put(table, key, FieldCodec.merge(get(table, key), values));
+			}
 			return Status.OK;
 		}
 		catch (Exception ex) {
@@ -133,6 +177,21 @@ public final class EtcdDb extends DB {
 		catch (Exception ex) {
 			return Failures.failed("etcd", "delete", ex);
 		}
+	}
+
+	/** One round of a conditional update: true when its transaction's comparison held. */
+	private boolean compareAndSet(String table, String key, Map<String, byte[]> fields)
+			throws InterruptedException, ExecutionException, TimeoutException {
+		ByteSequence recordKey = bytes(table + "/" + key);
+		GetResponse read = await(kv().get(recordKey));
+		@Nullable KeyValue current = read.getKvs().isEmpty() ? null : read.getKvs().get(0);
+		byte[] next = FieldCodec.mergeBytes((current != null) ? current.getValue().getBytes() : null, fields);
+		Cmp unchanged = (current != null)
+				? new Cmp(recordKey, Cmp.Op.EQUAL, CmpTarget.modRevision(current.getModRevision()))
+				: new Cmp(recordKey, Cmp.Op.EQUAL, CmpTarget.version(0));
+		return await(
+				kv().txn().If(unchanged).Then(Op.put(recordKey, ByteSequence.from(next), PutOption.DEFAULT)).commit())
+			.isSucceeded();
 	}
 
 	private byte @Nullable [] get(String table, String key)
