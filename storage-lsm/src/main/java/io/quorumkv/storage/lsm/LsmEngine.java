@@ -321,15 +321,20 @@ final class LsmEngine {
 	 * at a time, so that segments are linked in the order of their numbers and each
 	 * record names the segment created before it. Normally called on the flush thread for
 	 * the next memtable; a rotation that finds no segment made ahead calls it on the
-	 * writer's thread, which then waits for the link's forces too.
+	 * writer's thread, which then waits for the link's forces too. Without incremental
+	 * backups, segments are created without the lock, as before there were links.
 	 */
 	WalWriter newSegment() throws IOException {
+		if (this.backups == null) {
+			// Nothing to link: segments may be created side by side (a rotation need not
+			// wait for a spare segment's creation held up on the flush thread).
+			long number = this.nextFileNumber.getAndIncrement();
+			return WalWriter.create(this.io, DataFiles.wal(this.dir, number), number);
+		}
 		synchronized (this.segmentLock) {
 			long number = this.nextFileNumber.getAndIncrement();
 			WalWriter wal = WalWriter.create(this.io, DataFiles.wal(this.dir, number), number);
-			if (this.backups != null) {
-				this.backups.segments().link(wal.path(), number);
-			}
+			this.backups.segments().link(wal.path(), number);
 			return wal;
 		}
 	}
