@@ -4,22 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 
 import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.support.FileTrees;
+import io.quorumkv.service.support.RisingClock;
 import io.quorumkv.storage.Entry;
-import io.quorumkv.storage.Expiry;
 import io.quorumkv.storage.contract.Seeds;
 import io.quorumkv.storage.lsm.IncrementalBackup;
 import io.quorumkv.storage.lsm.LsmOptions;
@@ -50,7 +48,7 @@ class IncrementalRestoreTest {
 	 * The time of the last write: a reading of the clock the store freezes its memtables
 	 * by, each later than the one before (as a node's hybrid logical clock stamps them).
 	 */
-	private long last;
+	private final RisingClock clock = new RisingClock();
 
 	@Test
 	void aSnapshotPlusItsIncrementalTablesRestoresALaterTime(Seeds.Seed given) throws IOException {
@@ -70,14 +68,14 @@ class IncrementalRestoreTest {
 			.open(LsmOptions.defaults(data).withMemtableSize(16 << 10).withIncrementalBackups(true))) {
 			write(storage, ledger, random, 400, 400);
 			snapshots = new NodeSnapshots(this.dir.resolve("snapshots"), storage, "lsm", SELF, () -> null);
-			SnapshotManifest manifest = snapshots.take("s1", now()).block(WAIT);
+			SnapshotManifest manifest = snapshots.take("s1", this.clock.next()).block(WAIT);
 			write(storage, ledger, random, 1_500, 500);
 			storage.compact().block(WAIT);
-			t = this.last;
+			t = this.clock.last();
 			atT = new TreeMap<>(ledger);
 			write(storage, ledger, random, 1_500, 600);
 			// The last writes are flushed by the close, and linked then too.
-			end = this.last;
+			end = this.clock.last();
 			assertThat(manifest.asOf()).isLessThan(t);
 		}
 		// The tables the snapshot holds are pruned; those flushed after it are kept.
@@ -85,8 +83,8 @@ class IncrementalRestoreTest {
 		assertThat(cleared.removed()).isPositive();
 		assertThat(IncrementalBackup.list(data.resolve(IncrementalBackup.FOLDER))).hasSize(cleared.kept())
 			.allMatch((record) -> record.number() > cleared.base());
-		copyTree(this.dir.resolve("snapshots/s1"), set.resolve("node1"));
-		copyTree(data.resolve(IncrementalBackup.FOLDER), set.resolve("node1").resolve(Incrementals.FOLDER));
+		FileTrees.copy(this.dir.resolve("snapshots/s1"), set.resolve("node1"));
+		FileTrees.copy(data.resolve(IncrementalBackup.FOLDER), set.resolve("node1").resolve(Incrementals.FOLDER));
 
 		assertThat(restored(set, t)).isEqualTo(atT);
 		assertThat(restored(set, end)).isEqualTo(ledger);
@@ -106,7 +104,7 @@ class IncrementalRestoreTest {
 		IncrementalBackup lost = records.get(records.size() / 2);
 		IncrementalBackup before = records.get(records.size() / 2 - 1);
 		Path gapSet = this.dir.resolve("gap");
-		copyTree(set, gapSet);
+		FileTrees.copy(set, gapSet);
 		Files.delete(gapSet.resolve("node1/incremental").resolve(lost.table()));
 		Files.delete(gapSet.resolve("node1/incremental").resolve(lost.recordFile()));
 		SnapshotVerifier.Report gap = SnapshotVerifier.verify(gapSet.resolve("node1"));
@@ -136,9 +134,9 @@ class IncrementalRestoreTest {
 			write(storage, new TreeMap<>(), new Random(1), 50, 50);
 			NodeSnapshots snapshots = new NodeSnapshots(this.dir.resolve("snapshots"), storage, "lsm", SELF,
 					() -> null);
-			asOf = snapshots.take("s1", now()).block(WAIT).asOf();
+			asOf = snapshots.take("s1", this.clock.next()).block(WAIT).asOf();
 		}
-		copyTree(this.dir.resolve("snapshots/s1"), set.resolve("node1"));
+		FileTrees.copy(this.dir.resolve("snapshots/s1"), set.resolve("node1"));
 		assertThatThrownBy(() -> Restore.check(set, asOf + 1)).isInstanceOf(SnapshotException.class)
 			.hasMessageContaining("is after the snapshot's time " + asOf);
 	}
@@ -161,21 +159,21 @@ class IncrementalRestoreTest {
 			write(storage, ledger, random, 100, 50);
 			NodeSnapshots snapshots = new NodeSnapshots(this.dir.resolve("snapshots"), storage, "lsm", SELF,
 					() -> null);
-			snapshots.take("s1", now()).block(WAIT);
+			snapshots.take("s1", this.clock.next()).block(WAIT);
 			// The snapshot's table leaves level 0: only the records tell what was
 			// flushed.
 			storage.compact().block(WAIT);
 			snapshots.clearBackups("s1").block(WAIT);
 			// A process crash: the files as they are, with the store still open.
-			copyTree(data, crashed);
+			FileTrees.copy(data, crashed);
 		}
 		long end;
 		try (LsmStorage storage = LsmStorage.open(LsmOptions.defaults(crashed).withIncrementalBackups(true))) {
 			write(storage, ledger, random, 100, 50);
-			end = this.last;
+			end = this.clock.last();
 		}
-		copyTree(this.dir.resolve("snapshots/s1"), set.resolve("node1"));
-		copyTree(crashed.resolve(IncrementalBackup.FOLDER), set.resolve("node1").resolve(Incrementals.FOLDER));
+		FileTrees.copy(this.dir.resolve("snapshots/s1"), set.resolve("node1"));
+		FileTrees.copy(crashed.resolve(IncrementalBackup.FOLDER), set.resolve("node1").resolve(Incrementals.FOLDER));
 		SnapshotVerifier.Report report = SnapshotVerifier.verify(set.resolve("node1"));
 		assertThat(report.gap()).isNull();
 		assertThat(report.reach()).isGreaterThanOrEqualTo(end);
@@ -199,39 +197,11 @@ class IncrementalRestoreTest {
 		for (int i = 0; i < count; i++) {
 			String key = String.format("key%05d", random.nextInt(keys));
 			byte[] k = key.getBytes(StandardCharsets.UTF_8);
-			long time = now();
+			long time = this.clock.next();
 			Entry entry = (random.nextInt(5) == 0) ? Entry.tombstone(k, time)
 					: Entry.value(k, ("v" + time + "-" + random.nextInt(1_000)).getBytes(StandardCharsets.UTF_8), time);
 			storage.upsert(entry).block(WAIT);
 			ledger.put(key, entry);
-		}
-	}
-
-	private long now() {
-		long now = Expiry.nowMicros(Clock.systemUTC());
-		for (int i = 0; i < 1_000_000 && now <= this.last; i++) {
-			Thread.onSpinWait();
-			now = Expiry.nowMicros(Clock.systemUTC());
-		}
-		assertThat(now).isGreaterThan(this.last);
-		this.last = now;
-		return now;
-	}
-
-	private static void copyTree(Path from, Path to) {
-		try (Stream<Path> files = Files.walk(from)) {
-			for (Path file : files.toList()) {
-				Path target = to.resolve(from.relativize(file).toString());
-				if (Files.isDirectory(file)) {
-					Files.createDirectories(target);
-				}
-				else {
-					Files.copy(file, target);
-				}
-			}
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
 		}
 	}
 

@@ -4,13 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,11 +16,11 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 
 import io.quorumkv.service.cluster.Node;
+import io.quorumkv.service.support.FileTrees;
+import io.quorumkv.service.support.RisingClock;
 import io.quorumkv.storage.Entry;
-import io.quorumkv.storage.Expiry;
 import io.quorumkv.storage.contract.Seeds;
 import io.quorumkv.storage.lsm.IncrementalBackup;
 import io.quorumkv.storage.lsm.LsmOptions;
@@ -51,8 +49,8 @@ class WalRestoreTest {
 	@TempDir
 	Path dir;
 
-	/** The time of the last write, each later than the one before. */
-	private long last;
+	/** The times of the writes, each later than the one before. */
+	private final RisingClock clock = new RisingClock();
 
 	@Test
 	void aTimeBetweenTwoFlushesRestoresExactly(Seeds.Seed given) throws IOException {
@@ -68,7 +66,7 @@ class WalRestoreTest {
 		try (LsmStorage storage = LsmStorage.open(LsmOptions.defaults(data).withIncrementalBackups(true))) {
 			write(storage, ledger, random, "a", 0, 200, 0);
 			snapshots = new NodeSnapshots(this.dir.resolve("snapshots"), storage, "lsm", SELF, () -> null);
-			snapshots.take("s1", now()).block(WAIT);
+			snapshots.take("s1", this.clock.next()).block(WAIT);
 			// v1, then a flush (and a compaction): in a table linked into backups/.
 			write(storage, ledger, random, "a", 0, 300, 0);
 			storage.compact().block(WAIT);
@@ -76,7 +74,7 @@ class WalRestoreTest {
 			// active memtable.
 			write(storage, ledger, random, "a", 0, 300, 5);
 			write(storage, ledger, random, "b", 0, 100, 5);
-			t = this.last;
+			t = this.clock.last();
 			atT = new TreeMap<>(ledger);
 			// v3 over every key of v2, in the same memtable, and keys written after T
 			// only; the close flushes it, so its table holds v3 alone.
@@ -87,8 +85,8 @@ class WalRestoreTest {
 		NodeSnapshots.ClearedBackups cleared = snapshots.clearBackups("s1").block(WAIT);
 		assertThat(cleared.walRemoved()).isPositive();
 		assertThat(cleared.walKept()).isGreaterThanOrEqualTo(2);
-		copyTree(this.dir.resolve("snapshots/s1"), set.resolve("node1"));
-		copyTree(data.resolve(IncrementalBackup.FOLDER), set.resolve("node1").resolve(Incrementals.FOLDER));
+		FileTrees.copy(this.dir.resolve("snapshots/s1"), set.resolve("node1"));
+		FileTrees.copy(data.resolve(IncrementalBackup.FOLDER), set.resolve("node1").resolve(Incrementals.FOLDER));
 
 		Map<String, Entry> restored = restored(set, t);
 		assertThat(restored).isEqualTo(atT);
@@ -113,7 +111,7 @@ class WalRestoreTest {
 
 		// A copy made while the node appended: the newest segment's last record torn.
 		Path torn = this.dir.resolve("torn");
-		copyTree(set, torn);
+		FileTrees.copy(set, torn);
 		cut(torn.resolve("node1").resolve(set.resolve("node1").relativize(newest)), 5);
 		SnapshotVerifier.Report tornReport = SnapshotVerifier.verify(torn.resolve("node1"));
 		assertThat(tornReport.walRecords()).isEqualTo(report.walRecords() - 1);
@@ -121,7 +119,7 @@ class WalRestoreTest {
 
 		// Torn in an older segment, with records after it: damage.
 		Path tornOlder = this.dir.resolve("torn-older");
-		copyTree(set, tornOlder);
+		FileTrees.copy(set, tornOlder);
 		Path cutOlder = tornOlder.resolve("node1").resolve(set.resolve("node1").relativize(older));
 		cut(cutOlder, 5);
 		assertThatThrownBy(() -> SnapshotVerifier.verify(tornOlder.resolve("node1")))
@@ -130,7 +128,7 @@ class WalRestoreTest {
 
 		// One byte flipped in the middle of a segment.
 		Path flipped = this.dir.resolve("flipped");
-		copyTree(set, flipped);
+		FileTrees.copy(set, flipped);
 		Path damaged = flipped.resolve("node1").resolve(set.resolve("node1").relativize(newest));
 		byte[] bytes = Files.readAllBytes(damaged);
 		bytes[bytes.length / 2] ^= 0x01;
@@ -177,39 +175,11 @@ class WalRestoreTest {
 		for (int i = from; i < to; i++) {
 			String key = String.format("%s%05d", prefix, i);
 			byte[] k = key.getBytes(StandardCharsets.UTF_8);
-			long time = now();
+			long time = this.clock.next();
 			Entry entry = (deleteOneIn > 0 && random.nextInt(deleteOneIn) == 0) ? Entry.tombstone(k, time)
 					: Entry.value(k, ("v" + time + "-" + random.nextInt(1_000)).getBytes(StandardCharsets.UTF_8), time);
 			storage.upsert(entry).block(WAIT);
 			ledger.put(key, entry);
-		}
-	}
-
-	private long now() {
-		long now = Expiry.nowMicros(Clock.systemUTC());
-		for (int i = 0; i < 1_000_000 && now <= this.last; i++) {
-			Thread.onSpinWait();
-			now = Expiry.nowMicros(Clock.systemUTC());
-		}
-		assertThat(now).isGreaterThan(this.last);
-		this.last = now;
-		return now;
-	}
-
-	private static void copyTree(Path from, Path to) {
-		try (Stream<Path> files = Files.walk(from)) {
-			for (Path file : files.toList()) {
-				Path target = to.resolve(from.relativize(file).toString());
-				if (Files.isDirectory(file)) {
-					Files.createDirectories(target);
-				}
-				else {
-					Files.copy(file, target);
-				}
-			}
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
 		}
 	}
 

@@ -15,6 +15,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import io.quorumkv.service.support.FileTrees;
 import io.quorumkv.service.support.FaultFolders;
 import io.quorumkv.service.support.KvClient;
 import io.quorumkv.service.support.Ledger;
@@ -120,8 +121,9 @@ class BackupRestoreIT {
 		// The snapshot set: each node's folder, copied as an operator ships them.
 		Path set = this.root.resolve("set");
 		for (int i = 0; i < 3; i++) {
-			copy(this.old.dataFolder(i).resolve("snapshots/s1"), set.resolve("node" + i));
-			copy(this.old.dataFolder(i).resolve("data/backups"), set.resolve("node" + i).resolve("incremental"));
+			FileTrees.copy(this.old.dataFolder(i).resolve("snapshots/s1"), set.resolve("node" + i));
+			FileTrees.copy(this.old.dataFolder(i).resolve("data/backups"),
+					set.resolve("node" + i).resolve("incremental"));
 		}
 		Result verified = qkv("--nodes", oldUrls.get(0), "verify-snapshot", set.toString());
 		assertThat(verified.exit()).as(verified.output()).isZero();
@@ -200,7 +202,7 @@ class BackupRestoreIT {
 		// The same set into one node of another backend (H2); first a copy with one byte
 		// flipped in a table, which is refused before anything is written.
 		Path damaged = this.root.resolve("damaged");
-		copy(set, damaged);
+		FileTrees.copy(set, damaged);
 		Path table;
 		try (Stream<Path> files = Files.list(damaged.resolve("node1/data"))) {
 			table = files.filter((f) -> f.toString().endsWith(".sst")).findFirst().orElseThrow();
@@ -226,20 +228,6 @@ class BackupRestoreIT {
 		assertThat(check.clean()).as("state as of T on one H2 node: %s", check).isTrue();
 		for (String key : newKeys) {
 			assertThat(this.client.get(single, key, "1/1").status()).as("key %s written after T", key).isEqualTo(404);
-		}
-	}
-
-	private static void copy(Path from, Path to) throws IOException {
-		try (Stream<Path> files = Files.walk(from)) {
-			for (Path file : files.toList()) {
-				Path target = to.resolve(from.relativize(file).toString());
-				if (Files.isDirectory(file)) {
-					Files.createDirectories(target);
-				}
-				else {
-					Files.copy(file, target);
-				}
-			}
 		}
 	}
 
