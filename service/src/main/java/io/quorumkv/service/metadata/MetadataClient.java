@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -18,6 +19,8 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
+import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.TimeDuration;
@@ -73,26 +76,73 @@ final class MetadataClient implements AutoCloseable {
 
 	/** The log's ring, read through the leader (linearizable); empty before the first. */
 	Mono<Optional<Ring>> read() {
-		return Mono.defer(() -> Mono.fromFuture(client().async().sendReadOnly(Message.EMPTY)))
-			.subscribeOn(this.scheduler)
-			.map((reply) -> {
-				failIfNotSuccess(reply);
-				String json = reply.getMessage().getContent().toStringUtf8();
-				return "null".equals(json) ? Optional.<Ring>empty() : Optional.of(RingJson.read(json));
-			})
-			.timeout(this.timeout, this.scheduler);
+		return Mono.defer(() -> {
+			RaftClient used = client();
+			return Mono.fromFuture(watched(used, () -> used.async().sendReadOnly(Message.EMPTY)));
+		}).subscribeOn(this.scheduler).map((reply) -> {
+			failIfNotSuccess(reply);
+			String json = reply.getMessage().getContent().toStringUtf8();
+			return "null".equals(json) ? Optional.<Ring>empty() : Optional.of(RingJson.read(json));
+		}).timeout(this.timeout, this.scheduler);
 	}
 
 	/** Appends {@code command} to the log; completes with what applying it did. */
 	Mono<RingCommand.Outcome> submit(RingCommand command) {
 		byte[] bytes = command.toBytes();
-		return Mono.defer(() -> Mono.fromFuture(client().async().send(Message.valueOf(ByteString.copyFrom(bytes)))))
-			.subscribeOn(this.scheduler)
-			.map((reply) -> {
-				failIfNotSuccess(reply);
-				return RingCommand.Outcome.read(reply.getMessage().getContent().toByteArray());
-			})
-			.timeout(this.timeout, this.scheduler);
+		return Mono.defer(() -> {
+			RaftClient used = client();
+			return Mono.fromFuture(watched(used, () -> used.async().send(Message.valueOf(ByteString.copyFrom(bytes)))));
+		}).subscribeOn(this.scheduler).map((reply) -> {
+			failIfNotSuccess(reply);
+			return RingCommand.Outcome.read(reply.getMessage().getContent().toByteArray());
+		}).timeout(this.timeout, this.scheduler);
+	}
+
+	/**
+	 * The reply of a call made with {@code used}: when it fails because Ratis gave the
+	 * request up (its attempts ran out) or had closed the client, the client is dropped,
+	 * and the next call makes a new one. Ratis closes a client's ordered window for good
+	 * once one request runs out of attempts, and may do so after this call's own timeout
+	 * has answered: so it is watched on the reply itself.
+	 */
+	private CompletableFuture<RaftClientReply> watched(RaftClient used,
+			Supplier<CompletableFuture<RaftClientReply>> call) {
+		CompletableFuture<RaftClientReply> reply;
+		try {
+			reply = call.get();
+		}
+		catch (RuntimeException ex) {
+			reply = CompletableFuture.failedFuture(ex);
+		}
+		reply.whenComplete((answer, error) -> {
+			if (error != null && givenUp(error)) {
+				// Not on Ratis' own thread, which closing the client stops.
+				this.scheduler.schedule(() -> drop(used, error));
+			}
+		});
+		return reply;
+	}
+
+	private static boolean givenUp(Throwable error) {
+		int depth = 0;
+		for (Throwable cause = error; cause != null && depth < 8; cause = cause.getCause(), depth++) {
+			if (cause instanceof RaftRetryFailureException || cause instanceof AlreadyClosedException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private synchronized void drop(RaftClient used, Throwable error) {
+		if (this.client != used) {
+			return;
+		}
+		logger.warn("The metadata group's client gave a request up (" + error.getMessage()
+				+ "); the next request makes a new one");
+		closeQuietly(used);
+		this.client = null;
+		this.clientPeers = List.of();
+		this.clientGroup = null;
 	}
 
 	private static void failIfNotSuccess(RaftClientReply reply) {

@@ -3,6 +3,7 @@ package io.quorumkv.service.metadata;
 import static io.quorumkv.service.support.Eventually.eventually;
 import static io.quorumkv.service.support.MetadataCluster.PATIENCE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -219,6 +220,30 @@ class MetadataGroupTest {
 					.isNotFound());
 		assertThat(metadata.ring(restarted).epoch()).isEqualTo(base.epoch() + 1);
 		cluster.start(0);
+	}
+
+	/**
+	 * A proposal through a node without a majority runs out of its Raft client's
+	 * attempts, and Ratis then closes that client for good (its ordered window). The
+	 * node's next proposals, once a majority is back, go through a new client: they used
+	 * to fail with "SlidingWindow$Client ... is closed" until the node restarted.
+	 */
+	@Test
+	@Order(7)
+	void aProposalThatRanOutOfAttemptsLeavesTheNodeAbleToProposeOnceAMajorityIsBack() {
+		int asked = 0;
+		cluster.stop(1);
+		cluster.stop(2);
+		Ring base = metadata.ring(asked);
+		assertThatThrownBy(() -> metadata.group(asked).propose(base.epoch(), bumped(base)).block(PATIENCE))
+			.as("a proposal without a majority")
+			.isNotNull();
+		cluster.start(1);
+		cluster.start(2);
+		eventually(PATIENCE, () -> {
+			Ring now = metadata.ring(asked);
+			assertThat(metadata.group(asked).propose(now.epoch(), bumped(now)).block(PATIENCE).applied()).isTrue();
+		});
 	}
 
 }
