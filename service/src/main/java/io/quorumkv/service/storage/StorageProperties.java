@@ -85,9 +85,10 @@ public record StorageProperties(@DefaultValue("lsm") Backend backend, @DefaultVa
 	 * @param incrementalBackups hard-link every table a flush writes into
 	 * {@code <data>/backups/} with a checksum record, and every WAL segment into
 	 * {@code <data>/backups/wal/}, so that a snapshot plus the tables and segments since
-	 * restores to any later time up to the last flush (docs/backup.md, "Incremental
-	 * backups"); compactions link nothing. LSM only: a node on another backend refuses to
-	 * start with it
+	 * restores to any later time they reach (docs/backup.md, "Incremental backups");
+	 * compactions link nothing; the segments' links keep every byte logged until
+	 * {@code qkv clear-backups}. LSM only: a node on another backend refuses to start
+	 * with it
 	 */
 	public record LsmProperties(@DefaultValue("64MB") DataSize memtableSize, @DefaultValue("4KB") DataSize blockSize,
 			@DefaultValue("10") int bloomBitsPerKey, @DefaultValue("interval") FsyncPolicy fsync,
