@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.stream.Stream;
 
 import io.quorumkv.storage.lsm.IncrementalBackup;
 import io.quorumkv.storage.lsm.LsmSnapshotReader;
@@ -128,25 +127,8 @@ record Incrementals(List<String> tables, long reach, @Nullable String gap, WalLi
 				throw new SnapshotException("file " + table + " cannot be read: " + ex.getMessage(), ex);
 			}
 		}
-		try (Stream<Path> files = Files.list(folder)) {
-			for (Path file : files.toList()) {
-				String name = file.getFileName().toString();
-				// A table's link or record the node was writing when the copy was made:
-				// it renames it to its name when done.
-				if (name.endsWith(".tmp") || Files.isDirectory(file)) {
-					// wal/: the WAL segments' links (WalLinks).
-					continue;
-				}
-				if (!name.endsWith(IncrementalBackup.RECORD_SUFFIX) && !byTable.containsKey(name)) {
-					throw new SnapshotException(
-							"file " + file + " has no record (" + name + IncrementalBackup.RECORD_SUFFIX
-									+ "): not an incremental table, or one whose link failed");
-				}
-			}
-		}
-		catch (IOException ex) {
-			throw new SnapshotException("cannot list " + folder + ": " + ex.getMessage(), ex);
-		}
+		// wal/, the WAL segments' links, is checked by WalLinks.
+		SnapshotFiles.checkEveryFileRecorded(folder, byTable.keySet(), "an incremental table");
 		return records;
 	}
 

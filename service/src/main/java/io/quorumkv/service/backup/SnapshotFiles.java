@@ -8,12 +8,17 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 
+import io.quorumkv.storage.lsm.IncrementalBackup;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-/** The folders of a node's snapshots: removing them, and the half-made ones at start. */
+/**
+ * The folders of a node's snapshots: removing them, and the half-made ones at start; and
+ * the check that every file of a folder of links has its record.
+ */
 final class SnapshotFiles {
 
 	private static final Log logger = LogFactory.getLog(NodeSnapshots.class);
@@ -43,6 +48,32 @@ final class SnapshotFiles {
 			throw new UncheckedIOException("could not list " + root, ex);
 		}
 		return List.copyOf(removed);
+	}
+
+	/**
+	 * Checks that every file of {@code folder} is one of {@code recorded} (the files the
+	 * records name), a record itself or a link or record still being written
+	 * ({@code .tmp}: the node renames it when done); its subfolders are not looked at.
+	 * @param kind what a recorded file is, for the message ("an incremental table")
+	 * @throws SnapshotException naming the first file without a record
+	 */
+	static void checkEveryFileRecorded(Path folder, Set<String> recorded, String kind) {
+		try (Stream<Path> files = Files.list(folder)) {
+			for (Path file : files.toList()) {
+				String name = file.getFileName().toString();
+				if (name.endsWith(".tmp") || name.endsWith(IncrementalBackup.RECORD_SUFFIX)
+						|| Files.isDirectory(file)) {
+					continue;
+				}
+				if (!recorded.contains(name)) {
+					throw new SnapshotException("file " + file + " has no record (" + name
+							+ IncrementalBackup.RECORD_SUFFIX + "): not " + kind + ", or one whose link failed");
+				}
+			}
+		}
+		catch (IOException ex) {
+			throw new SnapshotException("cannot list " + folder + ": " + ex.getMessage(), ex);
+		}
 	}
 
 	static void deleteTree(Path dir) {

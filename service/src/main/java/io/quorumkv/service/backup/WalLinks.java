@@ -10,13 +10,11 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 import io.quorumkv.storage.CorruptedStorageException;
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
 import io.quorumkv.storage.Keys;
-import io.quorumkv.storage.lsm.IncrementalBackup;
 import io.quorumkv.storage.lsm.WalBackup;
 import org.jspecify.annotations.Nullable;
 
@@ -187,22 +185,7 @@ record WalLinks(List<Path> segments, long records, @Nullable String gap) {
 						+ record.recordFile() + ")");
 			}
 		}
-		try (Stream<Path> files = Files.list(folder)) {
-			for (Path file : files.toList()) {
-				String name = file.getFileName().toString();
-				if (name.endsWith(".tmp") || name.endsWith(IncrementalBackup.RECORD_SUFFIX)) {
-					continue;
-				}
-				if (!segments.contains(name)) {
-					throw new SnapshotException(
-							"file " + file + " has no record (" + name + IncrementalBackup.RECORD_SUFFIX
-									+ "): not a linked WAL segment, or one whose link failed");
-				}
-			}
-		}
-		catch (IOException ex) {
-			throw new SnapshotException("cannot list " + folder + ": " + ex.getMessage(), ex);
-		}
+		SnapshotFiles.checkEveryFileRecorded(folder, segments, "a linked WAL segment");
 		return records;
 	}
 

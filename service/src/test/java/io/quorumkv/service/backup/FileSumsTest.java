@@ -8,15 +8,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
+import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.lsm.LsmOptions;
+import io.quorumkv.storage.lsm.LsmStorage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A snapshot sums each file it lists; a file it summed before, unchanged since (same
  * inode, name, size and modification time: an LSM table, or a hard link to it), is not
- * read again.
+ * read again. A table with its digest ({@code 000042.sst.crc32c}, written with it) is not
+ * read at all; one without, or whose digest is damaged or of another length, is.
  */
 class FileSumsTest {
 
@@ -61,6 +67,83 @@ class FileSumsTest {
 		Files.setLastModifiedTime(table, time);
 		assertThat(sums.entries(this.folder.resolve("snap"), List.of("data/000003.sst")).get(0).crc32c())
 			.isEqualTo(sum);
+	}
+
+	@Test
+	void aSnapshotWhoseTablesAllHaveDigestsReadsNoTable() throws IOException {
+		List<String> paths = lsmSnapshot(3);
+		List<Path> read = new ArrayList<>();
+		List<SnapshotManifest.FileEntry> entries = new FileSums((file) -> {
+			read.add(file);
+			return SnapshotManifest.crc32c(file);
+		}).entries(this.folder, paths);
+		assertThat(paths).filteredOn((path) -> path.endsWith(".sst")).hasSize(3);
+		assertThat(read).isNotEmpty().noneMatch((file) -> file.toString().endsWith(".sst"));
+		assertRight(entries);
+	}
+
+	@Test
+	void aTableWithoutItsDigestOrWithADamagedOneOrOfAnotherLengthIsRead() throws IOException {
+		List<String> paths = lsmSnapshot(3);
+		List<String> tables = paths.stream().filter((path) -> path.endsWith(".sst")).toList();
+		// A table written before digests: none.
+		Files.delete(this.folder.resolve(tables.get(0) + ".crc32c"));
+		// A damaged digest: one byte flipped.
+		Path digest = this.folder.resolve(tables.get(1) + ".crc32c");
+		byte[] bytes = Files.readAllBytes(digest);
+		bytes[12] ^= 0x01;
+		Files.write(digest, bytes, StandardOpenOption.TRUNCATE_EXISTING);
+		// An intact digest of another length: the table is not the file it describes.
+		Files.write(this.folder.resolve(tables.get(2)), new byte[] { 7 }, StandardOpenOption.APPEND);
+		List<Path> read = new ArrayList<>();
+		List<SnapshotManifest.FileEntry> entries = new FileSums((file) -> {
+			read.add(file);
+			return SnapshotManifest.crc32c(file);
+		}).entries(this.folder, paths.stream().filter((path) -> !path.equals(tables.get(0) + ".crc32c")).toList());
+		assertThat(read).filteredOn((file) -> file.toString().endsWith(".sst"))
+			.containsExactlyInAnyOrderElementsOf(tables.stream().map(this.folder::resolve).toList());
+		assertRight(entries);
+	}
+
+	/**
+	 * The paths (under {@link #folder}) of an LSM snapshot in {@code snap/data} of
+	 * {@code tables} tables.
+	 */
+	private List<String> lsmSnapshot(int tables) {
+		long base = System.currentTimeMillis() * 1_000;
+		Path snapshot = this.folder.resolve("snap/data");
+		try (LsmStorage storage = LsmStorage.open(LsmOptions.defaults(this.folder.resolve("live")))) {
+			for (int t = 0; t < tables; t++) {
+				for (int i = 0; i < 300; i++) {
+					byte[] key = String.format("key%02d%06d", t, i).getBytes(StandardCharsets.US_ASCII);
+					storage.upsert(Entry.value(key, ("v" + i).getBytes(StandardCharsets.UTF_8), base + i))
+						.block(Duration.ofSeconds(30));
+				}
+				if (t < tables - 1) {
+					// A snapshot flushes the memtable: one table for each batch.
+					storage.snapshot(Files.createDirectories(this.folder.resolve("flush" + t)))
+						.block(Duration.ofSeconds(30));
+				}
+			}
+			Files.createDirectories(snapshot);
+			return storage.snapshot(snapshot)
+				.block(Duration.ofSeconds(30))
+				.stream()
+				.map((name) -> "snap/data/" + name)
+				.toList();
+		}
+		catch (IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
+	}
+
+	/** Each entry's size and sum are its file's (read here, not through FileSums). */
+	private void assertRight(List<SnapshotManifest.FileEntry> entries) throws IOException {
+		for (SnapshotManifest.FileEntry entry : entries) {
+			Path file = this.folder.resolve(entry.path());
+			assertThat(entry.size()).as(entry.path()).isEqualTo(Files.size(file));
+			assertThat(entry.crc32c()).as(entry.path()).isEqualTo(SnapshotManifest.crc32c(file));
+		}
 	}
 
 	private Path write(String path, String content) throws IOException {

@@ -100,13 +100,28 @@ class NodeSnapshotsTest {
 		try (Stream<Path> files = Files.list(snapshot.resolve("data"))) {
 			table = files.filter((f) -> f.toString().endsWith(".sst")).findFirst().orElseThrow();
 		}
-		long offset = Files.size(table) / 3;
-		byte[] bytes = Files.readAllBytes(table);
-		bytes[(int) offset] ^= 0x01;
-		Files.write(table, bytes, StandardOpenOption.TRUNCATE_EXISTING);
+		// The manifest took the table's sum from its digest, listed too; verification
+		// reads both: a byte flipped in either is found.
+		Path digest = table.resolveSibling(table.getFileName() + ".crc32c");
+		assertThat(SnapshotManifest.read(snapshot).files()).extracting(SnapshotManifest.FileEntry::path)
+			.contains("data/" + digest.getFileName());
+		byte[] intact = Files.readAllBytes(digest);
+		flip(digest, 4);
+		assertThatThrownBy(() -> SnapshotVerifier.verify(snapshot)).isInstanceOf(SnapshotException.class)
+			.hasMessageContaining(digest.getFileName().toString())
+			.hasMessageContaining("damaged");
+		Files.write(digest, intact, StandardOpenOption.TRUNCATE_EXISTING);
+		SnapshotVerifier.verify(snapshot);
+		flip(table, Files.size(table) / 3);
 		assertThatThrownBy(() -> SnapshotVerifier.verify(snapshot)).isInstanceOf(SnapshotException.class)
 			.hasMessageContaining(table.getFileName().toString())
 			.hasMessageContaining("damaged");
+	}
+
+	private static void flip(Path file, long offset) throws java.io.IOException {
+		byte[] bytes = Files.readAllBytes(file);
+		bytes[(int) offset] ^= 0x01;
+		Files.write(file, bytes, StandardOpenOption.TRUNCATE_EXISTING);
 	}
 
 	@Test

@@ -2,12 +2,15 @@ package io.quorumkv.storage.lsm;
 
 import java.nio.file.Path;
 
+import io.quorumkv.storage.lsm.sstable.TableDigest;
+
 /**
  * Names of the files in a data folder. Tables and WAL segments share one file-number
  * sequence, recorded in the manifest.
  *
  * <pre>
  * 000042.sst       an SSTable (000042.sst.tmp while being written)
+ * 000042.sst.crc32c  its whole-file CRC32C (TableDigest), written before the table's rename
  * wal-000043.log   a WAL segment
  * MANIFEST         the live tables and the oldest live WAL segment (MANIFEST.tmp while written)
  * LOCK             held (file lock) by the open store
@@ -37,6 +40,14 @@ final class DataFiles {
 	/** The number of a table file name, or -1. */
 	static long tableNumber(String name) {
 		return name.endsWith(TABLE_SUFFIX) ? parse(name.substring(0, name.length() - TABLE_SUFFIX.length())) : -1;
+	}
+
+	/**
+	 * The number of the table whose digest ({@link TableDigest}) a file name is, or -1.
+	 */
+	static long digestTableNumber(String name) {
+		return name.endsWith(TableDigest.SUFFIX)
+				? tableNumber(name.substring(0, name.length() - TableDigest.SUFFIX.length())) : -1;
 	}
 
 	/** The number of a WAL segment file name, or -1. */

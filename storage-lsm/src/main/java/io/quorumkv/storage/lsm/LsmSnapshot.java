@@ -10,14 +10,16 @@ import java.util.concurrent.CompletableFuture;
 import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.lsm.manifest.Manifest;
 import io.quorumkv.storage.lsm.sstable.SsTable;
+import io.quorumkv.storage.lsm.sstable.TableDigest;
 
 /**
  * An online snapshot of the engine's files: the memtables are frozen and flushed, then,
- * under the manifest lock (no table is added or dropped meanwhile), every live table and
- * the manifest naming exactly them are hard-linked into the target folder, which is
- * forced. Tables are immutable and the manifest is replaced by rename, never rewritten,
- * so a link is a copy that costs no I/O and never changes; a compaction that drops a
- * table later deletes only its name in the data folder.
+ * under the manifest lock (no table is added or dropped meanwhile), every live table
+ * (with its {@link TableDigest}, where it has one) and the manifest naming exactly them
+ * are hard-linked into the target folder, which is forced. Tables are immutable and the
+ * manifest is replaced by rename, never rewritten, so a link is a copy that costs no I/O
+ * and never changes; a compaction that drops a table later deletes only its name in the
+ * data folder.
  *
  * <p>
  * The snapshot holds every write that completed before it was asked: the memtable active
@@ -98,6 +100,13 @@ final class LsmSnapshot {
 				String name = table.path().getFileName().toString();
 				Files.createLink(target.resolve(name), table.path());
 				names.add(name);
+				// Its digest too, where it has one (not a table written before them):
+				// the snapshot's manifest takes the table's checksum from it.
+				Path digest = TableDigest.of(table.path());
+				if (Files.exists(digest)) {
+					Files.createLink(target.resolve(digest.getFileName()), digest);
+					names.add(digest.getFileName().toString());
+				}
 			}
 			Files.createLink(target.resolve(Manifest.FILE_NAME), engine.dir.resolve(Manifest.FILE_NAME));
 			names.add(Manifest.FILE_NAME);

@@ -103,8 +103,11 @@ final class Recovery {
 				String name = file.getFileName().toString();
 				long table = DataFiles.tableNumber(name);
 				long wal = DataFiles.walNumber(name);
+				// A table's digest goes with it: one without it is a builder's left over.
+				long digest = DataFiles.digestTableNumber(name);
 				next = Math.max(next, Math.max(table, wal) + 1);
-				if (name.endsWith(".tmp") || (table >= 0 && !live.contains(table)) || (wal >= 0 && wal < minLiveWal)) {
+				if (name.endsWith(".tmp") || (table >= 0 && !live.contains(table)) || (wal >= 0 && wal < minLiveWal)
+						|| (digest >= 0 && !live.contains(digest))) {
 					LOG.log(Level.INFO, "deleting leftover file {0}", file);
 					io.deleteIfExists(file);
 				}

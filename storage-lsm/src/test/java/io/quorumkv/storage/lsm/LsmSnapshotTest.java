@@ -40,10 +40,22 @@ class LsmSnapshotTest {
 			List<String> files = storage.snapshot(snapshot).block(Duration.ofSeconds(30));
 			assertThat(files).contains("MANIFEST").anyMatch((name) -> name.endsWith(".sst"));
 			assertThat(files).allMatch((name) -> Files.exists(snapshot.resolve(name)));
+			// Each table's digest is linked with it: the snapshot's manifest reads it.
+			assertThat(files.stream().filter((name) -> name.endsWith(".sst")).map((name) -> name + ".crc32c"))
+				.isNotEmpty()
+				.allMatch(files::contains);
 			for (int i = 0; i < 1_000; i++) {
 				storage.upsert(Entry.value(key(i), "later".getBytes(StandardCharsets.UTF_8), base + 5_000 + i)).block();
 			}
 			storage.compact().block(Duration.ofSeconds(30));
+		}
+		// The compaction's input tables went with their digests.
+		try (var names = Files.list(data)) {
+			List<String> all = names.map((p) -> p.getFileName().toString()).toList();
+			assertThat(all.stream().filter((name) -> name.endsWith(".crc32c")))
+				.containsExactlyInAnyOrderElementsOf(
+						all.stream().filter((name) -> name.endsWith(".sst")).map((name) -> name + ".crc32c").toList())
+				.isNotEmpty();
 		}
 		assertThat(read(snapshot)).isEqualTo(expected);
 		// Opened as a store (a restore in place), keeping its tombstones.

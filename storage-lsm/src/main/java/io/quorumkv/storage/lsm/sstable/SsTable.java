@@ -385,6 +385,7 @@ public final class SsTable {
 			if (this.obsolete) {
 				try {
 					this.io.deleteIfExists(this.path);
+					this.io.deleteIfExists(TableDigest.of(this.path));
 				}
 				catch (IOException ex) {
 					System.getLogger(SsTable.class.getName())

@@ -22,8 +22,10 @@ import org.jspecify.annotations.Nullable;
  * (compressed by the table's {@link BlockCodec} where that saves an eighth or more), then
  * the bloom filter, the index and the properties blocks (each followed by its trailer:
  * codec byte and CRC32C), then the {@link Footer}. It writes to {@code <name>.tmp},
- * forces it, renames it atomically to its final name and forces the folder, so a table
- * file either exists complete and durable or not at all.
+ * forces it, writes and forces its {@link TableDigest} (the CRC32C of every byte written,
+ * kept as they are written), renames the table atomically to its final name and forces
+ * the folder, so a table file either exists complete and durable, its digest beside it,
+ * or not at all.
  */
 public final class SsTableBuilder implements AutoCloseable {
 
@@ -33,7 +35,11 @@ public final class SsTableBuilder implements AutoCloseable {
 
 	private final Path temp;
 
+	private final Path digest;
+
 	private final AppendFile file;
+
+	private final FileStream stream;
 
 	private final OutputStream out;
 
@@ -87,8 +93,10 @@ public final class SsTableBuilder implements AutoCloseable {
 		this.target = target;
 		this.number = number;
 		this.temp = target.resolveSibling(target.getFileName() + ".tmp");
+		this.digest = TableDigest.of(target);
 		this.file = io.createOrTruncate(this.temp);
-		this.out = new BufferedOutputStream(new FileStream(this.file), 1 << 16);
+		this.stream = new FileStream(this.file);
+		this.out = new BufferedOutputStream(this.stream, 1 << 16);
 		this.blockSize = blockSize;
 		this.bloomBitsPerKey = bloomBitsPerKey;
 	}
@@ -247,13 +255,17 @@ public final class SsTableBuilder implements AutoCloseable {
 		this.out.flush();
 		this.file.sync();
 		this.file.close();
+		new TableDigest(this.stream.written, this.stream.crc.getValue()).write(this.io, this.digest);
 		this.io.rename(this.temp, this.target);
 		this.io.syncDirectory(this.target.getParent());
 		this.done = true;
 		return this.position;
 	}
 
-	/** Abandons an unfinished table: closes and deletes the temporary file. */
+	/**
+	 * Abandons an unfinished table: closes and deletes the temporary file and the digest,
+	 * if written.
+	 */
 	@Override
 	public void close() throws IOException {
 		if (!this.done) {
@@ -262,15 +274,27 @@ public final class SsTableBuilder implements AutoCloseable {
 				this.file.close();
 			}
 			finally {
-				this.io.deleteIfExists(this.temp);
+				try {
+					this.io.deleteIfExists(this.temp);
+				}
+				finally {
+					this.io.deleteIfExists(this.digest);
+				}
 			}
 		}
 	}
 
-	/** The builder's buffered stream writes into its file. */
+	/**
+	 * The builder's buffered stream writes into its file, and keeps the CRC32C and count
+	 * of every byte it writes (the table's {@link TableDigest}).
+	 */
 	private static final class FileStream extends OutputStream {
 
 		private final AppendFile file;
+
+		final CRC32C crc = new CRC32C();
+
+		long written;
 
 		FileStream(AppendFile file) {
 			this.file = file;
@@ -278,12 +302,14 @@ public final class SsTableBuilder implements AutoCloseable {
 
 		@Override
 		public void write(int b) throws IOException {
-			this.file.write(new byte[] { (byte) b }, 0, 1);
+			write(new byte[] { (byte) b }, 0, 1);
 		}
 
 		@Override
 		public void write(byte[] bytes, int offset, int length) throws IOException {
 			this.file.write(bytes, offset, length);
+			this.crc.update(bytes, offset, length);
+			this.written += length;
 		}
 
 	}
