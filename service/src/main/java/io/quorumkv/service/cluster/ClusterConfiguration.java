@@ -3,8 +3,10 @@ package io.quorumkv.service.cluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.HexFormat;
 import java.util.stream.Collectors;
 
@@ -36,10 +38,26 @@ class ClusterConfiguration {
 
 	private static final Log logger = LogFactory.getLog(ClusterConfiguration.class);
 
+	/**
+	 * The topology from configuration. A single node with no secret (and no mutual TLS)
+	 * gets one made for this process: its metadata group's client reaches the group's
+	 * leader, itself, through the internal API, which refuses a caller without proof. No
+	 * other process knows it, so every other caller is still refused.
+	 */
 	@Bean
 	Topology topology(ClusterProperties cluster, @Value("${server.port:8080}") int port) {
-		return Topology.of(cluster.nodes(), cluster.self(), cluster.secret(), port, cluster.tls().bundle() != null,
+		String secret = cluster.secret();
+		if (secret == null && cluster.nodes().size() <= 1 && !cluster.tls().mutual()) {
+			secret = processSecret();
+		}
+		return Topology.of(cluster.nodes(), cluster.self(), secret, port, cluster.tls().bundle() != null,
 				cluster.tls().mutual(), cluster.replicationFactor());
+	}
+
+	private static String processSecret() {
+		byte[] bytes = new byte[32];
+		new SecureRandom().nextBytes(bytes);
+		return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
 	}
 
 	@Bean(destroyMethod = "close")

@@ -37,7 +37,8 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * filters the internal routes themselves, so every form of a path that WebFlux matches to
  * them (percent-encoded letters, matrix parameters) is checked; a form that matches no
  * route is a 404 and reaches nothing. The comparison takes constant time, and the secret
- * is never logged. A single node without a secret refuses every internal call.
+ * is never logged. A single node configured without a secret has one made for its own
+ * calls (ClusterConfiguration) and refuses every other caller.
  * <p>
  * Every refusal counts in {@value #METER}, tagged with its {@link Refusal reason}; the
  * log gets a line per reason at most every {@link RateLimitedLog#INTERVAL}, so that a
