@@ -6,14 +6,17 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
 import io.quorumkv.service.support.FaultFolders;
+import io.quorumkv.service.support.KvClient;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -26,7 +29,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code quorumkv.jar} with {@link BrokenBuildJar} on its class path, the storage or the
  * answer to a conditional GET misbehaving as a file says) and the checker must catch each
  * anomaly class. First a control: the same nodes, not broken, must check clean. One
- * cluster serves every mode in turn, each with keys of its own.
+ * cluster serves every mode in turn, each with keys of its own. Then the conditional
+ * writes ({@code io.quorumkv.service.paxos.BrokenPaxos}): a control under pauses and
+ * restarts, linearizable, and a coordinator that skips the prepare, not linearizable.
  */
 @ExtendWith(FaultFolders.KeepOnFailure.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -34,6 +39,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 // docs/reliability.md) so that ./mvnw verify stays near 20 minutes.
 @EnabledIfSystemProperty(named = "quorumkv.faults.long", matches = "true")
 class BrokenBuildIT {
+
+	/**
+	 * The nodes' Paxos timeout: a round stood still through a node's restart (5 to 14 s
+	 * on a loaded machine) is then still answered ({@link #forgottenPromises}).
+	 */
+	private static final Duration PAXOS_TIMEOUT = Duration.ofSeconds(15);
 
 	/**
 	 * Null until made: a skipped or failed start must delete nothing (never the working
@@ -58,8 +69,11 @@ class BrokenBuildIT {
 		seed = NemesisRun.seed();
 		random = new Random(seed);
 		System.out.println("BrokenBuildIT: seed " + seed + ", broken build " + jar);
-		nodes = new NemesisNodes(root, new NemesisNodes.Options(3,
-				Map.of("quorumkv.test.broken-mode-file", modeFile.toString()), List.of("-Xmx160m"), jar, true, false),
+		nodes = new NemesisNodes(root,
+				new NemesisNodes.Options(3,
+						Map.of("quorumkv.test.broken-mode-file", modeFile.toString(), "quorumkv.paxos.timeout",
+								PAXOS_TIMEOUT.toSeconds() + "s", "quorumkv.paxos.grace", "2m"),
+						List.of("-Xmx160m"), jar, true, false),
 				random);
 		nodes.startAll();
 		assertThat(nodes.logText(0)).contains("BROKEN BUILD");
@@ -171,6 +185,125 @@ class BrokenBuildIT {
 	void versionsStampedLaterOnReadsArePhantoms() throws IOException {
 		CheckReport report = run("phantom-versions");
 		assertThat(report.phantom()).as(report.summary()).isPositive();
+	}
+
+	/**
+	 * The control of the conditional writes: the register clients and the faults of
+	 * {@link #forgottenPromises} on the same nodes, not broken, are linearizable.
+	 */
+	@Test
+	@Order(10)
+	void conditionalWritesOfTheSameNodesNotBrokenAreLinearizableUnderPausesAndRestarts() throws IOException {
+		LinearizabilityResult result = forgottenPromises("none");
+		assertThat(result).isInstanceOf(LinearizabilityResult.Linearizable.class);
+	}
+
+	/**
+	 * A coordinator that proposes under a ballot no majority promised, on the value a
+	 * quorum read found, and never completes a proposal in progress: two conditional
+	 * writes on one version both succeed. The register clients send to every node in
+	 * turn; no fault.
+	 */
+	@Test
+	@Order(11)
+	void aCoordinatorSkippingThePrepareMakesConditionalWritesNonLinearizable() throws IOException {
+		LinearizabilityResult result = conditional("paxos-skip-prepare", List.of(), List.of());
+		assertThat(result).isInstanceOf(LinearizabilityResult.Violation.class);
+	}
+
+	/**
+	 * Last (its nodes keep their acceptor tables in memory until they stop): every node
+	 * restarted in the mode, then the control's faults. Not caught in a bounded run (30
+	 * November 2026: eight runs of 20 s, 3 cycles, 8 or 16 clients, all linearizable; one
+	 * of 75 s spent the checker's budget): see {@link #forgottenPromises} and
+	 * docs/reliability.md for why.
+	 */
+	@Disabled("not caught within a bounded run: a round must span a restart (docs/reliability.md, A test of the tests)")
+	@Test
+	@Order(12)
+	void acceptorsForgettingTheirPromisesOnRestartMakeConditionalWritesNonLinearizable() throws IOException {
+		Files.writeString(modeFile, "paxos-forget-promise");
+		for (int node = 0; node < nodes.size(); node++) {
+			nodes.kill(node);
+			nodes.start(node);
+			awaitCoordinating(node);
+			assertThat(nodes.logText(node)).contains("acceptor table is in memory only");
+		}
+		LinearizabilityResult result = forgottenPromises("paxos-forget-promise");
+		assertThat(result).isInstanceOf(LinearizabilityResult.Violation.class);
+	}
+
+	/**
+	 * What could show an acceptor that forgets its promises: a round whose promises came
+	 * before a restart and whose proposal after it (a forgotten accepted value does no
+	 * harm: the entry chosen is stored at a majority before it is acknowledged, and a
+	 * promise reports what the node's storage holds). Rounds take milliseconds and a
+	 * restart 5 to 14 s, so a coordinator must stand still between the two: three times,
+	 * a node {@code p} paused (its rounds in flight with it), a second later a node
+	 * {@code r} killed and started again, and once it answers {@code p} resumed. Half the
+	 * register clients send to {@code p}, half to the third node {@code a} (none to
+	 * {@code r}: a restarted node answers 503 until its ring is confirmed, and each such
+	 * answer is an outcome unknown to the checker, which then spends its budget). While
+	 * {@code p} stands still, the clients of {@code a} write through {@code a} and
+	 * {@code r}; resumed, a round of {@code p} that proposes under its old ballot is
+	 * refused by {@code a}, but accepted by {@code r}, which forgot the higher ballot it
+	 * promised, and by {@code p}: a write decided on a value replaced meanwhile. The
+	 * nodes' Paxos timeout is 15 s so that such a round is still answered. Which nodes,
+	 * the seed draws.
+	 */
+	private static LinearizabilityResult forgottenPromises(String mode) throws IOException {
+		Random draw = new Random(seed);
+		int paused = draw.nextInt(nodes.size());
+		int restarted = (paused + 1 + draw.nextInt(nodes.size() - 1)) % nodes.size();
+		int other = 3 - paused - restarted;
+		List<Fault> faults = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			Fault cycle = new Fault.Together(List.of(new Fault.Pause(paused, 0),
+					new Fault.Delayed(1_000, new Fault.ClockRestart(restarted, 0))));
+			// The first after 2 s: every client connected and working.
+			faults.add((i == 0) ? new Fault.Delayed(2_000, cycle) : cycle);
+		}
+		return conditional(mode, faults, List.of(paused, other));
+	}
+
+	/**
+	 * Waits until {@code node} coordinates a serial read (a restarted node answers 503
+	 * until the metadata group confirmed its ring), at most 2 minutes.
+	 */
+	private static void awaitCoordinating(int node) {
+		KvClient client = new KvClient(Duration.ofSeconds(5));
+		long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+		int status;
+		do {
+			status = client.getPath(nodes.url(node), "/v0/entity?id=coordinating&consistency=serial").status();
+			if (status == 200 || status == 404) {
+				return;
+			}
+			Pause.millis(200);
+		}
+		while (System.nanoTime() < deadline);
+		throw new AssertionError("node " + node + " still answers " + status + " to a serial read after 2 minutes");
+	}
+
+	/**
+	 * Sixteen register clients ({@link ConditionalMix}) on keys of this mode, sending to
+	 * {@code homes} (empty: to every node in turn), beside two plain client threads, for
+	 * 20 s or until the faults are done; the checker's verdict.
+	 */
+	private static LinearizabilityResult conditional(String mode, List<Fault> faults, List<Integer> homes)
+			throws IOException {
+		Files.writeString(modeFile, mode);
+		Pause.millis(500);
+		try (ConditionalMix mix = new ConditionalMix(nodes, "cas-" + mode, seed, 16, 0, 0, homes,
+				PAXOS_TIMEOUT.multipliedBy(2).plusSeconds(5))) {
+			NemesisRun.Scenario scenario = new NemesisRun.Scenario("cas-" + mode, seed, nodes.options(), 2, 4,
+					Clients.Mix.standard(), Duration.ofSeconds(20), (r) -> FaultPlans.of(faults), 200, 1_500, 4_000);
+			NemesisRun.phase(scenario, nodes, root, random, mix::stop);
+			return mix.check();
+		}
+		finally {
+			Files.writeString(modeFile, "none");
+		}
 	}
 
 	private static CheckReport run(String mode) throws IOException {
