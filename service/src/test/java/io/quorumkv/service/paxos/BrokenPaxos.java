@@ -1,5 +1,6 @@
 package io.quorumkv.service.paxos;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -24,16 +25,24 @@ import org.springframework.beans.factory.BeanFactory;
  * asking the acceptor, with the key's value as a quorum read finds it, promised and
  * nothing in progress: a proposal goes out under a ballot no majority promised, and a
  * proposal in progress is never completed;</li>
- * <li>{@code paxos-forget-promise}: a node started in this mode keeps its acceptor table
- * in memory only ({@link AcceptorTable#inMemory}): after a restart it has forgotten every
- * promise and every accepted proposal.</li>
+ * <li>{@code paxos-slow-proposals}: one round in four (by its ballot) sends its proposal
+ * 20 s after its promises, as a coordinator stalled that long would (a slow coordinator,
+ * which Paxos must tolerate: the control of the next mode);</li>
+ * <li>{@code paxos-forget-promise}: the same slow rounds, and a node started in this mode
+ * keeps its acceptor table in memory only ({@link AcceptorTable#inMemory}): after a
+ * restart it has forgotten every promise and every accepted proposal.</li>
  * </ul>
  */
 public final class BrokenPaxos {
 
 	static final String SKIP_PREPARE = "paxos-skip-prepare";
 
+	static final String SLOW_PROPOSALS = "paxos-slow-proposals";
+
 	static final String FORGET_PROMISE = "paxos-forget-promise";
+
+	/** How long a slow round waits between its promises and its proposal. */
+	static final Duration SLOW = Duration.ofSeconds(20);
 
 	private BrokenPaxos() {
 	}
@@ -45,8 +54,9 @@ public final class BrokenPaxos {
 	 */
 	public static Object postProcess(Object bean, String name, Supplier<String> mode, BeanFactory beans) {
 		if (bean instanceof Network network && name.equals("paxosNetwork")) {
-			System.out.println("BROKEN BUILD: the Paxos coordinator's network skips the prepare in " + SKIP_PREPARE);
-			return new SkipPrepare(network, mode, () -> beans.getBean(ReplicationService.class));
+			System.out.println("BROKEN BUILD: the Paxos coordinator's network skips the prepare in " + SKIP_PREPARE
+					+ ", proposes late in " + SLOW_PROPOSALS + " and " + FORGET_PROMISE);
+			return new BrokenNetwork(network, mode, () -> beans.getBean(ReplicationService.class));
 		}
 		if (bean instanceof AcceptorTable table && name.equals("acceptorTable") && mode.get().equals(FORGET_PROMISE)) {
 			System.out.println("BROKEN BUILD: the Paxos acceptor table is in memory only (" + FORGET_PROMISE + ")");
@@ -59,8 +69,11 @@ public final class BrokenPaxos {
 		return bean;
 	}
 
-	/** A coordinator's network whose prepares never reach an acceptor when broken. */
-	private static final class SkipPrepare implements Network {
+	/**
+	 * A coordinator's network whose prepares never reach an acceptor, or whose proposals
+	 * go out late, as the mode says.
+	 */
+	private static final class BrokenNetwork implements Network {
 
 		private final Network delegate;
 
@@ -68,7 +81,7 @@ public final class BrokenPaxos {
 
 		private final Supplier<ReplicationService> replication;
 
-		SkipPrepare(Network delegate, Supplier<String> mode, Supplier<ReplicationService> replication) {
+		BrokenNetwork(Network delegate, Supplier<String> mode, Supplier<ReplicationService> replication) {
 			this.delegate = delegate;
 			this.mode = mode;
 			this.replication = replication;
@@ -93,6 +106,10 @@ public final class BrokenPaxos {
 
 		@Override
 		public Mono<Vote> propose(Node acceptor, Proposal proposal) {
+			String mode = this.mode.get();
+			if ((mode.equals(SLOW_PROPOSALS) || mode.equals(FORGET_PROMISE)) && proposal.ballot().micros() % 4 == 0) {
+				return Mono.delay(SLOW).then(Mono.defer(() -> this.delegate.propose(acceptor, proposal)));
+			}
 			return this.delegate.propose(acceptor, proposal);
 		}
 
