@@ -9,8 +9,9 @@ import java.nio.file.Path;
  * cluster serves several broken builds in turn: {@code none}, {@code ack-before-write},
  * {@code ack-without-write}, {@code reversed-lww}, {@code corrupt-reads},
  * {@code last-arrival-wins}, {@code ignore-ttl}, {@code scan-skips-recent},
- * {@code phantom-versions} ({@link BrokenStorage}) or {@code wrong-304}
- * ({@link BrokenNotModified}).
+ * {@code phantom-versions} ({@link BrokenStorage}), {@code wrong-304}
+ * ({@link BrokenNotModified}), {@code paxos-skip-prepare} or {@code paxos-forget-promise}
+ * ({@code io.quorumkv.service.paxos.BrokenPaxos}).
  */
 final class BrokenMode {
 

@@ -72,9 +72,19 @@ class PaxosConfiguration {
 			.subscribe();
 	}
 
+	/**
+	 * How this node's coordinator reaches the key's acceptors and replicas: its own
+	 * acceptor directly, the others' on the replica streams.
+	 */
 	@Bean
-	Paxos paxos(ClusterState cluster, Acceptor acceptor, PeerClient peers, ReplicationService replication,
-			HybridLogicalClock clock, PaxosProperties paxos, HttpProperties http) {
+	Network paxosNetwork(ClusterState cluster, Acceptor acceptor, PeerClient peers, ReplicationService replication,
+			HttpProperties http) {
+		return new PaxosNetwork(cluster, acceptor, peers, replication, (int) http.maxKeySize().toBytes(),
+				(int) http.maxBodySize().toBytes());
+	}
+
+	@Bean
+	Paxos paxos(ClusterState cluster, Network paxosNetwork, HybridLogicalClock clock, PaxosProperties paxos) {
 		String self = cluster.self().id();
 		BallotClock ballots = new BallotClock() {
 
@@ -94,9 +104,7 @@ class PaxosConfiguration {
 			}
 
 		};
-		Network network = new PaxosNetwork(cluster, acceptor, peers, replication, (int) http.maxKeySize().toBytes(),
-				(int) http.maxBodySize().toBytes());
-		return new Paxos(new Proposer(network, ballots, paxos.timeout(), System::nanoTime,
+		return new Paxos(new Proposer(paxosNetwork, ballots, paxos.timeout(), System::nanoTime,
 				() -> ThreadLocalRandom.current().nextLong(), (pause) -> Mono.delay(pause, Schedulers.parallel())));
 	}
 

@@ -13,12 +13,14 @@ import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
 
 import io.quorumkv.brokenbuild.BrokenStorageAutoConfiguration;
+import io.quorumkv.service.paxos.BrokenPaxos;
 
 /**
- * Packs the test classes of {@code io.quorumkv.brokenbuild} into a jar with an
- * auto-configuration entry: put on a node's class path ({@code -Dloader.path}), it makes
- * a deliberately broken build of the unchanged {@code quorumkv.jar}. The entry lives only
- * in this jar, never in the test resources, so no in-JVM test ever loads it.
+ * Packs the test classes of {@code io.quorumkv.brokenbuild} (and {@link BrokenPaxos})
+ * into a jar with an auto-configuration entry: put on a node's class path
+ * ({@code -Dloader.path}), it makes a deliberately broken build of the unchanged
+ * {@code quorumkv.jar}. The entry lives only in this jar, never in the test resources, so
+ * no in-JVM test ever loads it.
  */
 final class BrokenBuildJar {
 
@@ -29,20 +31,12 @@ final class BrokenBuildJar {
 
 	static Path write(Path jar) {
 		Class<?> anchor = BrokenStorageAutoConfiguration.class;
-		String folder = anchor.getPackageName().replace('.', '/');
 		try {
 			Path classes = Path.of(anchor.getProtectionDomain().getCodeSource().getLocation().toURI());
-			Path packageFolder = classes.resolve(folder);
-			List<Path> files;
-			try (Stream<Path> list = Files.list(packageFolder)) {
-				files = list.filter((p) -> p.toString().endsWith(".class")).sorted().toList();
-			}
 			try (OutputStream file = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(file)) {
-				for (Path path : files) {
-					out.putNextEntry(new JarEntry(folder + "/" + path.getFileName()));
-					out.write(Files.readAllBytes(path));
-					out.closeEntry();
-				}
+				pack(out, classes, anchor.getPackageName(), "");
+				// In the package of the Paxos beans it replaces (package-private).
+				pack(out, classes, BrokenPaxos.class.getPackageName(), BrokenPaxos.class.getSimpleName());
 				out.putNextEntry(new JarEntry(IMPORTS));
 				out.write((anchor.getName() + "\n").getBytes(StandardCharsets.UTF_8));
 				out.closeEntry();
@@ -54,6 +48,23 @@ final class BrokenBuildJar {
 		}
 		catch (URISyntaxException ex) {
 			throw new IllegalStateException(ex);
+		}
+	}
+
+	/** The classes of {@code packageName} whose names start with {@code prefix}. */
+	private static void pack(JarOutputStream out, Path classes, String packageName, String prefix) throws IOException {
+		String folder = packageName.replace('.', '/');
+		List<Path> files;
+		try (Stream<Path> list = Files.list(classes.resolve(folder))) {
+			files = list.filter((p) -> p.getFileName().toString().startsWith(prefix))
+				.filter((p) -> p.toString().endsWith(".class"))
+				.sorted()
+				.toList();
+		}
+		for (Path path : files) {
+			out.putNextEntry(new JarEntry(folder + "/" + path.getFileName()));
+			out.write(Files.readAllBytes(path));
+			out.closeEntry();
 		}
 	}
 

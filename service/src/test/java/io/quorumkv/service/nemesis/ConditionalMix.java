@@ -68,6 +68,8 @@ final class ConditionalMix implements AutoCloseable {
 
 	private final String name;
 
+	private final Duration timeout;
+
 	private final RegisterClients registers;
 
 	private final CounterClients counter;
@@ -90,8 +92,20 @@ final class ConditionalMix implements AutoCloseable {
 	 */
 	ConditionalMix(NemesisNodes nodes, String name, long seed, int registerClients, int counterClients,
 			long increments) {
+		this(nodes, name, seed, registerClients, counterClients, increments, List.of(), TIMEOUT);
+	}
+
+	/**
+	 * The same, each register client sending to one node only when {@code homes} is not
+	 * empty (client {@code c} to {@code homes[c % size]}): those of a paused node wait
+	 * with it while the others go on, and a node restarted is sent nothing. A request
+	 * waits at most {@code timeout} for its answer (past twice the nodes' Paxos timeout).
+	 */
+	ConditionalMix(NemesisNodes nodes, String name, long seed, int registerClients, int counterClients, long increments,
+			List<Integer> homes, Duration timeout) {
 		this.name = name;
-		EntityCluster cluster = EntityCluster.at(nodes::url, TIMEOUT);
+		this.timeout = timeout;
+		EntityCluster cluster = EntityCluster.at(nodes::url, timeout);
 		String prefix = name + Long.toHexString(seed & 0xffff);
 		this.registers = new RegisterClients(cluster, List.of(prefix + "-cas-a", prefix + "-cas-b", prefix + "-cas-c"));
 		this.counter = new CounterClients(cluster, prefix + "-counter", nodes::members, increments);
@@ -103,7 +117,8 @@ final class ConditionalMix implements AutoCloseable {
 				try {
 					this.history.addAll(this.registers.run(client, random, (n) -> {
 						List<Integer> members = nodes.members();
-						return members.get((client + n) % members.size());
+						return homes.isEmpty() ? members.get((client + n) % members.size())
+								: homes.get(client % homes.size());
 					}, () -> !this.stopped.get(), MAX_PER_CLIENT, 20));
 				}
 				catch (RuntimeException | Error ex) {
@@ -131,7 +146,7 @@ final class ConditionalMix implements AutoCloseable {
 		this.counter.stop();
 		for (Thread thread : this.threads) {
 			try {
-				thread.join(TIMEOUT.toMillis() * 2);
+				thread.join(this.timeout.toMillis() * 2);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -185,6 +200,29 @@ final class ConditionalMix implements AutoCloseable {
 		Outcome outcome = new Outcome(ops.size(), this.registers.answers(), checked, tally);
 		System.out.println("ConditionalMix " + this.name + " (seed " + seed + "): " + outcome.summary());
 		return outcome;
+	}
+
+	/**
+	 * Once the cluster is healed: stops the clients and gives the checker's verdict on
+	 * the registers' history, whatever it is (a broken build expects a violation).
+	 */
+	LinearizabilityResult check() {
+		stop();
+		Throwable failed = this.failure.get();
+		if (failed != null) {
+			throw new AssertionError("ConditionalMix " + this.name + ": a register client failed", failed);
+		}
+		List<LinearizabilityOp> ops = List.copyOf(this.history);
+		LinearizabilityResult result = new LinearizabilityChecker(LinearizabilityChecker.Budget.DEFAULT).check(ops);
+		String verdict = switch (result) {
+			case LinearizabilityResult.Linearizable ok -> "linearizable in " + ok.steps() + " steps";
+			case LinearizabilityResult.Violation violation -> violation.explain();
+			case LinearizabilityResult.Unknown unknown ->
+				"no verdict on key " + unknown.key() + " (" + unknown.reason() + ")";
+		};
+		System.out.println("ConditionalMix " + this.name + ": " + ops.size() + " conditional operations, answers "
+				+ this.registers.answers() + "; " + verdict);
+		return result;
 	}
 
 	@Override
