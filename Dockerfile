@@ -38,7 +38,9 @@ RUN java -XX:AOTCacheOutput=quorumkv.aot -Dquorumkv.aot-training=true -jar quoru
       --quorumkv.storage.path=/tmp/aot-training --server.port=0 --management.server.port=0 \
  && rm -rf /tmp/aot-training
 # The heap starts at its maximum (InitialRAMPercentage = MaxRAMPercentage): a heap G1 sized small
-# under a light start marks continuously once the node holds its share of the keys.
+# under a light start marks continuously once the node holds its share of the keys. Objects
+# that survive two young collections are promoted: a memtable's keys live until its flush, and
+# copied up to 15 times they made most of a young pause (docs/performance.md, "Collectors").
 # A container listens on every interface (a node alone listens on loopback), so clients must
 # authenticate: give API keys (QUORUMKV_SECURITY_APIKEYS_<NAME>_SHA256 and _ACCESS, or a file,
 # docs/security.md) and TLS (SPRING_SSL_BUNDLE_*, SERVER_SSL_BUNDLE); the node's startup line says
@@ -49,7 +51,7 @@ ENV QUORUMKV_STORAGE_PATH=/data \
     MANAGEMENT_SERVER_ADDRESS=0.0.0.0 \
     MANAGEMENT_SERVER_PORT=9080 \
     QUORUMKV_SECURITY_PUBLIC_API=authenticated \
-    JAVA_OPTS="-XX:InitialRAMPercentage=75 -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError"
+    JAVA_OPTS="-XX:InitialRAMPercentage=75 -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -XX:MaxTenuringThreshold=2"
 VOLUME /data
 EXPOSE 8080 9080
 USER 10001:10001
