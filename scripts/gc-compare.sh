@@ -47,6 +47,8 @@ for f in "$ROOT/service/target/quorumkv.jar" "$ROOT/jmh/target/benchmarks.jar"; 
 done
 # shellcheck source=scripts/lib/wrk-tool.sh
 . "$ROOT/scripts/lib/wrk-tool.sh"
+# shellcheck source=scripts/lib/lsm-node.sh
+. "$ROOT/scripts/lib/lsm-node.sh"
 QKV_TOOL=wrk2 detect_wrk_tool || exit 1
 
 out="$ROOT/run/gc-compare/$(date -u +%Y%m%dT%H%M%SZ)"
@@ -84,15 +86,8 @@ for variant in "$@"; do
   read -r -a opts <<<"${variant#*|}"
   rm -rf "$work/node"
   cp -a "$data" "$work/node"
-  "$JAVA" "${opts[@]}" -Xlog:gc,safepoint:file="$out/$name-jvm.log":uptime,level,tags \
-    -jar "$ROOT/service/target/quorumkv.jar" --server.port="$port" \
-    --quorumkv.storage.backend=lsm --quorumkv.storage.path="$work/node" >"$out/$name-node.log" 2>&1 </dev/null &
-  node_pid=$!
-  for ((i = 0; i < 1800; i++)); do
-    [ "$(curl -s -o /dev/null -m 1 -w '%{http_code}' "$url/v0/entity?id=k0000000000" || true)" = 200 ] && break
-    kill -0 "$node_pid" 2>/dev/null || { echo "the node died; see $out/$name-node.log" >&2; exit 1; }
-    sleep 0.1
-  done
+  start_lsm_node "$port" "$work/node" "$out/$name-node.log" "$out/$name-jvm.log" "${opts[@]}"
+  node_pid="$LSM_NODE_PID"
   log "$name: ${opts[*]}: ${warmup}s of warm-up, then ${seconds}s at $rate PUT/s"
   before="$(ticks "$node_pid")"
   QKV_KEYS="$keys" "$WRK_BIN" -t1 -c32 -d"${warmup}s" -R"$rate" --latency -s "$ROOT/scripts/wrk2/put.lua" "$url" \
@@ -101,12 +96,7 @@ for variant in "$@"; do
   QKV_KEYS="$keys" "$WRK_BIN" -t1 -c32 -d"${seconds}s" -R"$rate" --latency -s "$ROOT/scripts/wrk2/put.lua" "$url" \
     >"$out/$name.txt" 2>&1
   cpu="$(awk -v a="$before" -v b="$(ticks "$node_pid")" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.0f", (b - a) / hz }')"
-  kill "$node_pid"
-  for ((i = 0; i < 300; i++)); do
-    kill -0 "$node_pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -9 "$node_pid" 2>/dev/null || true
+  stop_lsm_node
   node_pid=""
   # The measured run only: the log's lines after the warm-up's. Every stop of the world is a
   # safepoint (a collector's pause among them), whatever the collector.

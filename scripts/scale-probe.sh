@@ -77,6 +77,8 @@ command -v wrk >/dev/null || { echo "scale-probe.sh: wrk is not installed" >&2; 
 [ "$paced" -ge 30 ] || { echo "scale-probe.sh: --paced must be at least 30 (wrk2 calibrates for ~10 s)" >&2; exit 2; }
 # shellcheck source=scripts/lib/wrk-tool.sh
 . "$ROOT/scripts/lib/wrk-tool.sh"
+# shellcheck source=scripts/lib/lsm-node.sh
+. "$ROOT/scripts/lib/lsm-node.sh"
 QKV_TOOL=wrk2 detect_wrk_tool || exit 1
 WRK2="$WRK_BIN"
 
@@ -148,17 +150,10 @@ for keys in "$small" "$large"; do
     load_wamp="$(sed -n 's/.*(write amplification \([0-9.]*\)).*/\1/p' "$out/loader-$keys.log")"
   fi
 
-  # The collector's pauses and the safepoints (time to reach one included): what a stall of the
-  # node was, when a request waited long.
-  "$JAVA" "${java_opts[@]}" -Xlog:gc,safepoint:file="$out/jvm-$keys.log":uptime,level,tags \
-    -jar "$ROOT/service/target/quorumkv.jar" --server.port="$port" \
-    --quorumkv.storage.backend=lsm --quorumkv.storage.path="$node_dir" >"$out/node-$keys.log" 2>&1 </dev/null &
-  node_pid=$!
-  for ((i = 0; i < 1800; i++)); do
-    [ "$(curl -s -o /dev/null -m 1 -w '%{http_code}' "$url/v0/entity?id=k0000000000" || true)" = 200 ] && break
-    kill -0 "$node_pid" 2>/dev/null || { echo "the node died; see $out/node-$keys.log" >&2; exit 1; }
-    sleep 0.1
-  done
+  # The collector's pauses and the safepoints: what a stall of the node was, when a request
+  # waited long.
+  start_lsm_node "$port" "$node_dir" "$out/node-$keys.log" "$out/jvm-$keys.log" "${java_opts[@]}"
+  node_pid="$LSM_NODE_PID"
   log "node on $keys keys serving"
 
   before="$(write_bytes "$node_pid")"
@@ -217,12 +212,7 @@ for keys in "$small" "$large"; do
     } >>"$out/debt.md"
     tee -a "$out/summary.txt" <"$out/debt.md" >&2
   fi
-  kill "$node_pid"
-  for ((i = 0; i < 300; i++)); do
-    kill -0 "$node_pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -9 "$node_pid" 2>/dev/null || true
+  stop_lsm_node
   node_pid=""
   # The stall watchdog's reports (docs/operations.md): each with the stacks under it, up to
   # the next line of the log that starts with a time.
