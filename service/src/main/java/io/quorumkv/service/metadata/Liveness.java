@@ -129,9 +129,11 @@ public final class Liveness {
 		boolean[] cameBack = new boolean[1];
 		this.seen.compute(id, (key, before) -> {
 			long heard = (before == null) ? at : Math.max(before.heardNanos(), at);
-			boolean up = now - heard < this.downAfterNanos;
-			cameBack[0] = up && (before == null || !before.up());
-			return new Seen(heard, up, (before == null || at >= before.heardNanos()) ? via : before.via());
+			// Down is a matter of time alone (no view need say so): a node last heard
+			// longer ago than the limit was down until now, whatever the last view said.
+			boolean wasUp = before != null && now - before.heardNanos() < this.downAfterNanos;
+			cameBack[0] = now - heard < this.downAfterNanos && !wasUp;
+			return new Seen(heard, (before == null || at >= before.heardNanos()) ? via : before.via());
 		});
 		if (cameBack[0]) {
 			this.cameUp.accept(id);
@@ -159,9 +161,9 @@ public final class Liveness {
 	}
 
 	/**
-	 * The last-heard time of a node, whether it counted as up then, and by whose view.
+	 * The last-heard time of a node, and by whose view.
 	 */
-	private record Seen(long heardNanos, boolean up, String via) {
+	private record Seen(long heardNanos, String via) {
 	}
 
 	private record Cached(long atNanos, @Nullable String header) {

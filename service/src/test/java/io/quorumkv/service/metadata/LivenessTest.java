@@ -60,6 +60,21 @@ class LivenessTest {
 	}
 
 	@Test
+	void aNodeDownByTimeAloneIsHandedOnWhenHeardAgain() {
+		// No view said b was down: the last one that named it came just before the
+		// limit, and b was back right after it (a restart of 3 s, SharedLivenessTest).
+		this.liveness.learn("a", "b=0");
+		this.cameUp.clear();
+		this.nowMs += DOWN_AFTER_MS - 10;
+		this.liveness.learn("a", "b=" + (DOWN_AFTER_MS - 10));
+		this.nowMs += 200;
+		assertThat(this.liveness.of("b")).containsEntry("up", false);
+		this.liveness.learn("a", "b=5");
+		assertThat(this.liveness.of("b")).containsEntry("up", true);
+		assertThat(this.cameUp).containsExactly("b");
+	}
+
+	@Test
 	void anOlderViewNeverMovesANodeBack() {
 		this.liveness.learn("a", "b=100");
 		this.nowMs += 10_000;
