@@ -105,6 +105,26 @@ class FileSumsTest {
 		assertRight(entries);
 	}
 
+	@Test
+	void aFileThatIsNotATableIsReadEvenWithADigestBesideIt() throws IOException {
+		List<String> paths = lsmSnapshot(1);
+		String manifest = paths.stream().filter((path) -> path.endsWith("/MANIFEST")).findFirst().orElseThrow();
+		String table = paths.stream().filter((path) -> path.endsWith(".sst")).findFirst().orElseThrow();
+		// An intact digest of the manifest's length, but of other bytes: only a table's
+		// digest is ever written, so it is none of ours and must not be believed.
+		Path manifestFile = this.folder.resolve(manifest);
+		Files.copy(this.folder.resolve(table + ".crc32c"), this.folder.resolve(manifest + ".crc32c"));
+		Files.write(manifestFile, new byte[(int) Files.size(this.folder.resolve(table))],
+				StandardOpenOption.TRUNCATE_EXISTING);
+		List<Path> read = new ArrayList<>();
+		List<SnapshotManifest.FileEntry> entries = new FileSums((file) -> {
+			read.add(file);
+			return SnapshotManifest.crc32c(file);
+		}).entries(this.folder, List.of(manifest));
+		assertThat(read).containsExactly(manifestFile);
+		assertRight(entries);
+	}
+
 	/**
 	 * The paths (under {@link #folder}) of an LSM snapshot in {@code snap/data} of
 	 * {@code tables} tables.

@@ -18,7 +18,7 @@ import io.quorumkv.storage.lsm.sstable.TableDigest;
  */
 final class DataFiles {
 
-	static final String TABLE_SUFFIX = ".sst";
+	static final String TABLE_SUFFIX = TableDigest.TABLE_SUFFIX;
 
 	static final String WAL_PREFIX = "wal-";
 

@@ -2,6 +2,7 @@ package io.quorumkv.storage.lsm;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,11 +102,15 @@ final class LsmSnapshot {
 				Files.createLink(target.resolve(name), table.path());
 				names.add(name);
 				// Its digest too, where it has one (not a table written before them):
-				// the snapshot's manifest takes the table's checksum from it.
+				// the snapshot's manifest takes the table's checksum from it. A table the
+				// engine serves keeps its digest: both go only once it is obsolete.
 				Path digest = TableDigest.of(table.path());
-				if (Files.exists(digest)) {
+				try {
 					Files.createLink(target.resolve(digest.getFileName()), digest);
 					names.add(digest.getFileName().toString());
+				}
+				catch (NoSuchFileException ex) {
+					// A table written before digests.
 				}
 			}
 			Files.createLink(target.resolve(Manifest.FILE_NAME), engine.dir.resolve(Manifest.FILE_NAME));

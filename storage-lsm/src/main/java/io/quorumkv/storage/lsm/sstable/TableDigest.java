@@ -36,6 +36,9 @@ public record TableDigest(long length, long crc32c) {
 	/** The suffix appended to the table's file name. */
 	public static final String SUFFIX = ".crc32c";
 
+	/** The suffix of a table's file name: only a table has a digest. */
+	public static final String TABLE_SUFFIX = ".sst";
+
 	public static final int ENCODED_SIZE = 8 + 8 + 4 + 4;
 
 	/** "QKVCRC01" in ASCII. */
@@ -81,10 +84,14 @@ public record TableDigest(long length, long crc32c) {
 
 	/**
 	 * The digest beside {@code table}, or null when there is none or it is torn or
-	 * damaged (the caller then reads the table).
+	 * damaged (the caller then reads the table), or the file is not a table (a
+	 * {@code .crc32c} file beside a manifest or a WAL segment is none of ours).
 	 * @throws IOException when it exists but cannot be read
 	 */
 	public static @Nullable TableDigest readBeside(Path table) throws IOException {
+		if (!table.getFileName().toString().endsWith(TABLE_SUFFIX)) {
+			return null;
+		}
 		byte[] bytes = new byte[ENCODED_SIZE + 1];
 		int length = 0;
 		try (FileChannel channel = FileChannel.open(of(table), StandardOpenOption.READ)) {
