@@ -373,6 +373,16 @@ final class NemesisNodes implements AutoCloseable {
 		command.add("-XX:TieredStopAtLevel=1");
 		command.add("-XX:+UseSerialGC");
 		command.add("-Xshare:auto");
+		// Its temporary files (lz4-java's native library, removed only at a clean exit)
+		// go with the run's folder, not into /tmp: the nemesis SIGKILLs nodes.
+		Path tmp = this.root.resolve("tmp" + node);
+		try {
+			Files.createDirectories(tmp);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		command.add("-Djava.io.tmpdir=" + tmp);
 		command.addAll(this.options.jvmOptions());
 		String jar = NodeProcesses.jar().toAbsolutePath().toString();
 		if (this.options.loaderPath() != null) {

@@ -197,12 +197,16 @@ public final class NodeProcesses implements AutoCloseable {
 		command.add("-XX:TieredStopAtLevel=1");
 		command.add("-XX:+UseSerialGC");
 		command.add("-Xshare:auto");
+		// Its temporary files (lz4-java's native library, unpacked at every start and
+		// removed only at a clean exit) go with the test's folder, not into /tmp: the
+		// tests SIGKILL nodes.
+		command.add("-Djava.io.tmpdir=" + tmpFolder(node));
 		command.addAll(this.jvmOptions);
 		command.add("-jar");
 		command.add(jar().toAbsolutePath().toString());
 		properties.forEach((name, value) -> command.add("--" + name + "=" + value));
 		try {
-			Files.createDirectories(this.root);
+			Files.createDirectories(tmpFolder(node));
 			ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(ProcessBuilder.Redirect.appendTo(log(node).toFile()));
 			builder.environment().putAll(this.environments.getOrDefault(node, Map.of()));
@@ -350,6 +354,11 @@ public final class NodeProcesses implements AutoCloseable {
 
 	public Path log(int node) {
 		return this.root.resolve("node" + node + ".log");
+	}
+
+	/** The node's {@code java.io.tmpdir}. */
+	private Path tmpFolder(int node) {
+		return this.root.resolve("tmp" + node);
 	}
 
 	public String logText(int node) {
