@@ -61,9 +61,15 @@ public final class MemTable {
 	 */
 	static final int ENTRY_OVERHEAD = 128;
 
-	private final ConcurrentHashMap<IndexKey, Integer> index = new ConcurrentHashMap<>();
+	/**
+	 * Each key's {@link IndexKey}, which holds its slot: the map's key is its own value,
+	 * and the skip list's value is the same object, so a new key costs no boxed slot
+	 * number (two before, one per map: objects that every young collection copied until
+	 * the memtable's flush).
+	 */
+	private final ConcurrentHashMap<IndexKey, IndexKey> index = new ConcurrentHashMap<>();
 
-	private final ConcurrentSkipListMap<byte[], Integer> sorted = new ConcurrentSkipListMap<>(Keys.ORDER);
+	private final ConcurrentSkipListMap<byte[], IndexKey> sorted = new ConcurrentSkipListMap<>(Keys.ORDER);
 
 	private final Slots slots = new Slots();
 
@@ -75,11 +81,8 @@ public final class MemTable {
 	 */
 	public boolean put(Entry entry) {
 		IndexKey key = new IndexKey(entry.key());
-		Integer slot = this.index.get(key);
-		if (slot == null) {
-			slot = insert(key, entry);
-		}
-		return replace(slot, entry);
+		IndexKey kept = this.index.get(key);
+		return replace((kept != null) ? kept.slot : insert(key, entry), entry);
 	}
 
 	/**
@@ -90,18 +93,20 @@ public final class MemTable {
 	 * into a slot that gets and scans both reach, and both see it from the same instant.
 	 */
 	private int insert(IndexKey key, Entry entry) {
-		int fresh = this.slots.add(null);
-		Integer slot = this.sorted.putIfAbsent(entry.key(), fresh);
-		if (slot == null) {
+		// Set before either map publishes the key (which orders it before any reader's
+		// look-up), never changed after.
+		key.slot = this.slots.add(null);
+		IndexKey kept = this.sorted.putIfAbsent(entry.key(), key);
+		if (kept == null) {
 			SyncPoint.reach(SyncPoint.BETWEEN_INSERTS);
-			this.index.putIfAbsent(key, fresh);
+			this.index.putIfAbsent(key, key);
 			// The key and the overhead; the version's value counts when it is written.
 			this.bytes.addAndGet(entry.sizeInBytes() - valueLength(entry) + ENTRY_OVERHEAD);
-			return fresh;
+			return key.slot;
 		}
-		this.slots.clear(fresh);
-		this.index.putIfAbsent(key, slot);
-		return slot;
+		this.slots.clear(key.slot);
+		this.index.putIfAbsent(kept, kept);
+		return kept.slot;
 	}
 
 	private static int valueLength(Entry entry) {
@@ -125,8 +130,8 @@ public final class MemTable {
 
 	/** The kept entry of {@code key}; null when none (or while its first put runs). */
 	public @Nullable Entry get(byte[] key) {
-		Integer slot = this.index.get(new IndexKey(key));
-		return (slot != null) ? this.slots.read(slot, key) : null;
+		IndexKey kept = this.index.get(new IndexKey(key));
+		return (kept != null) ? this.slots.read(kept.slot, key) : null;
 	}
 
 	/** Entries with {@code from <= key < to} ({@code to == null}: open), in key order. */
@@ -147,15 +152,15 @@ public final class MemTable {
 	/**
 	 * The entries of {@code keys}' slots, without the empty ones (a first put running).
 	 */
-	private Iterator<Entry> entries(Iterator<Map.Entry<byte[], Integer>> keys) {
+	private Iterator<Entry> entries(Iterator<Map.Entry<byte[], IndexKey>> keys) {
 		return new Iterator<>() {
 
 			private @Nullable Entry next = advance();
 
 			private @Nullable Entry advance() {
 				while (keys.hasNext()) {
-					Map.Entry<byte[], Integer> key = keys.next();
-					Entry entry = MemTable.this.slots.read(key.getValue(), key.getKey());
+					Map.Entry<byte[], IndexKey> key = keys.next();
+					Entry entry = MemTable.this.slots.read(key.getValue().slot, key.getKey());
 					if (entry != null) {
 						return entry;
 					}
@@ -193,12 +198,18 @@ public final class MemTable {
 		return this.index.size();
 	}
 
-	/** A key of the hash index: the bytes compared by content, the hash computed once. */
+	/**
+	 * A key of the hash index: the bytes compared by content, the hash computed once, and
+	 * the key's slot (-1 until the key is inserted; a look-up's key never has one). The
+	 * slot takes no part in equality.
+	 */
 	private static final class IndexKey {
 
 		private final byte[] key;
 
 		private final int hash;
+
+		private int slot = -1;
 
 		IndexKey(byte[] key) {
 			this.key = key;
