@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# One LSM node of service/target/quorumkv.jar on a data folder, for the scripts that measure a
-# single node on a large data set (scale-probe.sh, gc-compare.sh). Needs ROOT, JAVA and curl.
+# One LSM node of service/target/quorumkv.jar (or of the jar LSM_NODE_JAR names) on a data
+# folder, for the scripts that measure a single node on a large data set (scale-probe.sh,
+# gc-compare.sh). Needs ROOT, JAVA and curl.
 #
 #   start_lsm_node PORT DATA_DIR NODE_LOG JVM_LOG JVM_OPTION...
 #     starts the node with the given JVM options, its collector's pauses and the safepoints
@@ -15,7 +16,7 @@ start_lsm_node() {
   local port="$1" dir="$2" node_log="$3" jvm_log="$4" i
   shift 4
   "$JAVA" "$@" -Xlog:gc,safepoint:file="$jvm_log":uptime,level,tags \
-    -jar "$ROOT/service/target/quorumkv.jar" --server.port="$port" \
+    -jar "${LSM_NODE_JAR:-$ROOT/service/target/quorumkv.jar}" --server.port="$port" \
     --quorumkv.storage.backend=lsm --quorumkv.storage.path="$dir" >"$node_log" 2>&1 </dev/null &
   LSM_NODE_PID=$!
   for ((i = 0; i < 1800; i++)); do
