@@ -89,6 +89,11 @@ public record StorageProperties(@DefaultValue("lsm") Backend backend, @DefaultVa
 	 * compactions link nothing; the segments' links keep every byte logged until
 	 * {@code qkv clear-backups}. LSM only: a node on another backend refuses to start
 	 * with it
+	 * @param compactionNice the nice value (0 to 19) of the compaction thread on Linux:
+	 * above 0 a compaction gives the cores to the event loops first when both want them
+	 * (as RocksDB lowers its compaction threads' priority); 0 keeps the JVM's (the
+	 * default: at 10 million keys it changed no tail that could be measured,
+	 * docs/storage-lsm.md)
 	 */
 	public record LsmProperties(@DefaultValue("64MB") DataSize memtableSize, @DefaultValue("4KB") DataSize blockSize,
 			@DefaultValue("10") int bloomBitsPerKey, @DefaultValue("interval") FsyncPolicy fsync,
@@ -97,7 +102,8 @@ public record StorageProperties(@DefaultValue("lsm") Backend backend, @DefaultVa
 			@DefaultValue("64MB") DataSize targetTableSize, @DefaultValue("7") int maxLevels,
 			@DefaultValue("0s") Duration tombstoneGracePeriod, @DefaultValue("2") int maxImmutableMemtables,
 			@DefaultValue("10s") Duration maxStall, @DefaultValue("lz4") Compression compression,
-			@Nullable DataSize blockCache, @DefaultValue("false") boolean incrementalBackups) {
+			@Nullable DataSize blockCache, @DefaultValue("false") boolean incrementalBackups,
+			@DefaultValue("0") int compactionNice) {
 
 		/** The backend's options for a folder. */
 		public LsmOptions toOptions(Path directory) {
@@ -107,7 +113,7 @@ public record StorageProperties(@DefaultValue("lsm") Backend backend, @DefaultVa
 					this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall,
 					this.compression,
 					(this.blockCache != null) ? this.blockCache.toBytes() : LsmOptions.defaultBlockCacheSize(),
-					this.incrementalBackups);
+					this.incrementalBackups, this.compactionNice);
 		}
 
 	}

@@ -42,8 +42,7 @@ final class BackgroundWork {
 	private final ExecutorService flushExecutor = Executors
 		.newSingleThreadExecutor(Thread.ofPlatform().name("lsm-flush").daemon().factory());
 
-	private final ExecutorService compactionExecutor = Executors
-		.newSingleThreadExecutor(Thread.ofPlatform().name("lsm-compaction").daemon().factory());
+	private final ExecutorService compactionExecutor;
 
 	private final LeveledPlanner planner;
 
@@ -60,6 +59,8 @@ final class BackgroundWork {
 	BackgroundWork(LsmEngine engine) {
 		this.engine = engine;
 		LsmOptions o = engine.options;
+		this.compactionExecutor = Executors.newSingleThreadExecutor(
+				CpuPriority.lowered(Thread.ofPlatform().name("lsm-compaction").daemon().factory(), o.compactionNice()));
 		this.planner = new LeveledPlanner(o.maxLevels(), o.level0CompactionTrigger(), o::levelTargetSize);
 		this.manifest = new ManifestEditor(engine);
 		this.compactions = new CompactionRunner(engine, this.manifest,

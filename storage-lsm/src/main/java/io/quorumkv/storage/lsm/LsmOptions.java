@@ -50,11 +50,16 @@ import java.util.Objects;
  * {@code backups/wal/} ({@link WalBackup}), so that a snapshot plus the tables flushed
  * and the segments written since reaches any later point up to the last flush
  * (docs/backup.md); compactions link nothing (default off)
+ * @param compactionNice the nice value (0 to 19) the compaction thread runs at, on Linux:
+ * above 0, a compaction gives way to the request threads when the cores are short, and
+ * runs whenever one is free ({@link CpuPriority}); 0 (the default) leaves it at the JVM's
+ * own priority. Flushes keep the JVM's priority: a flush that falls behind stalls writers
  */
 public record LsmOptions(Path directory, long memtableSize, int blockSize, int bloomBitsPerKey, FsyncPolicy fsync,
 		Duration fsyncInterval, int level0CompactionTrigger, long levelBaseSize, int levelSizeMultiplier,
 		long targetTableSize, int maxLevels, Duration tombstoneGracePeriod, int maxImmutableMemtables,
-		Duration maxStall, Compression compression, long blockCacheSize, boolean incrementalBackups) {
+		Duration maxStall, Compression compression, long blockCacheSize, boolean incrementalBackups,
+		int compactionNice) {
 
 	public LsmOptions {
 		Objects.requireNonNull(directory, "directory");
@@ -76,13 +81,14 @@ public record LsmOptions(Path directory, long memtableSize, int blockSize, int b
 		require(maxImmutableMemtables >= 1, "maxImmutableMemtables must be at least 1");
 		require(!maxStall.isNegative(), "maxStall must not be negative");
 		require(blockCacheSize >= 0, "blockCacheSize must not be negative");
+		require(compactionNice >= 0 && compactionNice <= 19, "compactionNice must be in [0, 19]");
 	}
 
 	/** The defaults on {@code directory}. */
 	public static LsmOptions defaults(Path directory) {
 		return new LsmOptions(directory, 64L << 20, 4096, 10, FsyncPolicy.INTERVAL, Duration.ofMillis(100), 4,
 				256L << 20, 10, 64L << 20, 7, Duration.ofDays(10), 2, Duration.ofSeconds(10), Compression.LZ4,
-				defaultBlockCacheSize(), false);
+				defaultBlockCacheSize(), false, 0);
 	}
 
 	/**
@@ -103,35 +109,35 @@ public record LsmOptions(Path directory, long memtableSize, int blockSize, int b
 		return new LsmOptions(this.directory, bytes, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups);
+				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice);
 	}
 
 	public LsmOptions withBlockSize(int bytes) {
 		return new LsmOptions(this.directory, this.memtableSize, bytes, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups);
+				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice);
 	}
 
 	public LsmOptions withBloomBitsPerKey(int bits) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, bits, this.fsync, this.fsyncInterval,
 				this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier, this.targetTableSize,
 				this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall, this.compression,
-				this.blockCacheSize, this.incrementalBackups);
+				this.blockCacheSize, this.incrementalBackups, this.compactionNice);
 	}
 
 	public LsmOptions withFsync(FsyncPolicy policy) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, policy,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups);
+				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice);
 	}
 
 	public LsmOptions withFsyncInterval(Duration interval) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				interval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups);
+				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice);
 	}
 
 	/**
@@ -142,56 +148,63 @@ public record LsmOptions(Path directory, long memtableSize, int blockSize, int b
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, level0Trigger, levelBase, multiplier, tableSize, this.maxLevels,
 				this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall, this.compression,
-				this.blockCacheSize, this.incrementalBackups);
+				this.blockCacheSize, this.incrementalBackups, this.compactionNice);
 	}
 
 	public LsmOptions withMaxLevels(int levels) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, levels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall,
-				this.compression, this.blockCacheSize, this.incrementalBackups);
+				this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice);
 	}
 
 	public LsmOptions withTombstoneGracePeriod(Duration grace) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, grace, this.maxImmutableMemtables, this.maxStall,
-				this.compression, this.blockCacheSize, this.incrementalBackups);
+				this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice);
 	}
 
 	public LsmOptions withMaxImmutableMemtables(int count) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, count, this.maxStall, this.compression,
-				this.blockCacheSize, this.incrementalBackups);
+				this.blockCacheSize, this.incrementalBackups, this.compactionNice);
 	}
 
 	public LsmOptions withMaxStall(Duration stall) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, stall,
-				this.compression, this.blockCacheSize, this.incrementalBackups);
+				this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice);
 	}
 
 	public LsmOptions withCompression(Compression codec) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, codec, this.blockCacheSize, this.incrementalBackups);
+				this.maxStall, codec, this.blockCacheSize, this.incrementalBackups, this.compactionNice);
 	}
 
 	public LsmOptions withBlockCacheSize(long bytes) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression, bytes, this.incrementalBackups);
+				this.maxStall, this.compression, bytes, this.incrementalBackups, this.compactionNice);
 	}
 
 	public LsmOptions withIncrementalBackups(boolean on) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression, this.blockCacheSize, on);
+				this.maxStall, this.compression, this.blockCacheSize, on, this.compactionNice);
+	}
+
+	public LsmOptions withCompactionNice(int nice) {
+		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
+				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
+				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
+				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups, nice);
 	}
 
 	/** Target bytes of {@code level} (1-based; level 0 is bounded by table count). */
