@@ -33,15 +33,24 @@ final class CpuPriority {
 	/** {@code PRIO_PROCESS} of {@code <sys/resource.h>}. */
 	private static final int PRIO_PROCESS = 0;
 
-	private static final Optional<MethodHandle> SETPRIORITY = lookUp("setpriority", FunctionDescriptor
-		.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-
-	private static final Optional<MethodHandle> GETPRIORITY = lookUp("getpriority",
-			FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-
 	private static volatile boolean failureLogged;
 
 	private CpuPriority() {
+	}
+
+	/**
+	 * The two calls, looked up on first use only: a JVM that never lowers a thread never
+	 * touches the foreign function API (nor prints its warning where native access is not
+	 * enabled).
+	 */
+	private static final class Calls {
+
+		static final Optional<MethodHandle> SETPRIORITY = lookUp("setpriority", FunctionDescriptor
+			.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+
+		static final Optional<MethodHandle> GETPRIORITY = lookUp("getpriority",
+				FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+
 	}
 
 	private static Optional<MethodHandle> lookUp(String name, FunctionDescriptor descriptor) {
@@ -79,7 +88,7 @@ final class CpuPriority {
 	 * @return whether the thread now runs at {@code nice} or lower priority
 	 */
 	static boolean lowerCurrentThread(int nice) {
-		if (SETPRIORITY.isEmpty()) {
+		if (Calls.SETPRIORITY.isEmpty()) {
 			return false;
 		}
 		try {
@@ -87,7 +96,7 @@ final class CpuPriority {
 			if (current != null && current >= nice) {
 				return true;
 			}
-			int result = (int) SETPRIORITY.get().invokeExact(PRIO_PROCESS, 0, nice);
+			int result = (int) Calls.SETPRIORITY.get().invokeExact(PRIO_PROCESS, 0, nice);
 			if (result != 0) {
 				failed("setpriority(2) returned " + result, null);
 				return false;
@@ -105,13 +114,13 @@ final class CpuPriority {
 	 * Linux).
 	 */
 	static @Nullable Integer currentNice() {
-		if (GETPRIORITY.isEmpty()) {
+		if (Calls.GETPRIORITY.isEmpty()) {
 			return null;
 		}
 		try {
 			// -1 is also a valid nice value; getpriority(2) fails only for a bad
 			// argument, which these are not.
-			return (int) GETPRIORITY.get().invokeExact(PRIO_PROCESS, 0);
+			return (int) Calls.GETPRIORITY.get().invokeExact(PRIO_PROCESS, 0);
 		}
 		catch (Throwable ex) {
 			failed("getpriority(2) failed", ex);
