@@ -6,8 +6,12 @@
 #   1. io.quorumkv.bench.LsmLoader writes the keys (k0000000000.., as scripts/wrk2/*.lua use
 #      them, 100-byte values, random order) straight into the node's data folder through the
 #      storage API, with the node's default LSM options, and reports its rate and amplification;
-#   2. a node starts on the folder; closed-loop PUTs of uniform random keys of the key space for
-#      --duration (wrk -t1 -c64, scripts/wrk2/put.lua), then closed-loop GETs (get.lua);
+#   2. a node starts on the folder; a warm-up of --warmup seconds (half closed-loop PUTs, half
+#      GETs, not measured: the JIT compiles the paths, and the first flushes after the load set
+#      off their compactions), then up to 10 minutes' wait until the compaction debt is below
+#      16 MiB (the time waited is logged); then closed-loop PUTs of uniform random keys of the
+#      key space for --duration (wrk -t1 -c64, scripts/wrk2/put.lua), then closed-loop GETs
+#      (get.lua);
 #   3. PUTs, then GETs, at the constant rate --rate for --paced seconds (wrk2 -t1 -c32 -R, its
 #      corrected latencies: p99, p99.9 and the maximum, the longest a request waited);
 #   4. measured: PUT and GET throughput and p99 (wrk's SUMMARY line), the node's write_bytes
@@ -27,13 +31,14 @@
 #      an event loop that ran no task, or a JVM that stood still, for 1 s or more, with the
 #      stacks of the loop and the storage's threads; docs/operations.md).
 #
-#   scripts/scale-probe.sh [--small N] [--large N] [--duration S] [--rate R] [--paced S]
-#                          [--debt-minutes M] [--port P] [--keep-large DIR | --reuse-large DIR]
+#   scripts/scale-probe.sh [--small N] [--large N] [--duration S] [--warmup S] [--rate R]
+#                          [--paced S] [--debt-minutes M] [--port P]
+#                          [--keep-large DIR | --reuse-large DIR]
 #     --keep-large DIR   moves the large key count's data folder to DIR at the end instead of
 #                        deleting it (100 million keys take 12 GB and 18 minutes to load)
 #     --reuse-large DIR  starts the large key count's node on DIR, kept by an earlier run,
 #                        without loading (the runs write into it, and it is kept)
-#     defaults: --small 100000 --large 10000000 --duration 30 --rate 10000 --paced 60
+#     defaults: --small 100000 --large 10000000 --duration 30 --warmup 60 --rate 10000 --paced 60
 #               --debt-minutes 30 (0 leaves the long run out) --port 18795
 #     QKV_JAVA_OPTS  the node's JVM options (default "-Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2")
 #     QKV_WRK2       the wrk2 binary (scripts/lib/wrk-tool.sh finds it otherwise)
@@ -49,6 +54,7 @@ JCMD="${JAVA_HOME:+$JAVA_HOME/bin/}jcmd"
 small=100000
 large=10000000
 duration=30
+warmup=60
 rate=10000
 paced=60
 debt_minutes=30
@@ -60,6 +66,7 @@ while [ $# -gt 0 ]; do
     --small) small="${2:?}"; shift 2 ;;
     --large) large="${2:?}"; shift 2 ;;
     --duration) duration="${2:?}"; shift 2 ;;
+    --warmup) warmup="${2:?}"; shift 2 ;;
     --rate) rate="${2:?}"; shift 2 ;;
     --paced) paced="${2:?}"; shift 2 ;;
     --debt-minutes) debt_minutes="${2:?}"; shift 2 ;;
@@ -105,6 +112,16 @@ paced() {
 }
 # metric TEXT NAME: the sum of a Prometheus sample's values over its series (0 if absent)
 metric() { awk -v n="$2" '$1 == n || index($1, n "{") == 1 { s += $NF } END { printf "%.0f", s }' <<<"$1"; }
+# settle: waits, up to 600 s, until the compaction debt is below 16 MiB; prints the seconds waited
+settle() {
+  local i pending
+  for ((i = 0; i < 600; i++)); do
+    pending="$(metric "$(curl -s -m 5 "$url/actuator/prometheus" || true)" quorumkv_storage_compaction_pending_bytes)"
+    [ "$pending" -lt $((16 << 20)) ] && break
+    sleep 1
+  done
+  echo "$i"
+}
 # sample_debt FILE SECONDS: every 10 s for SECONDS, one line of the node's storage and heap gauges
 sample_debt() {
   local text start now
@@ -126,7 +143,7 @@ sample_debt() {
 {
   echo "commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%FT%TZ)"
   echo "nproc $(nproc), load average $(cut -d' ' -f1-3 /proc/loadavg); node JVM: ${java_opts[*]}"
-  echo "command: scripts/scale-probe.sh --small $small --large $large --duration $duration --rate $rate --paced $paced --debt-minutes $debt_minutes"
+  echo "command: scripts/scale-probe.sh --small $small --large $large --duration $duration --warmup $warmup --rate $rate --paced $paced --debt-minutes $debt_minutes"
   echo "load generators: wrk ($(wrk -v 2>&1 | head -n 1 || true)), $WRK_VERSION"
 } >"$out/summary.txt"
 echo "| keys | load entries/s | load write amp. | PUT rps | PUT p99 ms | GET rps | GET p99 ms | GET non-2xx | PUT p99 / p99.9 / max ms at $rate/s | GET p99 / p99.9 / max ms at $rate/s | PUT run write amp. | space amp. | heap used after |" >"$out/table.md"
@@ -155,6 +172,12 @@ for keys in "$small" "$large"; do
   start_lsm_node "$port" "$node_dir" "$out/node-$keys.log" "$out/jvm-$keys.log" "${java_opts[@]}"
   node_pid="$LSM_NODE_PID"
   log "node on $keys keys serving"
+  if [ "$warmup" -gt 0 ]; then
+    QKV_KEYS="$keys" wrk -t1 -c64 -d"$((warmup / 2))s" -s "$ROOT/scripts/wrk2/put.lua" "$url" >"$out/warmup-put-$keys.txt" 2>&1
+    QKV_KEYS="$keys" wrk -t1 -c64 -d"$((warmup - warmup / 2))s" -s "$ROOT/scripts/wrk2/get.lua" "$url" \
+      >"$out/warmup-get-$keys.txt" 2>&1
+    log "warmed up for ${warmup}s; compaction debt under 16 MiB after $(settle) s more"
+  fi
 
   before="$(write_bytes "$node_pid")"
   put="$(QKV_KEYS="$keys" wrk -t1 -c64 -d"${duration}s" -s "$ROOT/scripts/wrk2/put.lua" "$url" | tee "$out/put-$keys.txt" \
