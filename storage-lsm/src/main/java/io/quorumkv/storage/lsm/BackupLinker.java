@@ -10,6 +10,7 @@ import java.util.TreeMap;
 import io.quorumkv.storage.lsm.compaction.Levels;
 import io.quorumkv.storage.lsm.io.FileIo;
 import io.quorumkv.storage.lsm.sstable.SsTable;
+import io.quorumkv.storage.lsm.sstable.TableDigest;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -227,15 +228,16 @@ final class BackupLinker {
 
 	/**
 	 * Writes the record of a claimed table and gives its link the table's name, off the
-	 * manifest lock (it reads the table for its checksum). Never throws.
+	 * manifest lock (it may read the table for its checksum). Never throws.
 	 */
 	void finish(@Nullable Pending pending) {
 		if (pending == null) {
 			return;
 		}
 		try {
-			IncrementalBackup record = new IncrementalBackup(pending.name(), Files.size(pending.link()),
-					IncrementalBackup.crc32c(pending.link()), pending.frozenAt(), pending.previous());
+			long size = Files.size(pending.link());
+			IncrementalBackup record = new IncrementalBackup(pending.name(), size, checksum(pending, size),
+					pending.frozenAt(), pending.previous());
 			record.write(this.io, this.folder);
 			this.io.rename(pending.link(), this.folder.resolve(pending.name()));
 			this.io.syncDirectory(this.folder);
@@ -244,6 +246,18 @@ final class BackupLinker {
 		catch (IOException | RuntimeException ex) {
 			failed(pending.name(), ex);
 		}
+	}
+
+	/**
+	 * The CRC32C of a claimed table: from the digest its writer left beside the live
+	 * table (the same file as the link: a table's number is never reused) when that
+	 * digest is of the link's size, so a flush's table is not read again; else summed
+	 * from the link (a table written before digests, or compacted away and its digest
+	 * deleted since).
+	 */
+	private long checksum(Pending pending, long size) throws IOException {
+		TableDigest digest = TableDigest.readBeside(this.dataDir.resolve(pending.name()));
+		return (digest != null && digest.length() == size) ? digest.crc32c() : IncrementalBackup.crc32c(pending.link());
 	}
 
 	/** Claims and finishes {@code table} at once (no compaction running). */

@@ -2,6 +2,10 @@ package io.quorumkv.storage.lsm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,9 +15,14 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32C;
 import java.util.stream.Stream;
 
 import io.quorumkv.storage.Entry;
+import io.quorumkv.storage.lsm.io.AppendFile;
+import io.quorumkv.storage.lsm.io.FileIo;
+import io.quorumkv.storage.lsm.sstable.TableDigest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,7 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code backups/} with a record that checks it, chained to the flush before; a
  * compaction links nothing, and the linked files outlive the live ones it deletes. A link
  * that fails is counted and the store goes on, and the next record names the table it
- * missed. Off, nothing is linked.
+ * missed. A record takes the table's checksum from the digest its writer left beside it
+ * when the digest is of the table's length (the table is not read again), else sums the
+ * table. Off, nothing is linked.
  */
 class IncrementalBackupsTest {
 
@@ -121,6 +132,61 @@ class IncrementalBackupsTest {
 		}
 	}
 
+	/**
+	 * As the linker links a table into {@code backups/}, the table's digest is replaced
+	 * by a well-formed one with another checksum ({@code forgedLength} -1: the table's
+	 * own length): the record shows whether the linker took the digest or read the table.
+	 */
+	@Test
+	void aRecordTakesTheChecksumFromTheTablesDigestUnlessItsLengthDiffers() throws Exception {
+		Path data = this.dir.resolve("data");
+		Path backups = data.resolve(IncrementalBackup.FOLDER);
+		AtomicLong forgedLength = new AtomicLong(-1);
+		FileIo io = new Forwarding(FileIo.real()) {
+
+			@Override
+			public void link(Path existing, Path link) throws IOException {
+				String name = existing.getFileName().toString();
+				if (name.endsWith(DataFiles.TABLE_SUFFIX) && link.startsWith(backups)) {
+					long length = forgedLength.get() < 0 ? Files.size(existing) : forgedLength.get();
+					Files.write(TableDigest.of(existing), digest(length, 0x5eed));
+				}
+				super.link(existing, link);
+			}
+
+		};
+		long base = System.currentTimeMillis() * 1_000;
+		try (LsmStorage storage = LsmStorage.open(LsmOptions.defaults(data).withIncrementalBackups(true), io)) {
+			write(storage, 0, 50, base);
+			storage.forceFlush().get(30, TimeUnit.SECONDS);
+			String first = only(tables(data));
+			assertThat(IncrementalBackup.read(backups.resolve(first + IncrementalBackup.RECORD_SUFFIX)).crc32c())
+				.isEqualTo(0x5eed);
+
+			forgedLength.set(1);
+			write(storage, 50, 100, base + 1_000);
+			storage.forceFlush().get(30, TimeUnit.SECONDS);
+			Set<String> second = tables(data);
+			second.remove(first);
+			String table = only(second);
+			assertThat(IncrementalBackup.read(backups.resolve(table + IncrementalBackup.RECORD_SUFFIX)).crc32c())
+				.isEqualTo(IncrementalBackup.crc32c(backups.resolve(table)))
+				.isNotEqualTo(0x5eed);
+			assertThat(storage.stats().counters()).containsEntry("backup.links", 2L);
+		}
+	}
+
+	/**
+	 * A well-formed digest (TableDigest's layout) of {@code length} and {@code crc32c}.
+	 */
+	private static byte[] digest(long length, long crc32c) {
+		ByteBuffer out = ByteBuffer.allocate(TableDigest.ENCODED_SIZE);
+		out.putLong(TableDigest.MAGIC).putLong(length).putInt((int) crc32c);
+		CRC32C crc = new CRC32C();
+		crc.update(out.array(), 0, out.position());
+		return out.putInt((int) crc.getValue()).array();
+	}
+
 	@Test
 	void offNothingIsLinked() throws Exception {
 		Path data = this.dir.resolve("data");
@@ -167,6 +233,72 @@ class IncrementalBackupsTest {
 		try (Stream<Path> files = Files.list(folder)) {
 			return files.filter(Files::isRegularFile).map((p) -> p.getFileName().toString()).toList();
 		}
+	}
+
+	/** Every call to the layer below, for a test to override one. */
+	private static class Forwarding implements FileIo {
+
+		private final FileIo delegate;
+
+		Forwarding(FileIo delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public AppendFile createNew(Path path) throws IOException {
+			return this.delegate.createNew(path);
+		}
+
+		@Override
+		public AppendFile createOrTruncate(Path path) throws IOException {
+			return this.delegate.createOrTruncate(path);
+		}
+
+		@Override
+		public byte[] readAll(Path path) throws IOException {
+			return this.delegate.readAll(path);
+		}
+
+		@Override
+		public MemorySegment map(Path path, Arena arena) throws IOException {
+			return this.delegate.map(path, arena);
+		}
+
+		@Override
+		public void truncate(Path path, long length) throws IOException {
+			this.delegate.truncate(path, length);
+		}
+
+		@Override
+		public void rename(Path from, Path to) throws IOException {
+			this.delegate.rename(from, to);
+		}
+
+		@Override
+		public void link(Path existing, Path link) throws IOException {
+			this.delegate.link(existing, link);
+		}
+
+		@Override
+		public boolean deleteIfExists(Path path) throws IOException {
+			return this.delegate.deleteIfExists(path);
+		}
+
+		@Override
+		public void syncDirectory(Path dir) throws IOException {
+			this.delegate.syncDirectory(dir);
+		}
+
+		@Override
+		public List<Path> list(Path dir) throws IOException {
+			return this.delegate.list(dir);
+		}
+
+		@Override
+		public boolean exists(Path path) {
+			return this.delegate.exists(path);
+		}
+
 	}
 
 }
