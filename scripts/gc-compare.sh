@@ -62,7 +62,9 @@ out="$ROOT/run/gc-compare/$(date -u +%Y%m%dT%H%M%SZ)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/quorumkv-gc.XXXXXX")"
 mkdir -p "$out"
 node_pid=""
+compactor=""
 cleanup() {
+  [ -n "$compactor" ] && kill "$compactor" 2>/dev/null || true
   [ -n "$node_pid" ] && kill -9 "$node_pid" 2>/dev/null || true
   rm -rf "$work"
 }
@@ -132,6 +134,7 @@ for variant in "$@"; do
     >"$out/$name.txt" 2>&1
   if [ -n "$compactor" ]; then
     wait "$compactor" || true
+    compactor=""
     log "$name: the compaction asked ${compact_at}s in answered $(tail -c 200 "$out/$name-compact.txt")"
   fi
   cpu="$(awk -v a="$before" -v b="$(ticks "$node_pid")" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.0f", (b - a) / hz }')"

@@ -116,9 +116,12 @@ public final class TestNodes implements AutoCloseable {
 			throw new IllegalStateException(jar.toAbsolutePath() + " is missing: build the service first "
 					+ "(./mvnw verify builds it before the client)");
 		}
+		// A killed node's temporary files (lz4's native library) go with the nodes'
+		// folder.
+		Path tmp = Files.createDirectories(this.root.resolve("tmp" + node));
 		List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
 				"-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
-				"-Dreactor.netty.ioWorkerCount=1", "-jar", jar.toAbsolutePath().toString()));
+				"-Dreactor.netty.ioWorkerCount=1", "-Djava.io.tmpdir=" + tmp, "-jar", jar.toAbsolutePath().toString()));
 		command.add("--server.port=" + this.ports[node]);
 		command.add("--quorumkv.storage.path=" + this.root.resolve("node" + node + "/data"));
 		command.add("--quorumkv.cluster.nodes=" + String.join(",", urls().stream().map(URI::toString).toList()));

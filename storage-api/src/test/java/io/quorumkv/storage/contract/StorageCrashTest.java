@@ -60,6 +60,13 @@ public abstract class StorageCrashTest {
 	@TempDir
 	protected Path dir;
 
+	/**
+	 * The children's {@code java.io.tmpdir}: what a killed child leaves there (a native
+	 * library a compressor unpacked) is deleted with the test's folders.
+	 */
+	@TempDir
+	Path childTmp;
+
 	/** How many acknowledged writes to wait for before each kill. */
 	protected int acknowledgementsBeforeKill() {
 		return 5_000;
@@ -141,9 +148,9 @@ public abstract class StorageCrashTest {
 	private void run(Class<? extends StorageOpener> opener, String mode, String workload, long base, Duration span,
 			CrashLedger ledger) throws Exception {
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		Process child = new ProcessBuilder(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-				CrashWriter.class.getName(), opener.getName(), this.dir.toString(), mode, workload, Long.toString(base),
-				Integer.toString(mixedKeys()))
+		Process child = new ProcessBuilder(java, "-Xmx512m", "-Djava.io.tmpdir=" + this.childTmp, "-cp",
+				System.getProperty("java.class.path"), CrashWriter.class.getName(), opener.getName(),
+				this.dir.toString(), mode, workload, Long.toString(base), Integer.toString(mixedKeys()))
 			.redirectError(ProcessBuilder.Redirect.DISCARD)
 			.start();
 		int before = ledger.acknowledged();

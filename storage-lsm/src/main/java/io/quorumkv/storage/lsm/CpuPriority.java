@@ -84,28 +84,24 @@ final class CpuPriority {
 
 	/**
 	 * Sets the calling thread's nice value to {@code nice} unless it is already at least
-	 * that.
-	 * @return whether the thread now runs at {@code nice} or lower priority
+	 * that; a failure is logged once and leaves the thread as it was.
 	 */
-	static boolean lowerCurrentThread(int nice) {
+	static void lowerCurrentThread(int nice) {
 		if (Calls.SETPRIORITY.isEmpty()) {
-			return false;
+			return;
 		}
 		try {
 			Integer current = currentNice();
 			if (current != null && current >= nice) {
-				return true;
+				return;
 			}
 			int result = (int) Calls.SETPRIORITY.get().invokeExact(PRIO_PROCESS, 0, nice);
 			if (result != 0) {
 				failed("setpriority(2) returned " + result, null);
-				return false;
 			}
-			return true;
 		}
 		catch (Throwable ex) {
 			failed("setpriority(2) failed", ex);
-			return false;
 		}
 	}
 

@@ -108,8 +108,11 @@ class LsmStressTest {
 			throws IOException {
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
 		Path log = this.dir.resolve("child-" + run + ".log");
-		Process process = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-				StressChild.class.getName(), this.dir.resolve("data").toString(),
+		// What a killed child leaves in its temporary folder (lz4's native library) goes
+		// with the test's folder.
+		Path tmp = Files.createDirectories(this.dir.resolve("tmp-" + run));
+		Process process = new ProcessBuilder(java, "-Xmx256m", "-Djava.io.tmpdir=" + tmp, "-cp",
+				System.getProperty("java.class.path"), StressChild.class.getName(), this.dir.resolve("data").toString(),
 				this.dir.resolve("expected-state").toString(), Integer.toString(keys), Integer.toString(THREADS),
 				Long.toString(seed), Integer.toString(seconds), policy.name(), defect)
 			.redirectError(log.toFile())
