@@ -16,6 +16,8 @@
 #                           [--no-restore]
 #
 # --no-restore leaves step 3 out (at 10 million keys per node it alone takes over ten minutes).
+# QKV_NODE_ARGS: extra Spring arguments for every node of both clusters (for instance
+# --quorumkv.storage.lsm.compaction-nice=10); QKV_JAVA_OPTS as scripts/cluster.sh takes them.
 # Defaults: 1,000,000 keys of 100 bytes per node (each node owns every key), 1,000 PUTs/s,
 # 60 s, run/backup-bench, ports 18281 (the restored cluster: 100 above). The keys are written
 # into each node's data folder before the cluster starts (scripts/lib/lsm-preload.sh: needs
@@ -47,7 +49,7 @@ CLUSTER="$ROOT/scripts/cluster.sh"
 restored="$dir-restored"
 out="$dir/out"
 url1="http://127.0.0.1:$port"
-common="--management.endpoints.web.exposure.include=health,metrics,prometheus,quorumkv"
+common="--management.endpoints.web.exposure.include=health,metrics,prometheus,quorumkv${QKV_NODE_ARGS:+ $QKV_NODE_ARGS}"
 
 log() { echo "[$(date -u +%H:%M:%S)] $*"; }
 down() {
@@ -72,6 +74,7 @@ flush() {
   sed -n 's/.* done in \([0-9]*\) ms$/\1/p' "$out/flush.txt" | tr '\n' ' '
 }
 
+log "commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown); node arguments: $common${QKV_JAVA_OPTS:+; JVM: $QKV_JAVA_OPTS}"
 log "loading $keys keys into each node's data folder (LsmLoader)"
 preload_replicas "$dir" 3 "$keys" "${QKV_VALUE_SIZE:-100}"
 mkdir -p "$out"
