@@ -40,7 +40,8 @@ RUN java -XX:AOTCacheOutput=quorumkv.aot -Dquorumkv.aot-training=true -jar quoru
 # The heap starts at its maximum (InitialRAMPercentage = MaxRAMPercentage): a heap G1 sized small
 # under a light start marks continuously once the node holds its share of the keys. Objects
 # that survive two young collections are promoted: a memtable's keys live until its flush, and
-# copied up to 15 times they made most of a young pause (docs/performance.md, "Collectors").
+# copied up to 15 times they made most of a young pause; a pause goal of 10 ms keeps the young
+# generation small enough that each pause stays short (docs/performance.md, "Collectors").
 # A container listens on every interface (a node alone listens on loopback), so clients must
 # authenticate: give API keys (QUORUMKV_SECURITY_APIKEYS_<NAME>_SHA256 and _ACCESS, or a file,
 # docs/security.md) and TLS (SPRING_SSL_BUNDLE_*, SERVER_SSL_BUNDLE); the node's startup line says
@@ -51,7 +52,7 @@ ENV QUORUMKV_STORAGE_PATH=/data \
     MANAGEMENT_SERVER_ADDRESS=0.0.0.0 \
     MANAGEMENT_SERVER_PORT=9080 \
     QUORUMKV_SECURITY_PUBLIC_API=authenticated \
-    JAVA_OPTS="-XX:InitialRAMPercentage=75 -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -XX:MaxTenuringThreshold=2"
+    JAVA_OPTS="-XX:InitialRAMPercentage=75 -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10"
 VOLUME /data
 EXPOSE 8080 9080
 USER 10001:10001
