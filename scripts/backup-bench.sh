@@ -68,6 +68,14 @@ snapshot() {
   "$QKV" --cluster-dir "$dir" snapshot "$1" > "$out/snapshot-$1.txt"
   sed -n 's/.*(\([0-9]*\) ms)$/\1/p' "$out/snapshot-$1.txt" | tr '\n' ' '
 }
+# The compactions each node has finished so far, as "a b c" (its Prometheus counter).
+compactions() {
+  local m
+  while read -r m; do
+    curl -s -m 5 "$m/actuator/prometheus" \
+      | awk '/^quorumkv_storage_compaction_count_total/ { s += $NF } END { printf "%d ", s }'
+  done < "$dir/management"
+}
 # Each node's time of `qkv flush`, as "a b c".
 flush() {
   "$QKV" --cluster-dir "$dir" flush > "$out/flush.txt"
@@ -96,16 +104,21 @@ wait
 du -sb "$dir"/node*/data/snapshots/bench-1 > "$out/snapshot-bytes.txt"
 bytes=$(awk '{ s += $1 } END { print s }' "$out/snapshot-bytes.txt")
 
-log "2. p99 at $rate PUT/s at 2/3, no snapshot: $(p99 steady)"
+# A compaction in a p99 minute weighs on it whatever started it: each minute's line says how
+# many each node finished during it (a compaction still running at its end is not counted).
+before="$(compactions)"
+log "2. p99 at $rate PUT/s at 2/3, no snapshot: $(p99 steady) (compactions on nodes 1, 2, 3: $before-> $(compactions))"
 (
   sleep $((seconds / 2))
   snapshot during > "$out/snapshot-during-load.txt" || true
 ) &
 taker=$!
-log "2. p99 at $rate PUT/s at 2/3, a snapshot halfway: $(p99 snapshot)"
+before="$(compactions)"
+log "2. p99 at $rate PUT/s at 2/3, a snapshot halfway: $(p99 snapshot) (compactions: $before-> $(compactions))"
 wait "$taker" || true
 log "2. the snapshot halfway took: $(cat "$out/snapshot-during-load.txt")ms on nodes 1, 2, 3"
-log "2. p99 at $rate PUT/s at 2/3, no snapshot (again): $(p99 steady-again)"
+before="$(compactions)"
+log "2. p99 at $rate PUT/s at 2/3, no snapshot (again): $(p99 steady-again) (compactions: $before-> $(compactions))"
 
 if [ "$restore" = 0 ]; then
   log "3. restore: left out (--no-restore)"
