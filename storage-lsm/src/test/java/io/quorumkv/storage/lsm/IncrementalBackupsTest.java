@@ -3,8 +3,6 @@ package io.quorumkv.storage.lsm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,8 +18,8 @@ import java.util.zip.CRC32C;
 import java.util.stream.Stream;
 
 import io.quorumkv.storage.Entry;
-import io.quorumkv.storage.lsm.io.AppendFile;
 import io.quorumkv.storage.lsm.io.FileIo;
+import io.quorumkv.storage.lsm.io.ForwardingFileIo;
 import io.quorumkv.storage.lsm.sstable.TableDigest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -142,7 +140,7 @@ class IncrementalBackupsTest {
 		Path data = this.dir.resolve("data");
 		Path backups = data.resolve(IncrementalBackup.FOLDER);
 		AtomicLong forgedLength = new AtomicLong(-1);
-		FileIo io = new Forwarding(FileIo.real()) {
+		FileIo io = new ForwardingFileIo(FileIo.real()) {
 
 			@Override
 			public void link(Path existing, Path link) throws IOException {
@@ -233,72 +231,6 @@ class IncrementalBackupsTest {
 		try (Stream<Path> files = Files.list(folder)) {
 			return files.filter(Files::isRegularFile).map((p) -> p.getFileName().toString()).toList();
 		}
-	}
-
-	/** Every call to the layer below, for a test to override one. */
-	private static class Forwarding implements FileIo {
-
-		private final FileIo delegate;
-
-		Forwarding(FileIo delegate) {
-			this.delegate = delegate;
-		}
-
-		@Override
-		public AppendFile createNew(Path path) throws IOException {
-			return this.delegate.createNew(path);
-		}
-
-		@Override
-		public AppendFile createOrTruncate(Path path) throws IOException {
-			return this.delegate.createOrTruncate(path);
-		}
-
-		@Override
-		public byte[] readAll(Path path) throws IOException {
-			return this.delegate.readAll(path);
-		}
-
-		@Override
-		public MemorySegment map(Path path, Arena arena) throws IOException {
-			return this.delegate.map(path, arena);
-		}
-
-		@Override
-		public void truncate(Path path, long length) throws IOException {
-			this.delegate.truncate(path, length);
-		}
-
-		@Override
-		public void rename(Path from, Path to) throws IOException {
-			this.delegate.rename(from, to);
-		}
-
-		@Override
-		public void link(Path existing, Path link) throws IOException {
-			this.delegate.link(existing, link);
-		}
-
-		@Override
-		public boolean deleteIfExists(Path path) throws IOException {
-			return this.delegate.deleteIfExists(path);
-		}
-
-		@Override
-		public void syncDirectory(Path dir) throws IOException {
-			this.delegate.syncDirectory(dir);
-		}
-
-		@Override
-		public List<Path> list(Path dir) throws IOException {
-			return this.delegate.list(dir);
-		}
-
-		@Override
-		public boolean exists(Path path) {
-			return this.delegate.exists(path);
-		}
-
 	}
 
 }

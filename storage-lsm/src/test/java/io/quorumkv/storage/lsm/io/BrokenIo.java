@@ -1,10 +1,7 @@
 package io.quorumkv.storage.lsm.io;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 
@@ -23,7 +20,7 @@ import java.util.regex.Pattern;
  * a kill just after it spilled could find only writes still in flight in it.)</li>
  * </ul>
  */
-public final class BrokenIo implements FileIo {
+public final class BrokenIo extends ForwardingFileIo {
 
 	private enum Defect {
 
@@ -31,14 +28,12 @@ public final class BrokenIo implements FileIo {
 
 	}
 
-	private final FileIo delegate;
-
 	private final Pattern files;
 
 	private final Defect defect;
 
 	private BrokenIo(FileIo delegate, Pattern files, Defect defect) {
-		this.delegate = delegate;
+		super(delegate);
 		this.files = files;
 		this.defect = defect;
 	}
@@ -136,57 +131,12 @@ public final class BrokenIo implements FileIo {
 
 	@Override
 	public AppendFile createNew(Path path) throws IOException {
-		return wrap(path, this.delegate.createNew(path));
+		return wrap(path, super.createNew(path));
 	}
 
 	@Override
 	public AppendFile createOrTruncate(Path path) throws IOException {
-		return wrap(path, this.delegate.createOrTruncate(path));
-	}
-
-	@Override
-	public byte[] readAll(Path path) throws IOException {
-		return this.delegate.readAll(path);
-	}
-
-	@Override
-	public MemorySegment map(Path path, Arena arena) throws IOException {
-		return this.delegate.map(path, arena);
-	}
-
-	@Override
-	public void truncate(Path path, long length) throws IOException {
-		this.delegate.truncate(path, length);
-	}
-
-	@Override
-	public void rename(Path from, Path to) throws IOException {
-		this.delegate.rename(from, to);
-	}
-
-	@Override
-	public void link(Path existing, Path link) throws IOException {
-		this.delegate.link(existing, link);
-	}
-
-	@Override
-	public boolean deleteIfExists(Path path) throws IOException {
-		return this.delegate.deleteIfExists(path);
-	}
-
-	@Override
-	public void syncDirectory(Path dir) throws IOException {
-		this.delegate.syncDirectory(dir);
-	}
-
-	@Override
-	public List<Path> list(Path dir) throws IOException {
-		return this.delegate.list(dir);
-	}
-
-	@Override
-	public boolean exists(Path path) {
-		return this.delegate.exists(path);
+		return wrap(path, super.createOrTruncate(path));
 	}
 
 }
