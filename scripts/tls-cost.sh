@@ -3,10 +3,13 @@
 # a single node and of three nodes at 2/3, over plain HTTP and over TLS (mutual TLS between the
 # nodes, scripts/cluster.sh up --tls), alternated A/B in one run so that the pairs share the
 # machine's hour. With QKV_OLD_JAR=<another build's quorumkv.jar> it also alternates that build
-# with this one on a plain single node (was the request path changed?).
+# with this one on a plain single node (was the request path changed?). With QKV_TLS_JDK=1 (the
+# default) it also runs TLS with the JDK's SSLEngine (-Dio.netty.handler.ssl.noOpenSsl=true)
+# beside the default, Netty's OpenSSL engine (BoringSSL from netty-tcnative, in the jar).
 #
 #   scripts/tls-cost.sh     QKV_ROUNDS=2 QKV_DURATION=20s QKV_WARMUP=15s QKV_THREE_WARMUP=30s
-#                           QKV_CONNS=32 QKV_BASE_PORT=18681 QKV_JAVA_OPTS (node JVM options)
+#                           QKV_CONNS=32 QKV_BASE_PORT=18681 QKV_TLS_JDK=1
+#                           QKV_JAVA_OPTS (node JVM options)
 #
 # Clients keep their connections (wrk), so a handshake is paid once per connection: the figures
 # are the cost of encrypting and decrypting every request and answer, between client and node
@@ -28,6 +31,8 @@ three_warmup="${QKV_THREE_WARMUP:-30s}"
 conns="${QKV_CONNS:-32}"
 port="${QKV_BASE_PORT:-18681}"
 old_jar="${QKV_OLD_JAR:-}"
+tls_jdk="${QKV_TLS_JDK:-1}"
+java_opts="${QKV_JAVA_OPTS:--Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10}"
 export QKV_KEYS="${QKV_KEYS:-100000}" QKV_VALUE_SIZE="${QKV_VALUE_SIZE:-100}"
 out="$ROOT/run/tls-cost/$(date -u +%Y%m%dT%H%M%SZ)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/quorumkv-tls-cost.XXXXXX")"
@@ -45,14 +50,16 @@ log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 "$ROOT/scripts/dev-certs.sh" ca "$work/ca" >/dev/null
 "$ROOT/scripts/dev-certs.sh" node "$work/ca" "$work/certs" node tls-cost >/dev/null
 
-# measure LABEL NODES MODE(plain|tls) REPLICAS WARMUP [JAR]: a fresh cluster, a warm-up, a run
+# measure LABEL NODES MODE(plain|tls|tls-jdk) REPLICAS WARMUP [JAR]: a fresh cluster, a warm-up, a run
 measure() {
   local label="$1" nodes="$2" mode="$3" replicas="$4" warm="$5" jar="${6:-}" dir="$work/c-$1" scheme=http
   # TLS alone: the public API stays open in both modes (cluster.sh would turn API keys on with TLS).
   local -a tls=(--insecure) args=()
-  if [ "$mode" = tls ]; then tls=(--tls "$work/certs"); args=(--quorumkv.security.public-api=open); scheme=https; fi
+  local opts="$java_opts"
+  if [ "$mode" != plain ]; then tls=(--tls "$work/certs"); args=(--quorumkv.security.public-api=open); scheme=https; fi
+  if [ "$mode" = tls-jdk ]; then opts="$opts -Dio.netty.handler.ssl.noOpenSsl=true"; fi
   log "$label: $nodes node(s), $mode${jar:+, $jar}"
-  QKV_UP_TIMEOUT="${QKV_UP_TIMEOUT:-300}" QKV_JAR="$jar" QKV_NODE_ARGS="${args[*]}" "$CLUSTER" up --nodes "$nodes" --base-port "$port" \
+  QKV_UP_TIMEOUT="${QKV_UP_TIMEOUT:-300}" QKV_JAR="$jar" QKV_JAVA_OPTS="$opts" QKV_NODE_ARGS="${args[*]}" "$CLUSTER" up --nodes "$nodes" --base-port "$port" \
     --dir "$dir" --fresh "${tls[@]}" >/dev/null
   QKV_REPLICAS="$replicas" wrk -t1 -c"$conns" -d"$warm" -s "$ROOT/scripts/wrk2/put.lua" "$scheme://127.0.0.1:$port" >/dev/null 2>&1
   local before after
@@ -68,11 +75,17 @@ speed_before="$(host_speed)"
 for ((r = 1; r <= rounds; r++)); do
   measure "single-plain-$r" 1 plain "" "$warmup"
   measure "single-tls-$r" 1 tls "" "$warmup"
+  if [ "$tls_jdk" = 1 ]; then
+    measure "single-tls-jdk-$r" 1 tls-jdk "" "$warmup"
+  fi
   if [ -n "$old_jar" ]; then
     measure "single-old-$r" 1 plain "" "$warmup" "$old_jar"
   fi
   measure "three-plain-$r" 3 plain 2/3 "$three_warmup"
   measure "three-tls-$r" 3 tls 2/3 "$three_warmup"
+  if [ "$tls_jdk" = 1 ]; then
+    measure "three-tls-jdk-$r" 3 tls-jdk 2/3 "$three_warmup"
+  fi
 done
 speed_after="$(host_speed)"
 
@@ -102,8 +115,10 @@ row() { # row LABEL-PREFIX: rps, p50/p99 and CPU per request of each round
   echo "$sep"
   row single-plain
   row single-tls
+  [ "$tls_jdk" != 1 ] || row single-tls-jdk
   [ -z "$old_jar" ] || row single-old
   row three-plain
   row three-tls
+  [ "$tls_jdk" != 1 ] || row three-tls-jdk
 } >"$out/summary.md"
 cat "$out/summary.md"
