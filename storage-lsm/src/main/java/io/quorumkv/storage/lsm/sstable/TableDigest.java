@@ -74,7 +74,7 @@ public record TableDigest(long length, long crc32c) {
 	}
 
 	/** Writes this digest to {@code file} and forces it. */
-	void write(FileIo io, Path file) throws IOException {
+	public void write(FileIo io, Path file) throws IOException {
 		byte[] bytes = encode();
 		try (AppendFile out = io.createOrTruncate(file)) {
 			out.write(bytes, 0, bytes.length);
