@@ -68,12 +68,15 @@ snapshot() {
   "$QKV" --cluster-dir "$dir" snapshot "$1" > "$out/snapshot-$1.txt"
   sed -n 's/.*(\([0-9]*\) ms)$/\1/p' "$out/snapshot-$1.txt" | tr '\n' ' '
 }
-# The compactions each node has finished so far, as "a b c" (its Prometheus counter).
+# The compactions each node has finished so far, as "a b c" (its Prometheus counter), each
+# followed by "+R" when R compactions are running on it at this moment.
 compactions() {
   local m
   while read -r m; do
-    curl -s -m 5 "$m/actuator/prometheus" \
-      | awk '/^quorumkv_storage_compaction_count_total/ { s += $NF } END { printf "%d ", s }'
+    curl -s -m 5 "$m/actuator/prometheus" | awk '
+      /^quorumkv_storage_compaction_count_total/ { s += $NF }
+      /^quorumkv_storage_compaction_running/ { r += $NF }
+      END { printf "%d%s ", s, (r > 0) ? "+" r : "" }'
   done < "$dir/management"
 }
 # Each node's time of `qkv flush`, as "a b c".
@@ -105,7 +108,7 @@ du -sb "$dir"/node*/data/snapshots/bench-1 > "$out/snapshot-bytes.txt"
 bytes=$(awk '{ s += $1 } END { print s }' "$out/snapshot-bytes.txt")
 
 # A compaction in a p99 minute weighs on it whatever started it: each minute's line says how
-# many each node finished during it (a compaction still running at its end is not counted).
+# many each node had finished before and after it, and which were running at either end.
 before="$(compactions)"
 log "2. p99 at $rate PUT/s at 2/3, no snapshot: $(p99 steady) (compactions on nodes 1, 2, 3: $before-> $(compactions))"
 (

@@ -9,7 +9,7 @@
 #   2. a node starts on the folder; a warm-up of --warmup seconds (half closed-loop PUTs, half
 #      GETs, not measured: the JIT compiles the paths, and the first flushes after the load set
 #      off their compactions), then up to 10 minutes' wait until the compaction debt is below
-#      16 MiB (the time waited is logged); then closed-loop PUTs of uniform random keys of the
+#      16 MiB and no compaction runs (the time waited is logged); then closed-loop PUTs of uniform random keys of the
 #      key space for --duration (wrk -t1 -c64, scripts/wrk2/put.lua), then closed-loop GETs
 #      (get.lua);
 #   3. PUTs, then GETs, at the constant rate --rate for --paced seconds (wrk2 -t1 -c32 -R, its
@@ -112,12 +112,16 @@ paced() {
 }
 # metric TEXT NAME: the sum of a Prometheus sample's values over its series (0 if absent)
 metric() { awk -v n="$2" '$1 == n || index($1, n "{") == 1 { s += $NF } END { printf "%.0f", s }' <<<"$1"; }
-# settle: waits, up to 600 s, until the compaction debt is below 16 MiB; prints the seconds waited
+# settle: waits, up to 600 s, until the compaction debt is below 16 MiB and no compaction is
+# running (the debt leaves out what a running compaction merges); prints the seconds waited
 settle() {
-  local i pending
+  local i text
   for ((i = 0; i < 600; i++)); do
-    pending="$(metric "$(curl -s -m 5 "$url/actuator/prometheus" || true)" quorumkv_storage_compaction_pending_bytes)"
-    [ "$pending" -lt $((16 << 20)) ] && break
+    text="$(curl -s -m 5 "$url/actuator/prometheus" || true)"
+    if [ -n "$text" ] && [ "$(metric "$text" quorumkv_storage_compaction_pending_bytes)" -lt $((16 << 20)) ] \
+      && [ "$(metric "$text" quorumkv_storage_compaction_running)" -eq 0 ]; then
+      break
+    fi
     sleep 1
   done
   echo "$i"
@@ -176,7 +180,7 @@ for keys in "$small" "$large"; do
     QKV_KEYS="$keys" wrk -t1 -c64 -d"$((warmup / 2))s" -s "$ROOT/scripts/wrk2/put.lua" "$url" >"$out/warmup-put-$keys.txt" 2>&1
     QKV_KEYS="$keys" wrk -t1 -c64 -d"$((warmup - warmup / 2))s" -s "$ROOT/scripts/wrk2/get.lua" "$url" \
       >"$out/warmup-get-$keys.txt" 2>&1
-    log "warmed up for ${warmup}s; compaction debt under 16 MiB after $(settle) s more"
+    log "warmed up for ${warmup}s; compaction debt under 16 MiB and no compaction running after $(settle) s more"
   fi
 
   before="$(write_bytes "$node_pid")"

@@ -69,6 +69,17 @@ final class CompactionRunner {
 			this.engine.signalFlushed();
 			return 0;
 		}
+		this.engine.stats.compactionsRunning.increment();
+		try {
+			return merge(task, drop, throttle);
+		}
+		finally {
+			this.engine.stats.compactionsRunning.decrement();
+		}
+	}
+
+	private long merge(CompactionTask task, java.util.function.@Nullable Predicate<byte[]> drop, Throttle throttle)
+			throws IOException {
 		LsmState s = this.engine.state.get();
 		Set<SsTable> inside = new HashSet<>(task.all());
 		PurgePolicy policy = this.engine.purgePolicy;

@@ -28,6 +28,12 @@ final class EngineStats {
 
 	final LongAdder compactions = new LongAdder();
 
+	/**
+	 * Compactions merging now (a trivial move is never counted: it only edits the
+	 * manifest).
+	 */
+	final LongAdder compactionsRunning = new LongAdder();
+
 	final LongAdder compactionBytesRead = new LongAdder();
 
 	final LongAdder compactionBytesWritten = new LongAdder();
@@ -120,6 +126,7 @@ final class EngineStats {
 		gauges.put("tables", tables);
 		gauges.put("disk.bytes", tableBytes + walBytesOnDisk);
 		gauges.put("compaction.pending.bytes", planner.pendingBytes(levels));
+		gauges.put("compaction.running", this.compactionsRunning.sum());
 		gauges.put("block.cache.bytes", cache.size());
 		gauges.put("block.cache.capacity", cache.capacity());
 		gauges.put("block.cache.allocated.bytes", cache.allocatedBytes());

@@ -237,6 +237,56 @@ class LsmEngineTest {
 		}
 	}
 
+	/**
+	 * {@code compaction.running} counts a merge while it writes its tables (a benchmark
+	 * waits on it: {@code compaction.pending.bytes} leaves a running compaction out).
+	 */
+	@Test
+	void theRunningGaugeCountsACompactionUntilItEnds() throws Exception {
+		java.util.concurrent.CountDownLatch writing = new java.util.concurrent.CountDownLatch(1);
+		java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+		java.util.concurrent.atomic.AtomicBoolean hold = new java.util.concurrent.atomic.AtomicBoolean();
+		FileIo io = new io.quorumkv.storage.lsm.io.ForwardingFileIo(FileIo.real()) {
+
+			@Override
+			public io.quorumkv.storage.lsm.io.AppendFile createOrTruncate(Path path) throws IOException {
+				if (hold.get() && path.getFileName().toString().endsWith(".sst.tmp")) {
+					writing.countDown();
+					try {
+						release.await(30, TimeUnit.SECONDS);
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+						throw new IOException(ex);
+					}
+				}
+				return super.createOrTruncate(path);
+			}
+
+		};
+		try (LsmStorage storage = LsmStorage.open(small(), io)) {
+			for (int round = 0; round < 2; round++) {
+				for (int i = 0; i < 20; i++) {
+					storage.upsert(put("k" + i, "v" + round, 1 + round)).block(TIMEOUT);
+				}
+				await(storage.forceFlush());
+			}
+			assertThat(storage.stats().gauges()).containsEntry("compaction.running", 0L);
+			hold.set(true);
+			java.util.concurrent.CompletableFuture<Void> compaction = storage.forceCompaction();
+			try {
+				assertThat(writing.await(30, TimeUnit.SECONDS)).as("the merge writes its table").isTrue();
+				assertThat(storage.stats().gauges()).containsEntry("compaction.running", 1L);
+			}
+			finally {
+				release.countDown();
+			}
+			await(compaction);
+			assertThat(storage.stats().gauges()).containsEntry("compaction.running", 0L);
+			assertThat(storage.get(bytes("k7")).block(TIMEOUT)).isEqualTo(put("k7", "v1", 2));
+		}
+	}
+
 	@Test
 	void statsExposeEveryDocumentedCounterAndGauge() throws Exception {
 		try (LsmStorage storage = LsmStorage.open(small())) {
@@ -251,8 +301,8 @@ class LsmEngineTest {
 					"bloom.useful", "bloom.false.positives", "stall.nanos", "block.cache.hits", "block.cache.misses",
 					"block.cache.evictions");
 			assertThat(stats.gauges()).containsKeys("memtable.bytes", "memtables.immutable", "tables", "tables.level.0",
-					"tables.level.6", "disk.bytes", "compaction.pending.bytes", "block.cache.bytes",
-					"block.cache.capacity", "block.cache.allocated.bytes");
+					"tables.level.6", "disk.bytes", "compaction.pending.bytes", "compaction.running",
+					"block.cache.bytes", "block.cache.capacity", "block.cache.allocated.bytes");
 			assertThat(stats.counters()).containsEntry("upserts", 1L)
 				.containsEntry("gets", 1L)
 				.containsEntry("scans", 1L)
