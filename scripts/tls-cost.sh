@@ -15,7 +15,8 @@
 # are the cost of encrypting and decrypting every request and answer, between client and node
 # and between nodes. Besides throughput and latency, each run reports the nodes' CPU time per
 # request (utime + stime of the node processes over the measured run, /proc/<pid>/stat), which a
-# busy shared machine disturbs less than throughput. Needs the build, wrk (it speaks TLS) and openssl. Output: run/tls-cost/<time>/.
+# busy shared machine disturbs less than throughput, and the client's (wrk's, from the shell's
+# `times`): on shared cores what the client spends on its own TLS is taken from the nodes. Needs the build, wrk (it speaks TLS) and openssl. Output: run/tls-cost/<time>/.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -64,8 +65,13 @@ measure() {
   QKV_REPLICAS="$replicas" wrk -t1 -c"$conns" -d"$warm" -s "$ROOT/scripts/wrk2/put.lua" "$scheme://127.0.0.1:$port" >/dev/null 2>&1
   local before after
   before="$(cluster_cpu_ticks "$dir")"
-  QKV_REPLICAS="$replicas" wrk -t1 -c"$conns" -d"$duration" --latency -s "$ROOT/scripts/wrk2/put.lua" \
-    "$scheme://127.0.0.1:$port" >"$out/$label.txt" 2>&1
+  # The subshell's `times` prints its children's (wrk's) user and system time on its second
+  # line (not in a pipeline: that would be another subshell, without children).
+  (
+    QKV_REPLICAS="$replicas" wrk -t1 -c"$conns" -d"$duration" --latency -s "$ROOT/scripts/wrk2/put.lua" \
+      "$scheme://127.0.0.1:$port" >"$out/$label.txt" 2>&1
+    times >"$out/$label.client"
+  )
   after="$(cluster_cpu_ticks "$dir")"
   echo "$((after - before))" >"$out/$label.ticks"
   "$CLUSTER" down --dir "$dir" >/dev/null
@@ -94,10 +100,17 @@ cpu_us() {
   cpu_us_per_request "$(cat "$out/$1.ticks")" "$(awk '/requests in/ { n = $1 } END { print n + 0 }' "$out/$1.txt")"
 }
 
-row() { # row LABEL-PREFIX: rps, p50/p99 and CPU per request of each round
+# client_us LABEL: the load generator's (wrk's) CPU microseconds per request of a run
+client_us() {
+  awk -v n="$(awk '/requests in/ { n = $1 } END { print n + 0 }' "$out/$1.txt")" '
+    function seconds(t, m) { m = t; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", t); sub(/s$/, "", t); return m * 60 + t }
+    NR == 2 { if (n > 0) printf "%.0f", (seconds($1) + seconds($2)) * 1000000 / n; else printf "n/a" }' "$out/$1.client"
+}
+
+row() { # row LABEL-PREFIX: rps, p50/p99 and CPU per request (nodes, client) of each round
   local r cells=""
   for ((r = 1; r <= rounds; r++)); do
-    cells="$cells $(wrk_rps "$out/$1-$r.txt") rps, p50 $(wrk_pct "$out/$1-$r.txt" 50) / p99 $(wrk_pct "$out/$1-$r.txt" 99) ms, $(cpu_us "$1-$r") µs CPU/req |"
+    cells="$cells $(wrk_rps "$out/$1-$r.txt") rps, p50 $(wrk_pct "$out/$1-$r.txt" 50) / p99 $(wrk_pct "$out/$1-$r.txt" 99) ms, $(cpu_us "$1-$r") µs nodes' CPU/req, $(client_us "$1-$r") µs client's |"
   done
   echo "| $1 |$cells"
 }
