@@ -10,7 +10,12 @@
 # quorumkv.replica.stream.chunks over the profiled run) say how much the streams batch.
 # The collapsed stacks, wrk outputs and metrics are kept.
 #
-#   scripts/profile-cluster.sh [--nodes N] [--replicas ACK/FROM]
+# With --tls the anchor is the same cluster over plain HTTP instead of one node, and the
+# profiled cluster speaks TLS to the client and mutual TLS between its nodes (scripts/cluster.sh
+# up --tls, certificates from scripts/dev-certs.sh, the public API open as in tls-cost.sh): the
+# table says where what TLS costs goes (docs/performance.md, "TLS").
+#
+#   scripts/profile-cluster.sh [--nodes N] [--replicas ACK/FROM] [--tls]
 #     defaults: --nodes 3 --replicas 2/3
 #
 # Environment: QKV_WARMUP (60s), QKV_DURATION (20s), QKV_BASE_PORT (18881), QKV_JAR (the build;
@@ -27,6 +32,7 @@ duration="${QKV_DURATION:-20s}"
 port="${QKV_BASE_PORT:-18881}"
 nodes=3
 replicas=2/3
+tls=0
 out="$ROOT/run/profile-cluster/$(date -u +%Y%m%dT%H%M%SZ)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/quorumkv-profile-cluster.XXXXXX")"
 export QKV_KEYS="${QKV_KEYS:-100000}" QKV_VALUE_SIZE="${QKV_VALUE_SIZE:-100}" QKV_THREADS=1
@@ -51,22 +57,27 @@ while [ $# -gt 0 ]; do
       replicas="$2"
       shift 2
       ;;
-    *) die "usage: scripts/profile-cluster.sh [--nodes N] [--replicas ACK/FROM]" ;;
+    --tls)
+      tls=1
+      shift
+      ;;
+    *) die "usage: scripts/profile-cluster.sh [--nodes N] [--replicas ACK/FROM] [--tls]" ;;
   esac
 done
 command -v wrk >/dev/null || die "wrk is not installed (apt-get install wrk)"
 cleanup() {
   "$CLUSTER" down --dir "$work/one" >/dev/null 2>&1 || true
   "$CLUSTER" down --dir "$work/cluster" >/dev/null 2>&1 || true
+  "$CLUSTER" down --dir "$work/plain" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
 mkdir -p "$out"
 ensure_profiler
 
-# The replica streams' counters of node 1 (management port = port + 1000).
+# The replica streams' counters of node 1 (its management URL, the first of DIR/management).
 stream_counters() {
-  curl -sf "http://127.0.0.1:$((port + 1000))/actuator/prometheus" |
+  curl -sfk "$(head -1 "$1/management")/actuator/prometheus" |
     awk '/^quorumkv_replica_requests_seconds_count\{.*op="upsert".*outcome="success"/ { ops += $NF }
          /^quorumkv_replica_stream_chunks_total/ { chunks += $NF }
          END { printf "%d %d\n", ops, chunks }'
@@ -74,7 +85,8 @@ stream_counters() {
 
 # profile LABEL DIR REPLICAS: warm-up, then the profiled run with every node of DIR profiled
 profile() {
-  local label="$1" dir="$2" url="http://127.0.0.1:$port" pid i
+  local label="$1" dir="$2" url pid i
+  url="$(head -1 "$2/nodes")"
   export QKV_REPLICAS="$3"
   local -a pids=()
   for i in $(seq 1 "$(wc -l <"$dir/nodes")"); do pids+=("$(cat "$dir/node$i/node.pid")"); done
@@ -84,10 +96,10 @@ profile() {
     profiler_command "$pid" "start,event=cpu,interval=1ms" >>"$out/$label-profiler.log" ||
       die "async-profiler did not start in $label (see $out/$label-profiler.log)"
   done
-  [ "$label" = one ] || stream_counters >"$out/$label-streams-before.txt"
+  [ "$label" = one ] || stream_counters "$dir" >"$out/$label-streams-before.txt"
   log "$label: $duration profiled"
   wrk -t1 -c64 -d"$duration" -s "$ROOT/scripts/wrk2/put.lua" "$url" >"$out/$label-profiled.txt" 2>&1
-  [ "$label" = one ] || stream_counters >"$out/$label-streams-after.txt"
+  [ "$label" = one ] || stream_counters "$dir" >"$out/$label-streams-after.txt"
   i=1
   for pid in "${pids[@]}"; do
     profiler_command "$pid" "stop,file=$out/$label-node$i.collapsed,collapsed" >>"$out/$label-profiler.log" ||
@@ -98,27 +110,48 @@ profile() {
 rps() { awk '/^Requests\/sec:/ { printf "%d", $2 }' "$out/$1.txt"; }
 requests() { awk '/requests in/ { print $1 }' "$out/$1.txt"; }
 
-log "one node (LSM) on port $port"
-"$CLUSTER" up --insecure --nodes 1 --backend lsm --base-port "$port" --dir "$work/one" >/dev/null
-profile one "$work/one" ""
-"$CLUSTER" down --dir "$work/one" >/dev/null
-log "$nodes nodes (LSM) on ports $port.."
-"$CLUSTER" up --insecure --nodes "$nodes" --backend lsm --base-port "$port" --dir "$work/cluster" >/dev/null
-profile cluster "$work/cluster" "$replicas"
-"$CLUSTER" down --dir "$work/cluster" >/dev/null
+if [ "$tls" = 1 ]; then
+  "$ROOT/scripts/dev-certs.sh" ca "$work/ca" >/dev/null
+  "$ROOT/scripts/dev-certs.sh" node "$work/ca" "$work/certs" node profile-cluster >/dev/null
+  log "$nodes nodes (LSM) on ports $port.., plain HTTP"
+  "$CLUSTER" up --insecure --nodes "$nodes" --backend lsm --base-port "$port" --dir "$work/plain" >/dev/null
+  profile plain "$work/plain" "$replicas"
+  "$CLUSTER" down --dir "$work/plain" >/dev/null
+  log "$nodes nodes (LSM) on ports $port.., TLS and mutual TLS between the nodes"
+  QKV_NODE_ARGS="--quorumkv.security.public-api=open" "$CLUSTER" up --tls "$work/certs" --nodes "$nodes" \
+    --backend lsm --base-port "$port" --dir "$work/cluster" >/dev/null
+  profile cluster "$work/cluster" "$replicas"
+  "$CLUSTER" down --dir "$work/cluster" >/dev/null
+  base=plain
+  cat "$out"/plain-node*.collapsed >"$out/plain-all.collapsed"
+  anchor="plain ($nodes nodes)=$out/plain-all.collapsed"
+  title="$nodes nodes at $replicas with TLS against the same over plain HTTP"
+else
+  log "one node (LSM) on port $port"
+  "$CLUSTER" up --insecure --nodes 1 --backend lsm --base-port "$port" --dir "$work/one" >/dev/null
+  profile one "$work/one" ""
+  "$CLUSTER" down --dir "$work/one" >/dev/null
+  log "$nodes nodes (LSM) on ports $port.."
+  "$CLUSTER" up --insecure --nodes "$nodes" --backend lsm --base-port "$port" --dir "$work/cluster" >/dev/null
+  profile cluster "$work/cluster" "$replicas"
+  "$CLUSTER" down --dir "$work/cluster" >/dev/null
+  base=one
+  anchor="one=$out/one-node1.collapsed"
+  title="$nodes nodes at $replicas against one node"
+fi
 
 read -r ops0 chunks0 <"$out/cluster-streams-before.txt"
 read -r ops1 chunks1 <"$out/cluster-streams-after.txt"
 {
-  echo "# $nodes nodes at $replicas against one node, PUT, $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "# $title, PUT, $(date -u +%Y-%m-%dT%H:%MZ)"
   echo
   echo "Closed loop to node 1, wrk -t1 -c64, PUTs of $QKV_VALUE_SIZE-byte values over $QKV_KEYS keys, warm-up $warmup," \
     "then $duration with async-profiler (cpu, 1 ms) on every node. Requests per second, profiled:" \
-    "one node $(rps one-profiled), $nodes nodes $(rps cluster-profiled). Node 1's replica streams:" \
-    "$((ops1 - ops0)) operations in $((chunks1 - chunks0)) chunks" \
+    "$base $(rps "$base-profiled"), $nodes nodes$([ "$tls" = 1 ] && echo " with TLS") $(rps cluster-profiled)." \
+    "Node 1's replica streams: $((ops1 - ops0)) operations in $((chunks1 - chunks0)) chunks" \
     "($(awk -v o=$((ops1 - ops0)) -v c=$((chunks1 - chunks0)) 'BEGIN { printf "%.1f", (c > 0) ? o / c : 0 }') per chunk)."
   echo
-  args=("one=$out/one-node1.collapsed:$(requests one-profiled)")
+  args=("$anchor:$(requests "$base-profiled")")
   for i in $(seq 1 "$nodes"); do args+=("node$i=$out/cluster-node$i.collapsed:$(requests cluster-profiled)"); done
   python3 "$ROOT/scripts/lib/profile-compare.py" --sum "$nodes nodes" "${args[@]}"
 } >"$out/summary.md"

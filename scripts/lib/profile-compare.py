@@ -19,6 +19,8 @@ ANYWHERE = [
     ("JIT compiler threads", ["CompileBroker::", "C2Compiler::", "Compilation::"]),
     ("GC threads", ["G1ConcurrentRefine", "G1YoungCollector", "GCTaskThread", "WorkerThread::run",
                     "G1ServiceThread", "ConcurrentGCThread"]),
+    ("TLS: the engine's encryption and decryption (wrap and unwrap; OpenSSL's or the JDK's)",
+     ["OpenSslEngine.wrap", "OpenSslEngine.unwrap", "SSLEngineImpl.wrap", "SSLEngineImpl.unwrap"]),
     ("per-request read and idle timeouts (Reactor Netty handlers added and removed)",
      ["IdleTimeoutHandler.addIdleTimeoutHandler", "IdleTimeoutHandler.removeIdleTimeoutHandler",
       "HttpServerOperations.startReadTimeout", "HttpServerOperations.stopReadTimeout"]),
