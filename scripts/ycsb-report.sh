@@ -8,7 +8,9 @@
 #   --targets    of qkv-lsm qkv-h2 qkv-derby cassandra etcd (default: all five)
 #   --workloads  of a b c d e f (default "a b c f e"; e only where the store scans: all three here)
 #   --threads    YCSB client threads of every run (16)       --records   records loaded (100000)
-#   --duration   seconds of each measured run (60)           --rate      the common fixed rate (1000 ops/s)
+#   --duration   seconds of each measured run (60)           --rate      the common fixed rate (1000 ops/s),
+#                or several ("400 2000"): the first gives the latency table and charts, every
+#                one a row of the servers' CPU per operation
 #   --warmup     seconds of an unmeasured closed-loop run before each workload's runs (30)
 #   --settle     seconds at the start of each fixed-rate run left out of its latencies (10): a
 #                fixed-rate run is a new YCSB JVM, whose start delays the operations due then
@@ -30,7 +32,7 @@ OUT="$ROOT/docs/reports/ycsb"
 RAW="$ROOT/run/ycsb-report"
 TARGETS="qkv-lsm qkv-h2 qkv-derby cassandra etcd"
 WORKLOADS="a b c f e"
-THREADS=16 RECORDS=100000 DURATION=60 RATE=1000 WARMUP=30 SETTLE=10 REPORT_ONLY=0
+THREADS=16 RECORDS=100000 DURATION=60 RATES=1000 WARMUP=30 SETTLE=10 REPORT_ONLY=0
 
 die() {
   echo "ycsb-report.sh: $*" >&2
@@ -46,11 +48,11 @@ while [ $# -gt 0 ]; do
     --threads) THREADS="${2:?}"; shift 2 ;;
     --records) RECORDS="${2:?}"; shift 2 ;;
     --duration) DURATION="${2:?}"; shift 2 ;;
-    --rate) RATE="${2:?}"; shift 2 ;;
+    --rate) RATES="${2:?}"; shift 2 ;;
     --warmup) WARMUP="${2:?}"; shift 2 ;;
     --settle) SETTLE="${2:?}"; shift 2 ;;
     --report-only) REPORT_ONLY=1; shift ;;
-    --quick) RECORDS=500 DURATION=3 RATE=100 WARMUP=2 SETTLE=0; shift ;;
+    --quick) RECORDS=500 DURATION=3 RATES=100 WARMUP=2 SETTLE=0; shift ;;
     -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) die "unknown option: $1" ;;
   esac
@@ -58,6 +60,8 @@ done
 for t in $TARGETS; do
   case "$t" in qkv-lsm | qkv-h2 | qkv-derby | cassandra | etcd) ;; *) die "unknown target $t" ;; esac
 done
+for r in $RATES; do [[ "$r" =~ ^[1-9][0-9]*$ ]] || die "--rate takes ops/s: $r"; done
+RATE="${RATES%% *}" # the first: the latency table's and the charts' runs are <workload>-rate
 mkdir -p "$OUT" "$RAW"
 OUT="$(cd "$OUT" && pwd)"
 RAW="$(cd "$RAW" && pwd)"
@@ -104,11 +108,19 @@ cpu_ticks() {
 
 ycsb_target() { case "$1" in qkv-*) echo quorumkv ;; *) echo "$1" ;; esac; }
 
-# One measured run: WORKLOAD KIND(closed|rate) -> RAW/<target>/<workload>-<kind>/ with cpu.txt.
+# rate_run WORKLOAD R: the name of a fixed-rate run, <workload>-rate at the first rate,
+# <workload>-rate-R at the others.
+rate_run() { if [ "$2" = "$RATE" ]; then echo "$1-rate"; else echo "$1-rate-$2"; fi; }
+
+# One measured run: WORKLOAD KIND(closed|rate) [R] -> RAW/<target>/<workload>-closed/ or
+# RAW/<target>/$(rate_run WORKLOAD R)/, with cpu.txt.
 measure() {
   local target="$1" workload="$2" kind="$3" dir="$RAW/$1/$2-$3" before after ops
   local -a rate=()
-  [ "$kind" = rate ] && rate=(--rate "$RATE")
+  if [ "$kind" = rate ]; then
+    rate=(--rate "$4")
+    dir="$RAW/$target/$(rate_run "$workload" "$4")"
+  fi
   rm -rf "$dir"
   before="$(cpu_ticks "$target")"
   "$ROOT/scripts/ycsb.sh" "$workload" "$(ycsb_target "$target")" --phase run --threads "$THREADS" \
@@ -131,7 +143,7 @@ for target in $TARGETS; do
     "$ROOT/scripts/ycsb.sh" "$workload" "$(ycsb_target "$target")" --phase run --threads "$THREADS" \
       --records "$RECORDS" --ops 100000000 --duration "$WARMUP" --backend "${target#qkv-}" --out "$RAW/$target/$workload-warmup"
     measure "$target" "$workload" closed
-    measure "$target" "$workload" rate
+    for r in $RATES; do measure "$target" "$workload" rate "$r"; done
   done
   stop_target "$target"
 done
@@ -168,7 +180,7 @@ cpu_per_op() { # cpu.txt -> microseconds of server CPU per operation
   echo
   echo "Built by \`scripts/ycsb-report.sh\` on $STAMP: $THREADS YCSB client threads, $RECORDS records of YCSB's"
   echo "default shape (10 fields of 100 bytes, 1,144 bytes encoded by \`FieldCodec\`), ${DURATION} s per measured"
-  echo "run after a ${WARMUP} s unmeasured warm-up, the fixed rate $RATE ops/s (latencies after each run's first ${SETTLE} s). Raw outputs: \`${RAW#"$ROOT"/}/<target>/<workload>-<closed|rate>/\`; a"
+  echo "run after a ${WARMUP} s unmeasured warm-up, the fixed rate$( [ "$RATES" = "$RATE" ] || echo s) ${RATES// /, } ops/s (latencies after each run's first ${SETTLE} s). Raw outputs: \`${RAW#"$ROOT"/}/<target>/<workload>-<closed|rate|rate-R>/\`; a"
   echo "run is named \`<target>/<workload>-<kind>\` below. All processes share one host: $(nproc) cores."
   echo
   echo "| target | what runs | durability promised when a write is acknowledged |"
@@ -194,6 +206,30 @@ cpu_per_op() { # cpu.txt -> microseconds of server CPU per operation
     echo "![Closed-loop throughput per workload and target (log scale)](ycsb-throughput.svg)"
     echo
   fi
+  echo "## Servers' CPU per operation at fixed rates"
+  echo
+  echo "Microseconds of the servers' user+system time per operation, over each fixed-rate run (the"
+  echo "run named in parentheses; the achieved rate where it fell short by more than 5%)."
+  echo
+  printf '| workload |'; for t in $TARGETS; do for r in $RATES; do printf ' %s at %s/s |' "$t" "$r"; done; done; echo
+  printf '|---|'; for t in $TARGETS; do for r in $RATES; do printf -- '---|'; done; done; echo
+  for w in $WORKLOADS; do
+    printf '| %s |' "${w^^}"
+    for t in $TARGETS; do
+      for r in $RATES; do
+        f="$RAW/$t/$(rate_run "$w" "$r")"
+        if [ -f "$f/cpu.txt" ]; then
+          achieved="$(printf '%.0f' "$(value "$f/run.txt" OVERALL 'Throughput(ops/sec)')")"
+          printf ' %s (`%s/%s`)%s |' "$(cpu_per_op "$f/cpu.txt")" "$t" "$(basename "$f")" \
+            "$(awk -v a="$achieved" -v r="$r" 'BEGIN { if (a < 0.95 * r) printf ", %d ops/s", a }')"
+        else
+          printf ' - |'
+        fi
+      done
+    done
+    echo
+  done
+  echo
   echo "## At $RATE ops/s: intended latency (ms) and servers' CPU per operation"
   echo
   if [ "$CHARTS" = 1 ]; then
