@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 import io.quorumkv.storage.StorageException;
 import io.quorumkv.storage.lsm.manifest.Manifest;
@@ -30,7 +32,18 @@ import io.quorumkv.storage.lsm.sstable.TableDigest;
  */
 final class LsmSnapshot {
 
-	/** Rotations tried before giving up on freezing the memtable a snapshot starts at. */
+	/** Rotations tried in a row before a snapshot waits for another thread's to end. */
+	private static final int SPINS = 1_000;
+
+	/** How long a snapshot waits for other threads' rotations before it gives up. */
+	private static final long FREEZE_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+	/** The pause between tries while another thread rotates. */
+	private static final Executor RETRY = CompletableFuture.delayedExecutor(1, TimeUnit.MILLISECONDS);
+
+	/**
+	 * Waits for a flush of the memtable a snapshot froze (the queue may grow meanwhile).
+	 */
 	private static final int MAX_ROTATIONS = 1_000;
 
 	private LsmSnapshot() {
@@ -43,20 +56,40 @@ final class LsmSnapshot {
 	static CompletableFuture<Void> flushed(LsmEngine engine) {
 		engine.checkWritable();
 		MemTableSlot start = engine.state.get().active();
-		for (int i = 0; i < MAX_ROTATIONS && engine.state.get().active() == start; i++) {
+		// Not forceFlush: it would freeze the memtable the writes since went to as well,
+		// and two memtables waiting for their flush stall the writers.
+		return frozen(engine, start, System.nanoTime() + FREEZE_LIMIT_NANOS)
+			.thenCompose((frozen) -> untilFlushed(engine, start, 0));
+	}
+
+	/**
+	 * Completes once {@code start} is frozen (by this rotation or another thread's) or
+	 * empty. Another thread's rotation may take a while (its new WAL segment is created,
+	 * and with incremental backups linked and forced, on that thread): this tries again
+	 * every millisecond, without holding the caller's thread, until the limit.
+	 */
+	private static CompletableFuture<Void> frozen(LsmEngine engine, MemTableSlot start, long deadline) {
+		for (int i = 0; i < SPINS && engine.state.get().active() == start; i++) {
 			if (start.memtable().isEmpty() || engine.rotate(true)) {
 				break;
 			}
-			// Another thread is rotating (the memtable filled up): its swap freezes ours.
+			Throwable failure = engine.failure();
+			if (failure != null) {
+				return CompletableFuture.failedFuture(failure);
+			}
 			Thread.onSpinWait();
 		}
-		if (engine.state.get().active() == start && !start.memtable().isEmpty()) {
-			return CompletableFuture.failedFuture(
-					new StorageException("could not freeze the memtable of " + engine.dir + " for a snapshot"));
+		if (engine.state.get().active() != start || start.memtable().isEmpty()) {
+			return CompletableFuture.completedFuture(null);
 		}
-		// Not forceFlush: it would freeze the memtable the writes since went to as well,
-		// and two memtables waiting for their flush stall the writers.
-		return untilFlushed(engine, start, 0);
+		if (System.nanoTime() - deadline >= 0) {
+			return CompletableFuture.failedFuture(new StorageException(
+					"could not freeze the memtable of " + engine.dir + " for a snapshot: another rotation held it for "
+							+ TimeUnit.NANOSECONDS.toSeconds(FREEZE_LIMIT_NANOS) + " s"));
+		}
+		// Another thread is rotating (the memtable filled up): its swap freezes ours.
+		return CompletableFuture.runAsync(() -> {
+		}, RETRY).thenCompose((retry) -> frozen(engine, start, deadline));
 	}
 
 	/**

@@ -76,6 +76,59 @@ class LsmEngineTest {
 		}
 	}
 
+	/**
+	 * A snapshot that finds another thread rotating (its new WAL segment slow to create:
+	 * no spare was ready) waits for that rotation, whose swap freezes the snapshot's
+	 * memtable, instead of failing at once. It failed with "could not freeze the
+	 * memtable" under load, when memtables rotated often.
+	 */
+	@Test
+	void aSnapshotWaitsForARotationUnderWayOnAnotherThread() throws Exception {
+		java.util.concurrent.CountDownLatch creating = new java.util.concurrent.CountDownLatch(1);
+		java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+		java.util.concurrent.atomic.AtomicBoolean hold = new java.util.concurrent.atomic.AtomicBoolean();
+		FileIo io = new io.quorumkv.storage.lsm.io.ForwardingFileIo(FileIo.real()) {
+
+			@Override
+			public io.quorumkv.storage.lsm.io.AppendFile createNew(Path path) throws IOException {
+				if (hold.get() && path.getFileName().toString().startsWith("wal-")) {
+					creating.countDown();
+					try {
+						release.await(30, TimeUnit.SECONDS);
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+						throw new IOException(ex);
+					}
+				}
+				return super.createNew(path);
+			}
+
+		};
+		LsmEngine engine = Recovery.open(small(), io);
+		try {
+			// No spare segment: the next rotation creates its own, on its thread.
+			engine.background.discard(awaitSpare(engine));
+			engine.upsert(put("a", "1", 1)).block(TIMEOUT);
+			hold.set(true);
+			java.util.concurrent.CompletableFuture<Boolean> other = java.util.concurrent.CompletableFuture
+				.supplyAsync(() -> engine.rotate(true));
+			assertThat(creating.await(30, TimeUnit.SECONDS)).as("the other rotation creates its segment").isTrue();
+			java.util.concurrent.CompletableFuture<Void> snapshot = LsmSnapshot.flushed(engine);
+			Thread.sleep(100);
+			assertThat(snapshot).as("waiting for the other rotation").isNotDone();
+			hold.set(false);
+			release.countDown();
+			assertThat(other.get(30, TimeUnit.SECONDS)).isTrue();
+			snapshot.get(30, TimeUnit.SECONDS);
+			assertThat(engine.state.get().immutables()).as("the frozen memtable flushed").isEmpty();
+		}
+		finally {
+			release.countDown();
+			engine.close();
+		}
+	}
+
 	private static WalWriter awaitSpare(LsmEngine engine) throws InterruptedException {
 		long deadline = System.nanoTime() + TIMEOUT.toNanos();
 		WalWriter spare;
