@@ -35,7 +35,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@link Ledger}; {@code qkv snapshot s1} prints its time {@code T}; more writes follow
  * (overwrites and deletes of the same keys, and new keys); every node's snapshot
  * verifies; the old cluster stops, and {@code qkv restore --from DIR --as-of T} writes
- * the three snapshots into a fresh cluster of two nodes RF 2. There, every key reads its
+ * the three snapshots into a fresh cluster of five nodes RF 3. There, every key reads its
  * state as of {@code T} (what the ledger says was acknowledged before the snapshot) and
  * nothing written after {@code T} appears ({@code qkv clear-snapshot s1} removed the
  * nodes' own copies). The fresh cluster's tombstone grace is 1 s, so the restore is first
@@ -153,10 +153,10 @@ class BackupRestoreIT {
 		this.old = null;
 
 		Map<String, String> target = new HashMap<>();
-		target.put("quorumkv.cluster.replication-factor", "2");
+		target.put("quorumkv.cluster.replication-factor", "3");
 		target.put("management.endpoints.web.exposure.include", "health,quorumkv");
 		target.put("quorumkv.storage.tombstone-grace-period", "1s");
-		this.fresh = new NodeProcesses(this.root.resolve("fresh"), 2, false, target, List.of("-Xmx256m")).startAll();
+		this.fresh = new NodeProcesses(this.root.resolve("fresh"), 5, false, target, List.of("-Xmx256m")).startAll();
 		String entry = this.fresh.url(0);
 		Result refused = qkv("--nodes", entry, "restore", "--from", set.toString(), "--as-of", Long.toString(t));
 		assertThat(refused.exit()).isEqualTo(1);
@@ -166,13 +166,13 @@ class BackupRestoreIT {
 		assertThat(restored.exit()).as(restored.output()).isZero();
 		System.out.println("BackupRestoreIT restore:\n" + restored.output());
 
-		for (int node = 0; node < 2; node++) {
-			LedgerCheck check = LedgerCheck.publicRead(before, this.client, this.fresh.url(node), "2/2");
+		for (int node = 0; node < 5; node++) {
+			LedgerCheck check = LedgerCheck.publicRead(before, this.client, this.fresh.url(node), "2/3");
 			System.out.println("BackupRestoreIT ledger through node " + node + ": " + check);
 			assertThat(check.clean()).as("state as of T through node %d: %s", node, check).isTrue();
 		}
 		for (String key : newKeys) {
-			assertThat(this.client.get(entry, key, "2/2").status()).as("key %s written after T", key).isEqualTo(404);
+			assertThat(this.client.get(entry, key, "2/3").status()).as("key %s written after T", key).isEqualTo(404);
 		}
 		// Past the reach, refused; at it, the state after every write of the old cluster.
 		Result past = qkv("--nodes", entry, "restore", "--from", set.toString(), "--as-of", Long.toString(reach + 1),
@@ -183,10 +183,10 @@ class BackupRestoreIT {
 				"--rate", "20000", "--allow-older-than-grace");
 		assertThat(later.exit()).as(later.output()).isZero();
 		System.out.println("BackupRestoreIT restore with the incremental tables:\n" + later.output());
-		for (int node = 0; node < 2; node++) {
+		for (int node = 0; node < 5; node++) {
 			String url = this.fresh.url(node);
 			for (Map.Entry<String, Boolean> key : deletedAfter.entrySet()) {
-				KvClient.Answer answer = this.client.get(url, key.getKey(), "2/2");
+				KvClient.Answer answer = this.client.get(url, key.getKey(), "2/3");
 				assertThat(answer.status()).as("key %s through node %d", key.getKey(), node)
 					.isEqualTo(key.getValue() ? 404 : 200);
 				if (!key.getValue()) {
@@ -194,9 +194,12 @@ class BackupRestoreIT {
 				}
 			}
 			for (String key : newKeys) {
-				assertThat(this.client.get(url, key, "2/2").body()).as("key %s", key).isEqualTo("after-T");
+				assertThat(this.client.get(url, key, "2/3").body()).as("key %s", key).isEqualTo("after-T");
 			}
 		}
+		// The ledger tells this later state from the state as of T.
+		LedgerCheck afterT = LedgerCheck.publicRead(before, this.client, entry, "2/3");
+		assertThat(afterT.clean()).as("the state after T read as of T: %s", afterT).isFalse();
 		this.fresh.close();
 
 		// The same set into one node of another backend (H2); first a copy with one byte
