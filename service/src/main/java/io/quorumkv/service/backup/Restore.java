@@ -196,6 +196,9 @@ public final class Restore {
 			// The versions a memtable overwrote, from the WAL links: a time between two
 			// flushes restores exactly.
 			set.nodes().forEach((node) -> tables.add(node.incrementals().wal().asOf(set.asOf())));
+			// And those the snapshot linked of the memtables it froze: a key overwritten
+			// between the snapshot's time and the node's freeze restores as of that time.
+			set.nodes().forEach((node) -> tables.add(WalLinks.frozen(node.folder()).asOf(set.asOf())));
 			VersionMerge merge = new VersionMerge(tables);
 			return Flux.fromIterable(() -> merge).<Entry>handle((versions, sink) -> {
 				keys.incrementAndGet();

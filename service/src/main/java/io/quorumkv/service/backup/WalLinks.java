@@ -93,6 +93,28 @@ record WalLinks(List<Path> segments, long records, @Nullable String gap) {
 	}
 
 	/**
+	 * The WAL segments an LSM snapshot linked of the memtables it froze
+	 * ({@code data/wal/} of the snapshot folder {@code dir}; none in a snapshot taken
+	 * before them, or of another backend): every version written to those memtables, the
+	 * ones a newer write overwrote in the memtable before the freeze too, so that a
+	 * restore as of the snapshot's time finds the version a key had then. Their bytes are
+	 * checked against the snapshot's manifest with every other file.
+	 */
+	static WalLinks frozen(Path dir) {
+		Path folder = dir.resolve(SnapshotManifest.DATA).resolve(io.quorumkv.storage.lsm.LsmStorage.WAL_SEGMENTS);
+		if (!Files.isDirectory(folder)) {
+			return NONE;
+		}
+		try (java.util.stream.Stream<Path> files = Files.list(folder)) {
+			List<Path> segments = files.filter(Files::isRegularFile).sorted().toList();
+			return new WalLinks(segments, 0, null);
+		}
+		catch (IOException ex) {
+			throw new SnapshotException("cannot list " + folder + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
 	 * The newest version at or before {@code time} of every key the segments hold, in key
 	 * order (versions and tombstones as written, expiries included). Holds them in
 	 * memory: one version per key written since the snapshot's base.

@@ -32,6 +32,9 @@ import io.quorumkv.storage.lsm.sstable.TableDigest;
  */
 final class LsmSnapshot {
 
+	/** The folder of a snapshot's WAL segment links ({@link #linkSegments}). */
+	static final String WAL_FOLDER = "wal";
+
 	/** Rotations tried in a row before a snapshot waits for another thread's to end. */
 	private static final int SPINS = 1_000;
 
@@ -108,6 +111,46 @@ final class LsmSnapshot {
 			}
 			return untilFlushed(engine, slot, waits + 1);
 		});
+	}
+
+	/**
+	 * Hard-links into {@code target/wal/} the WAL segments of the active memtable and of
+	 * every memtable still waiting for its flush, before the snapshot freezes the active
+	 * one. They hold every version written to those memtables, in order, where a flushed
+	 * table holds the newest of each key only: a key written before the snapshot's time
+	 * and overwritten after it, but before this node froze its memtable, is in a segment
+	 * with both versions, and a restore as of that time takes the older from it. The
+	 * active segment's link takes the writes until the freeze (the same file). A memtable
+	 * flushed between the snapshot's time and this call has lost its segment.
+	 * @return the links' names, relative to {@code target}
+	 */
+	static List<String> linkSegments(LsmEngine engine, Path target) throws IOException {
+		engine.checkOpen();
+		Path folder = target.resolve(WAL_FOLDER);
+		Files.createDirectories(folder);
+		// Oldest first.
+		List<Path> segments = new ArrayList<>();
+		LsmState state = engine.state.get();
+		state.immutables().reversed().forEach((slot) -> segments.addAll(slot.segments()));
+		segments.addAll(state.active().segments());
+		List<String> names = new ArrayList<>();
+		for (Path segment : segments) {
+			String name = segment.getFileName().toString();
+			if (names.contains(WAL_FOLDER + "/" + name)) {
+				continue;
+			}
+			try {
+				Files.createLink(folder.resolve(name), segment);
+				names.add(WAL_FOLDER + "/" + name);
+			}
+			catch (NoSuchFileException ex) {
+				// Flushed and deleted since the state was read: its newest versions are
+				// in a table, an overwritten one is lost to the snapshot (the window of
+				// docs/backup.md, "What T guarantees").
+			}
+		}
+		engine.io.syncDirectory(folder);
+		return names;
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.quorumkv.storage.lsm;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -40,6 +41,12 @@ import reactor.core.scheduler.Schedulers;
  * thread.
  */
 public final class LsmStorage implements Storage, Snapshots {
+
+	/**
+	 * The folder, in a snapshot's files, of the WAL segments it linked
+	 * ({@link #snapshot}).
+	 */
+	public static final String WAL_SEGMENTS = LsmSnapshot.WAL_FOLDER;
 
 	private final LsmEngine engine;
 
@@ -219,15 +226,24 @@ public final class LsmStorage implements Storage, Snapshots {
 	}
 
 	/**
-	 * Flushes the memtables, then hard-links the live tables and the manifest into
+	 * Hard-links the WAL segments of the unflushed memtables into {@code target/wal/},
+	 * flushes the memtables, then hard-links the live tables and the manifest into
 	 * {@code target} ({@link LsmSnapshot}); the links are made off the caller's thread.
+	 * The segments keep the versions a memtable overwrote: a restore as of a time before
+	 * the freeze finds them ({@link #WAL_SEGMENTS}).
 	 */
 	@Override
 	public Mono<List<String>> snapshot(Path target) {
 		Objects.requireNonNull(target, "target");
-		return Mono.fromFuture(() -> LsmSnapshot.flushed(this.engine), true)
-			.publishOn(Schedulers.boundedElastic())
-			.then(Mono.fromCallable(() -> LsmSnapshot.link(this.engine, target)));
+		return Mono.fromCallable(() -> LsmSnapshot.linkSegments(this.engine, target))
+			.subscribeOn(Schedulers.boundedElastic())
+			.flatMap((segments) -> Mono.fromFuture(() -> LsmSnapshot.flushed(this.engine), true)
+				.publishOn(Schedulers.boundedElastic())
+				.then(Mono.fromCallable(() -> {
+					List<String> names = new ArrayList<>(LsmSnapshot.link(this.engine, target));
+					names.addAll(segments);
+					return names;
+				})));
 	}
 
 	@Override
