@@ -84,23 +84,12 @@ class LsmEngineTest {
 	 */
 	@Test
 	void aSnapshotWaitsForARotationUnderWayOnAnotherThread() throws Exception {
-		java.util.concurrent.CountDownLatch creating = new java.util.concurrent.CountDownLatch(1);
-		java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-		java.util.concurrent.atomic.AtomicBoolean hold = new java.util.concurrent.atomic.AtomicBoolean();
+		Gate gate = new Gate();
 		FileIo io = new io.quorumkv.storage.lsm.io.ForwardingFileIo(FileIo.real()) {
 
 			@Override
 			public io.quorumkv.storage.lsm.io.AppendFile createNew(Path path) throws IOException {
-				if (hold.get() && path.getFileName().toString().startsWith("wal-")) {
-					creating.countDown();
-					try {
-						release.await(30, TimeUnit.SECONDS);
-					}
-					catch (InterruptedException ex) {
-						Thread.currentThread().interrupt();
-						throw new IOException(ex);
-					}
-				}
+				gate.pass(path.getFileName().toString().startsWith("wal-"));
 				return super.createNew(path);
 			}
 
@@ -110,21 +99,21 @@ class LsmEngineTest {
 			// No spare segment: the next rotation creates its own, on its thread.
 			engine.background.discard(awaitSpare(engine));
 			engine.upsert(put("a", "1", 1)).block(TIMEOUT);
-			hold.set(true);
+			gate.armed.set(true);
 			java.util.concurrent.CompletableFuture<Boolean> other = java.util.concurrent.CompletableFuture
 				.supplyAsync(() -> engine.rotate(true));
-			assertThat(creating.await(30, TimeUnit.SECONDS)).as("the other rotation creates its segment").isTrue();
+			assertThat(gate.arrived.await(30, TimeUnit.SECONDS)).as("the other rotation creates its segment").isTrue();
 			java.util.concurrent.CompletableFuture<Void> snapshot = LsmSnapshot.flushed(engine);
 			Thread.sleep(100);
 			assertThat(snapshot).as("waiting for the other rotation").isNotDone();
-			hold.set(false);
-			release.countDown();
+			gate.armed.set(false);
+			gate.release.countDown();
 			assertThat(other.get(30, TimeUnit.SECONDS)).isTrue();
 			snapshot.get(30, TimeUnit.SECONDS);
 			assertThat(engine.state.get().immutables()).as("the frozen memtable flushed").isEmpty();
 		}
 		finally {
-			release.countDown();
+			gate.release.countDown();
 			engine.close();
 		}
 	}
@@ -296,23 +285,12 @@ class LsmEngineTest {
 	 */
 	@Test
 	void theRunningGaugeCountsACompactionUntilItEnds() throws Exception {
-		java.util.concurrent.CountDownLatch writing = new java.util.concurrent.CountDownLatch(1);
-		java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-		java.util.concurrent.atomic.AtomicBoolean hold = new java.util.concurrent.atomic.AtomicBoolean();
+		Gate gate = new Gate();
 		FileIo io = new io.quorumkv.storage.lsm.io.ForwardingFileIo(FileIo.real()) {
 
 			@Override
 			public io.quorumkv.storage.lsm.io.AppendFile createOrTruncate(Path path) throws IOException {
-				if (hold.get() && path.getFileName().toString().endsWith(".sst.tmp")) {
-					writing.countDown();
-					try {
-						release.await(30, TimeUnit.SECONDS);
-					}
-					catch (InterruptedException ex) {
-						Thread.currentThread().interrupt();
-						throw new IOException(ex);
-					}
-				}
+				gate.pass(path.getFileName().toString().endsWith(".sst.tmp"));
 				return super.createOrTruncate(path);
 			}
 
@@ -325,14 +303,14 @@ class LsmEngineTest {
 				await(storage.forceFlush());
 			}
 			assertThat(storage.stats().gauges()).containsEntry("compaction.running", 0L);
-			hold.set(true);
+			gate.armed.set(true);
 			java.util.concurrent.CompletableFuture<Void> compaction = storage.forceCompaction();
 			try {
-				assertThat(writing.await(30, TimeUnit.SECONDS)).as("the merge writes its table").isTrue();
+				assertThat(gate.arrived.await(30, TimeUnit.SECONDS)).as("the merge writes its table").isTrue();
 				assertThat(storage.stats().gauges()).containsEntry("compaction.running", 1L);
 			}
 			finally {
-				release.countDown();
+				gate.release.countDown();
 			}
 			await(compaction);
 			assertThat(storage.stats().gauges()).containsEntry("compaction.running", 0L);
@@ -405,6 +383,33 @@ class LsmEngineTest {
 			assertThat(seen).isEqualTo(count);
 			assertThat(tableFiles()).as("released inputs are deleted").doesNotContainAnyElementsOf(before);
 		}
+	}
+
+	/**
+	 * Holds a thread at a file operation, once armed, until released; tells that one
+	 * arrived.
+	 */
+	private static final class Gate {
+
+		final java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+
+		final java.util.concurrent.CountDownLatch arrived = new java.util.concurrent.CountDownLatch(1);
+
+		final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+
+		void pass(boolean matches) throws IOException {
+			if (this.armed.get() && matches) {
+				this.arrived.countDown();
+				try {
+					this.release.await(30, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new IOException(ex);
+				}
+			}
+		}
+
 	}
 
 }
