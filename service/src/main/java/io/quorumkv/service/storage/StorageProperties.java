@@ -94,6 +94,10 @@ public record StorageProperties(@DefaultValue("lsm") Backend backend, @DefaultVa
 	 * (as RocksDB lowers its compaction threads' priority); 0 keeps the JVM's (the
 	 * default: at 10 million keys it changed no tail that could be measured,
 	 * docs/storage-lsm.md)
+	 * @param compactionThroughput the bytes a second a compaction reads, at most
+	 * (Cassandra's {@code compaction_throughput}): a compaction spread over time instead
+	 * of taking the cores in bursts; {@code 0} (the default) for no limit; one falls back
+	 * to full speed while level 0 holds its trigger again
 	 */
 	public record LsmProperties(@DefaultValue("64MB") DataSize memtableSize, @DefaultValue("4KB") DataSize blockSize,
 			@DefaultValue("10") int bloomBitsPerKey, @DefaultValue("interval") FsyncPolicy fsync,
@@ -103,7 +107,7 @@ public record StorageProperties(@DefaultValue("lsm") Backend backend, @DefaultVa
 			@DefaultValue("0s") Duration tombstoneGracePeriod, @DefaultValue("2") int maxImmutableMemtables,
 			@DefaultValue("10s") Duration maxStall, @DefaultValue("lz4") Compression compression,
 			@Nullable DataSize blockCache, @DefaultValue("false") boolean incrementalBackups,
-			@DefaultValue("0") int compactionNice) {
+			@DefaultValue("0") int compactionNice, @DefaultValue("0B") DataSize compactionThroughput) {
 
 		/** The backend's options for a folder. */
 		public LsmOptions toOptions(Path directory) {
@@ -113,7 +117,7 @@ public record StorageProperties(@DefaultValue("lsm") Backend backend, @DefaultVa
 					this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall,
 					this.compression,
 					(this.blockCache != null) ? this.blockCache.toBytes() : LsmOptions.defaultBlockCacheSize(),
-					this.incrementalBackups, this.compactionNice);
+					this.incrementalBackups, this.compactionNice, this.compactionThroughput.toBytes());
 		}
 
 	}

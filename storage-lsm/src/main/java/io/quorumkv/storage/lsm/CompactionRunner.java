@@ -43,8 +43,26 @@ final class CompactionRunner {
 		this.cancelled = cancelled;
 	}
 
+	/** Runs {@code task} at the options' compaction throughput. */
 	void run(CompactionTask task) throws IOException {
-		run(task, false, null, Throttle.NONE);
+		run(task, false, null, paced(task));
+	}
+
+	/**
+	 * The throttle of {@code task} under {@link LsmOptions#compactionThroughput()}: the
+	 * bytes a second as entries a second, at the inputs' bytes per entry.
+	 */
+	Throttle paced(CompactionTask task) {
+		long bytesPerSecond = this.engine.options.compactionThroughput();
+		long bytes = task.inputBytes();
+		long entries = 0;
+		for (SsTable table : task.all()) {
+			entries += table.properties().entryCount();
+		}
+		if (bytesPerSecond <= 0 || bytes <= 0 || entries <= 0) {
+			return Throttle.NONE;
+		}
+		return new Throttle(Math.max(1, (long) ((double) bytesPerSecond * entries / bytes)));
 	}
 
 	/**

@@ -54,12 +54,16 @@ import java.util.Objects;
  * above 0, a compaction gives way to the request threads when the cores are short, and
  * runs whenever one is free ({@link CpuPriority}); 0 (the default) leaves it at the JVM's
  * own priority. Flushes keep the JVM's priority: a flush that falls behind stalls writers
+ * @param compactionThroughput the bytes a second of tables a compaction reads, at most
+ * (Cassandra's {@code compaction_throughput}): it spreads a compaction over time instead
+ * of taking the cores in bursts; 0 (the default) for no limit. A compaction goes at full
+ * speed while level 0 holds its trigger again (the writers would stall before long)
  */
 public record LsmOptions(Path directory, long memtableSize, int blockSize, int bloomBitsPerKey, FsyncPolicy fsync,
 		Duration fsyncInterval, int level0CompactionTrigger, long levelBaseSize, int levelSizeMultiplier,
 		long targetTableSize, int maxLevels, Duration tombstoneGracePeriod, int maxImmutableMemtables,
-		Duration maxStall, Compression compression, long blockCacheSize, boolean incrementalBackups,
-		int compactionNice) {
+		Duration maxStall, Compression compression, long blockCacheSize, boolean incrementalBackups, int compactionNice,
+		long compactionThroughput) {
 
 	public LsmOptions {
 		Objects.requireNonNull(directory, "directory");
@@ -82,13 +86,14 @@ public record LsmOptions(Path directory, long memtableSize, int blockSize, int b
 		require(!maxStall.isNegative(), "maxStall must not be negative");
 		require(blockCacheSize >= 0, "blockCacheSize must not be negative");
 		require(compactionNice >= 0 && compactionNice <= 19, "compactionNice must be in [0, 19]");
+		require(compactionThroughput >= 0, "compactionThroughput must not be negative");
 	}
 
 	/** The defaults on {@code directory}. */
 	public static LsmOptions defaults(Path directory) {
 		return new LsmOptions(directory, 64L << 20, 4096, 10, FsyncPolicy.INTERVAL, Duration.ofMillis(100), 4,
 				256L << 20, 10, 64L << 20, 7, Duration.ofDays(10), 2, Duration.ofSeconds(10), Compression.LZ4,
-				defaultBlockCacheSize(), false, 0);
+				defaultBlockCacheSize(), false, 0, 0);
 	}
 
 	/**
@@ -109,35 +114,39 @@ public record LsmOptions(Path directory, long memtableSize, int blockSize, int b
 		return new LsmOptions(this.directory, bytes, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice);
+				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice,
+				this.compactionThroughput);
 	}
 
 	public LsmOptions withBlockSize(int bytes) {
 		return new LsmOptions(this.directory, this.memtableSize, bytes, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice);
+				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice,
+				this.compactionThroughput);
 	}
 
 	public LsmOptions withBloomBitsPerKey(int bits) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, bits, this.fsync, this.fsyncInterval,
 				this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier, this.targetTableSize,
 				this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall, this.compression,
-				this.blockCacheSize, this.incrementalBackups, this.compactionNice);
+				this.blockCacheSize, this.incrementalBackups, this.compactionNice, this.compactionThroughput);
 	}
 
 	public LsmOptions withFsync(FsyncPolicy policy) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, policy,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice);
+				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice,
+				this.compactionThroughput);
 	}
 
 	public LsmOptions withFsyncInterval(Duration interval) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				interval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice);
+				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice,
+				this.compactionThroughput);
 	}
 
 	/**
@@ -148,63 +157,78 @@ public record LsmOptions(Path directory, long memtableSize, int blockSize, int b
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, level0Trigger, levelBase, multiplier, tableSize, this.maxLevels,
 				this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall, this.compression,
-				this.blockCacheSize, this.incrementalBackups, this.compactionNice);
+				this.blockCacheSize, this.incrementalBackups, this.compactionNice, this.compactionThroughput);
 	}
 
 	public LsmOptions withMaxLevels(int levels) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, levels, this.tombstoneGracePeriod, this.maxImmutableMemtables, this.maxStall,
-				this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice);
+				this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice,
+				this.compactionThroughput);
 	}
 
 	public LsmOptions withTombstoneGracePeriod(Duration grace) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, grace, this.maxImmutableMemtables, this.maxStall,
-				this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice);
+				this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice,
+				this.compactionThroughput);
 	}
 
 	public LsmOptions withMaxImmutableMemtables(int count) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, count, this.maxStall, this.compression,
-				this.blockCacheSize, this.incrementalBackups, this.compactionNice);
+				this.blockCacheSize, this.incrementalBackups, this.compactionNice, this.compactionThroughput);
 	}
 
 	public LsmOptions withMaxStall(Duration stall) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables, stall,
-				this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice);
+				this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice,
+				this.compactionThroughput);
 	}
 
 	public LsmOptions withCompression(Compression codec) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, codec, this.blockCacheSize, this.incrementalBackups, this.compactionNice);
+				this.maxStall, codec, this.blockCacheSize, this.incrementalBackups, this.compactionNice,
+				this.compactionThroughput);
 	}
 
 	public LsmOptions withBlockCacheSize(long bytes) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression, bytes, this.incrementalBackups, this.compactionNice);
+				this.maxStall, this.compression, bytes, this.incrementalBackups, this.compactionNice,
+				this.compactionThroughput);
 	}
 
 	public LsmOptions withIncrementalBackups(boolean on) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression, this.blockCacheSize, on, this.compactionNice);
+				this.maxStall, this.compression, this.blockCacheSize, on, this.compactionNice,
+				this.compactionThroughput);
 	}
 
 	public LsmOptions withCompactionNice(int nice) {
 		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
 				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
 				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
-				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups, nice);
+				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups, nice,
+				this.compactionThroughput);
+	}
+
+	public LsmOptions withCompactionThroughput(long bytesPerSecond) {
+		return new LsmOptions(this.directory, this.memtableSize, this.blockSize, this.bloomBitsPerKey, this.fsync,
+				this.fsyncInterval, this.level0CompactionTrigger, this.levelBaseSize, this.levelSizeMultiplier,
+				this.targetTableSize, this.maxLevels, this.tombstoneGracePeriod, this.maxImmutableMemtables,
+				this.maxStall, this.compression, this.blockCacheSize, this.incrementalBackups, this.compactionNice,
+				bytesPerSecond);
 	}
 
 	/** Target bytes of {@code level} (1-based; level 0 is bounded by table count). */
