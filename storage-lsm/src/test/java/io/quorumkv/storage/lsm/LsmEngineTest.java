@@ -84,16 +84,8 @@ class LsmEngineTest {
 	 */
 	@Test
 	void aSnapshotWaitsForARotationUnderWayOnAnotherThread() throws Exception {
-		Gate gate = new Gate();
-		FileIo io = new io.quorumkv.storage.lsm.io.ForwardingFileIo(FileIo.real()) {
-
-			@Override
-			public io.quorumkv.storage.lsm.io.AppendFile createNew(Path path) throws IOException {
-				gate.pass(path.getFileName().toString().startsWith("wal-"));
-				return super.createNew(path);
-			}
-
-		};
+		Gate gate = new Gate((name) -> name.startsWith("wal-"));
+		FileIo io = gate;
 		LsmEngine engine = Recovery.open(small(), io);
 		try {
 			// No spare segment: the next rotation creates its own, on its thread.
@@ -285,16 +277,8 @@ class LsmEngineTest {
 	 */
 	@Test
 	void theRunningGaugeCountsACompactionUntilItEnds() throws Exception {
-		Gate gate = new Gate();
-		FileIo io = new io.quorumkv.storage.lsm.io.ForwardingFileIo(FileIo.real()) {
-
-			@Override
-			public io.quorumkv.storage.lsm.io.AppendFile createOrTruncate(Path path) throws IOException {
-				gate.pass(path.getFileName().toString().endsWith(".sst.tmp"));
-				return super.createOrTruncate(path);
-			}
-
-		};
+		Gate gate = new Gate((name) -> name.endsWith(".sst.tmp"));
+		FileIo io = gate;
 		try (LsmStorage storage = LsmStorage.open(small(), io)) {
 			for (int round = 0; round < 2; round++) {
 				for (int i = 0; i < 20; i++) {
@@ -386,10 +370,10 @@ class LsmEngineTest {
 	}
 
 	/**
-	 * Holds a thread at a file operation, once armed, until released; tells that one
-	 * arrived.
+	 * The real files, but a thread creating one whose name {@code held} accepts waits,
+	 * once armed, until released; tells that one arrived.
 	 */
-	private static final class Gate {
+	private static final class Gate extends io.quorumkv.storage.lsm.io.ForwardingFileIo {
 
 		final java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -397,8 +381,27 @@ class LsmEngineTest {
 
 		final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
 
-		void pass(boolean matches) throws IOException {
-			if (this.armed.get() && matches) {
+		private final java.util.function.Predicate<String> held;
+
+		Gate(java.util.function.Predicate<String> held) {
+			super(FileIo.real());
+			this.held = held;
+		}
+
+		@Override
+		public io.quorumkv.storage.lsm.io.AppendFile createNew(Path path) throws IOException {
+			pass(path);
+			return super.createNew(path);
+		}
+
+		@Override
+		public io.quorumkv.storage.lsm.io.AppendFile createOrTruncate(Path path) throws IOException {
+			pass(path);
+			return super.createOrTruncate(path);
+		}
+
+		private void pass(Path path) throws IOException {
+			if (this.armed.get() && this.held.test(path.getFileName().toString())) {
 				this.arrived.countDown();
 				try {
 					this.release.await(30, TimeUnit.SECONDS);
