@@ -135,10 +135,8 @@ final class LsmSnapshot {
 		segments.addAll(state.active().segments());
 		List<String> names = new ArrayList<>();
 		for (Path segment : segments) {
+			// Each memtable's segments are its own: no name comes twice.
 			String name = segment.getFileName().toString();
-			if (names.contains(WAL_FOLDER + "/" + name)) {
-				continue;
-			}
 			try {
 				Files.createLink(folder.resolve(name), segment);
 				names.add(WAL_FOLDER + "/" + name);
