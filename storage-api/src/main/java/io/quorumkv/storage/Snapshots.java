@@ -35,9 +35,37 @@ public interface Snapshots {
 	Mono<List<String>> snapshot(Path target);
 
 	/**
+	 * Keeps every version the store holds from now on where a later {@link #snapshot}
+	 * finds it, until the hold is closed: versions overwritten meanwhile, and older
+	 * versions a background merge would drop. A cluster-wide snapshot opens a hold on
+	 * every node before it chooses its time {@code T}, so that each node's snapshot has,
+	 * for every key, its newest version as of {@code T} even when the key was overwritten
+	 * between {@code T} and that node's snapshot (docs/backup.md, "What T guarantees"). A
+	 * hold is meant to last one snapshot; close it soon, whatever happens (it costs disk
+	 * while open). The default holds nothing: a backend that keeps one row per key has no
+	 * older version to keep.
+	 */
+	default Hold hold() {
+		return Hold.NONE;
+	}
+
+	/**
 	 * The name of the copy's format ({@code "lsm"} for the LSM's tables and manifest),
 	 * which tells a reader how to open the files.
 	 */
 	String snapshotFormat();
+
+	/** An open {@link #hold()}; closing it twice does nothing. */
+	@FunctionalInterface
+	interface Hold extends AutoCloseable {
+
+		/** A hold that keeps nothing. */
+		Hold NONE = () -> {
+		};
+
+		@Override
+		void close();
+
+	}
 
 }

@@ -232,9 +232,8 @@ final class BackgroundWork {
 				this.engine.manifestLock.unlock();
 			}
 			slot.wal().close();
-			for (Path segment : slot.segments()) {
-				this.engine.io.deleteIfExists(segment);
-			}
+			// Kept while a snapshot holds the versions the memtable overwrote.
+			this.engine.holds.retire(slot.segments());
 			this.engine.stats.flushes.increment();
 			this.engine.stats.flushBytes.add((table != null) ? table.fileSize() : 0);
 			this.engine.signalFlushed();

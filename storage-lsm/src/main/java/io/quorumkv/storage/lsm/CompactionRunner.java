@@ -87,6 +87,8 @@ final class CompactionRunner {
 			this.engine.signalFlushed();
 			return 0;
 		}
+		// A merge keeps the newest version of each key: not while a snapshot holds them.
+		this.engine.holds.awaitNone(this.cancelled);
 		this.engine.stats.compactionsRunning.increment();
 		try {
 			return merge(task, drop, throttle);

@@ -127,6 +127,9 @@ final class LsmEngine {
 
 	final BackgroundWork background;
 
+	/** The snapshots' holds of the versions flushes and compactions would drop. */
+	final VersionHolds holds;
+
 	private final Syncer syncer;
 
 	LsmEngine(LsmOptions options, FileIo io, Clock clock, long clockFloor, LsmState initial, long nextFileNumber,
@@ -147,6 +150,7 @@ final class LsmEngine {
 		this.lock = lock;
 		this.reads = new ReadPath(this.state, this.stats, this::checkOpen, this::nowMicros);
 		this.background = new BackgroundWork(this);
+		this.holds = new VersionHolds(io, this.background::scheduleCompaction);
 		Duration period = (options.fsync() == FsyncPolicy.INTERVAL) ? options.fsyncInterval() : null;
 		// The periodic sync stops at a failure, as everything durable does.
 		this.syncer = new Syncer("lsm-wal-syncer-" + this.dir.getFileName(),
@@ -257,8 +261,11 @@ final class LsmEngine {
 	 * behind and every lookup would pay for it).
 	 */
 	private boolean mustStall(LsmState s) {
+		// Not for level 0 while a snapshot holds compactions back: they would not catch
+		// up before it ends.
 		return s.immutables().size() >= this.options.maxImmutableMemtables()
-				|| s.levels().level(0).size() >= LEVEL0_STOP_FACTOR * this.options.level0CompactionTrigger();
+				|| (s.levels().level(0).size() >= LEVEL0_STOP_FACTOR * this.options.level0CompactionTrigger()
+						&& !this.holds.held());
 	}
 
 	/**
@@ -475,6 +482,7 @@ final class LsmEngine {
 			}
 		}
 		this.syncer.close();
+		this.holds.closeAll();
 		last.levels().all().forEach((t) -> t.release());
 		this.blockCache.close();
 		this.flushed.complete(null);

@@ -114,14 +114,16 @@ final class LsmSnapshot {
 	}
 
 	/**
-	 * Hard-links into {@code target/wal/} the WAL segments of the active memtable and of
-	 * every memtable still waiting for its flush, before the snapshot freezes the active
-	 * one. They hold every version written to those memtables, in order, where a flushed
-	 * table holds the newest of each key only: a key written before the snapshot's time
-	 * and overwritten after it, but before this node froze its memtable, is in a segment
-	 * with both versions, and a restore as of that time takes the older from it. The
-	 * active segment's link takes the writes until the freeze (the same file). A memtable
-	 * flushed between the snapshot's time and this call has lost its segment.
+	 * Hard-links into {@code target/wal/} the WAL segments of the active memtable, of
+	 * every memtable still waiting for its flush and of those flushed while a hold was
+	 * open ({@link VersionHolds}), before the snapshot freezes the active one. They hold
+	 * every version written to those memtables, in order, where a flushed table holds the
+	 * newest of each key only: a key written before the snapshot's time and overwritten
+	 * after it, but before this node froze its memtable, is in a segment with both
+	 * versions, and a restore as of that time takes the older from it. The active
+	 * segment's link takes the writes until the freeze (the same file). Without a hold
+	 * opened before the snapshot's time, a memtable flushed between that time and this
+	 * call has lost its segment.
 	 * @return the links' names, relative to {@code target}
 	 */
 	static List<String> linkSegments(LsmEngine engine, Path target) throws IOException {
@@ -129,7 +131,7 @@ final class LsmSnapshot {
 		Path folder = target.resolve(WAL_FOLDER);
 		Files.createDirectories(folder);
 		// Oldest first.
-		List<Path> segments = new ArrayList<>();
+		List<Path> segments = new ArrayList<>(engine.holds.retained());
 		LsmState state = engine.state.get();
 		state.immutables().reversed().forEach((slot) -> segments.addAll(slot.segments()));
 		segments.addAll(state.active().segments());
@@ -142,9 +144,9 @@ final class LsmSnapshot {
 				names.add(WAL_FOLDER + "/" + name);
 			}
 			catch (NoSuchFileException ex) {
-				// Flushed and deleted since the state was read: its newest versions are
-				// in a table, an overwritten one is lost to the snapshot (the window of
-				// docs/backup.md, "What T guarantees").
+				// Flushed and deleted since the state was read (no hold was open): its
+				// newest versions are in a table, an overwritten one is lost to the
+				// snapshot.
 			}
 		}
 		engine.io.syncDirectory(folder);

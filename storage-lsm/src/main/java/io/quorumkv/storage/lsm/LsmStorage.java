@@ -235,15 +235,29 @@ public final class LsmStorage implements Storage, Snapshots {
 	@Override
 	public Mono<List<String>> snapshot(Path target) {
 		Objects.requireNonNull(target, "target");
-		return Mono.fromCallable(() -> LsmSnapshot.linkSegments(this.engine, target))
-			.subscribeOn(Schedulers.boundedElastic())
-			.flatMap((segments) -> Mono.fromFuture(() -> LsmSnapshot.flushed(this.engine), true)
-				.publishOn(Schedulers.boundedElastic())
-				.then(Mono.fromCallable(() -> {
-					List<String> names = new ArrayList<>(LsmSnapshot.link(this.engine, target));
-					names.addAll(segments);
-					return names;
-				})));
+		// Its own hold, from the segments' links to the tables': a compaction in between
+		// would merge away a version the links of the segments do not have.
+		return Mono.using(this::hold,
+				(hold) -> Mono.fromCallable(() -> LsmSnapshot.linkSegments(this.engine, target))
+					.subscribeOn(Schedulers.boundedElastic())
+					.flatMap((segments) -> Mono.fromFuture(() -> LsmSnapshot.flushed(this.engine), true)
+						.publishOn(Schedulers.boundedElastic())
+						.then(Mono.fromCallable(() -> {
+							List<String> names = new ArrayList<>(LsmSnapshot.link(this.engine, target));
+							names.addAll(segments);
+							return names;
+						}))),
+				Snapshots.Hold::close);
+	}
+
+	/**
+	 * Keeps the WAL segments of the memtables flushed from now on, and holds back
+	 * compactions that merge tables, until closed ({@link VersionHolds}).
+	 */
+	@Override
+	public Snapshots.Hold hold() {
+		this.engine.checkOpen();
+		return this.engine.holds.open();
 	}
 
 	@Override
