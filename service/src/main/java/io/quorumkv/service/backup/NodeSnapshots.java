@@ -6,9 +6,13 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 import io.quorumkv.service.cluster.Node;
@@ -21,6 +25,7 @@ import io.quorumkv.storage.lsm.IncrementalBackup;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.JsonNode;
@@ -46,6 +51,9 @@ public final class NodeSnapshots {
 
 	static final String PARTIAL_SUFFIX = ".partial";
 
+	/** How long a {@link #hold} waits for its snapshot before it closes itself. */
+	public static final Duration HOLD_LIMIT = Duration.ofSeconds(60);
+
 	private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
 	private static final Log logger = LogFactory.getLog(NodeSnapshots.class);
@@ -63,6 +71,8 @@ public final class NodeSnapshots {
 	private final List<String> removedAtStart;
 
 	private final FileSums sums = new FileSums();
+
+	private final Map<String, Held> holds = new ConcurrentHashMap<>();
 
 	/**
 	 * Removes (and logs) the {@code .partial} folders a crash left in {@code root}.
@@ -89,8 +99,53 @@ public final class NodeSnapshots {
 	}
 
 	/**
+	 * Opens the storage's hold of every version it has ({@link Snapshots#hold()}) for
+	 * snapshot {@code name}, to be taken within {@link #HOLD_LIMIT}: {@link #take} of
+	 * that name closes it when done, and it closes itself after the limit (an operator's
+	 * {@code qkv snapshot} that died between the two). A hold of a name already held
+	 * replaces it.
+	 * @throws SnapshotException (as the error of the {@code Mono}) when the name is
+	 * invalid or the backend has no snapshot
+	 */
+	public Mono<Duration> hold(String name) {
+		return Mono.fromCallable(() -> {
+			checkName(name);
+			if (!(this.storage instanceof Snapshots snapshots)) {
+				throw new UnsupportedSnapshotException(
+						"the " + this.backend + " backend takes no online snapshot (docs/backup.md)");
+			}
+			Snapshots.Hold hold = snapshots.hold();
+			Disposable expiry = Schedulers.parallel()
+				.schedule(() -> release(name, hold, "expired"), HOLD_LIMIT.toMillis(), TimeUnit.MILLISECONDS);
+			Held previous = this.holds.put(name, new Held(hold, expiry));
+			if (previous != null) {
+				previous.close();
+			}
+			return HOLD_LIMIT;
+		});
+	}
+
+	/** Closes the hold of {@code name} if it is still {@code hold}. */
+	private void release(String name, Snapshots.@Nullable Hold hold, String why) {
+		Held held = this.holds.get(name);
+		if (held != null && (hold == null || held.hold() == hold) && this.holds.remove(name, held)) {
+			held.close();
+			if (why.equals("expired")) {
+				logger.warn("The hold for snapshot " + name + " expired after " + HOLD_LIMIT.toSeconds()
+						+ " s without that snapshot");
+			}
+		}
+	}
+
+	/** The holds open, by snapshot name. */
+	public java.util.Set<String> held() {
+		return java.util.Set.copyOf(this.holds.keySet());
+	}
+
+	/**
 	 * Takes snapshot {@code name} as of {@code asOf} (the time the operator's request was
-	 * stamped with, the same for every node) and completes with its manifest.
+	 * stamped with, the same for every node) and completes with its manifest; closes the
+	 * {@link #hold} of that name, if one is open, once done (taken or refused).
 	 * @throws SnapshotException (as the error of the {@code Mono}) when the name is
 	 * invalid or taken, or the backend has no snapshot
 	 */
@@ -120,7 +175,10 @@ public final class NodeSnapshots {
 					.onErrorResume((ex) -> Mono.fromRunnable(() -> SnapshotFiles.deleteTree(partial))
 						.subscribeOn(Schedulers.boundedElastic())
 						.then(Mono.error(ex))));
-		}).subscribeOn(Schedulers.boundedElastic());
+		})
+			.subscribeOn(Schedulers.boundedElastic())
+			.doOnTerminate(() -> release(name, null, "taken"))
+			.doOnCancel(() -> release(name, null, "taken"));
 	}
 
 	/** Makes the partial folder, refusing a name another snapshot took meanwhile. */
@@ -286,6 +344,16 @@ public final class NodeSnapshots {
 
 		SnapshotConflictException(String message) {
 			super(message);
+		}
+
+	}
+
+	/** A hold and the task that closes it at the limit. */
+	private record Held(Snapshots.Hold hold, Disposable expiry) {
+
+		void close() {
+			this.expiry.dispose();
+			this.hold.close();
 		}
 
 	}

@@ -61,11 +61,13 @@ import org.springframework.stereotype.Component;
  * the lost voters fenced ({@link ForcedReconfiguration}; 200, or 409 with the reason, a
  * newer ring on another member this node reaches among them unless
  * {@code allowOlderRing});</li>
- * <li>backups (docs/backup.md, {@link SnapshotActions}): {@code POST snapshot} with
- * {@code {"name": …[, "asOf": T]}} takes a snapshot of this node's storage as of
- * {@code T} (now when absent; the answer gives it), {@code POST clear-snapshot} with
- * {@code {"name": …}} removes one, {@code POST clear-backups} with {@code {"name": …}}
- * removes the incremental tables that snapshot holds, {@code GET snapshots} lists them;
+ * <li>backups (docs/backup.md, {@link SnapshotActions}): {@code POST hold-snapshot} with
+ * {@code {"name": …}} holds every version of the storage for that snapshot and answers
+ * the node's clock, {@code POST snapshot} with {@code {"name": …[, "asOf": T]}} takes a
+ * snapshot of this node's storage as of {@code T} (now when absent; the answer gives it)
+ * and ends the hold of its name, {@code POST clear-snapshot} with {@code {"name": …}}
+ * removes one, {@code POST clear-backups} with {@code {"name": …}} removes the
+ * incremental tables that snapshot holds, {@code GET snapshots} lists them;
  * {@code POST verify-snapshot} with {@code {"path": …}} checks a snapshot folder on this
  * node's file system, and {@code POST restore} with {@code {"path": …[, "asOf": T][,
  * "rate": n][, "allowOlderThanGrace": true]}} writes a snapshot set into the cluster
@@ -184,6 +186,7 @@ public class QuorumKvEndpoint {
 			case "force-reconfigure" -> answer(this.forced.run(
 					List.of(required(lost, "lost").split(",")).stream().filter((u) -> !u.isBlank()).toList(),
 					Boolean.TRUE.equals(allowOlderRing)));
+			case "hold-snapshot" -> this.snapshots.hold(required(name, "name"));
 			case "snapshot" -> this.snapshots.take(required(name, "name"), asOf);
 			case "clear-snapshot" -> this.snapshots.clear(required(name, "name"));
 			case "clear-backups" -> this.snapshots.clearBackups(required(name, "name"));
@@ -191,7 +194,7 @@ public class QuorumKvEndpoint {
 			case "restore" ->
 				this.snapshots.restore(required(path, "path"), asOf, rate, Boolean.TRUE.equals(allowOlderThanGrace));
 			default -> throw new InvalidEndpointRequestException("unknown action " + action,
-					"unknown action; one of flush, compact, repair, repair-primary, join, decommission, remove, replace, cleanup, force-reconfigure, snapshot, clear-snapshot, clear-backups, verify-snapshot, restore");
+					"unknown action; one of flush, compact, repair, repair-primary, join, decommission, remove, replace, cleanup, force-reconfigure, hold-snapshot, snapshot, clear-snapshot, clear-backups, verify-snapshot, restore");
 		};
 	}
 

@@ -40,9 +40,34 @@ final class SnapshotActions {
 		this.self = self;
 	}
 
-	/** Takes a snapshot as of {@code asOf}, or as of now when null. */
+	/**
+	 * Holds every version of the storage for snapshot {@code name} and answers this
+	 * node's clock read after the hold began: the largest of the nodes' answers is the
+	 * snapshot's time {@code T} (docs/backup.md, "What T guarantees").
+	 */
+	Mono<WebEndpointResponse<Map<String, @Nullable Object>>> hold(String name) {
+		return this.snapshots.hold(name).map((limit) -> {
+			Map<String, @Nullable Object> done = body();
+			done.put("action", "hold-snapshot");
+			done.put("name", name);
+			done.put("clock", this.clock.now());
+			done.put("limitMs", limit.toMillis());
+			return new WebEndpointResponse<>(done, 200);
+		}).onErrorResume(this::refused);
+	}
+
+	/**
+	 * Takes a snapshot as of {@code asOf}, or as of now when null. The clock moves past
+	 * {@code asOf} first: a write this node stamps from then on is after the snapshot's
+	 * time.
+	 */
 	Mono<WebEndpointResponse<Map<String, @Nullable Object>>> take(String name, @Nullable Long asOf) {
 		return Mono.defer(() -> {
+			if (asOf != null) {
+				// Refused only beyond the allowed skew, as a replica refuses such a
+				// write.
+				this.clock.observe(asOf);
+			}
 			long time = (asOf != null) ? asOf : this.clock.now();
 			long start = System.nanoTime();
 			// An operator who gives up waiting does not cancel the snapshot halfway.

@@ -24,8 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  * it, in the memtable the snapshot then freezes, restores as of {@code T} to its version
  * before {@code T}, from the WAL segments the snapshot links, not to none (the flushed
  * table holds the newer version only); a key written only after {@code T} restores to
- * none. Without incremental backups: the snapshot alone closes the window (for a memtable
- * not flushed between the two).
+ * none. Without incremental backups: the snapshot alone closes the window for a memtable
+ * not flushed between the two, and with a hold opened before {@code T} for one flushed
+ * too.
  */
 class SnapshotWindowTest {
 
@@ -59,6 +60,44 @@ class SnapshotWindowTest {
 		FileTrees.copy(this.dir.resolve("snapshots/s1"), set.resolve("node1"));
 		SnapshotVerifier.verify(set.resolve("node1"));
 		assertThat(restored(set, t)).containsExactlyInAnyOrderEntriesOf(Map.of("k", "before T", "flushed", "before T"));
+	}
+
+	/**
+	 * With the hold {@code qkv snapshot} opens on every node before it chooses {@code T},
+	 * a memtable that is flushed between {@code T} and the snapshot keeps its WAL segment
+	 * for the snapshot: the version its flush dropped restores. Without the hold the
+	 * segment was deleted by the flush, and the key restored to none.
+	 */
+	@Test
+	void aMemtableFlushedBetweenTheHoldAndTheSnapshotKeepsItsOverwrittenVersions() {
+		Path data = this.dir.resolve("data");
+		long t;
+		try (LsmStorage storage = LsmStorage.open(LsmOptions.defaults(data).withMemtableSize(4 << 10))) {
+			NodeSnapshots snapshots = new NodeSnapshots(this.dir.resolve("snapshots"), storage, "lsm", SELF,
+					() -> null);
+			put(storage, "k", "before T");
+			assertThat(snapshots.hold("s1").block(WAIT)).isEqualTo(NodeSnapshots.HOLD_LIMIT);
+			t = this.clock.next();
+			put(storage, "k", "after T");
+			// Fills the memtable that has both versions of k: its flush drops the older.
+			long flushes = storage.stats().counters().get("flush.count");
+			for (int i = 0; i < 200 && storage.stats().counters().get("flush.count") == flushes; i++) {
+				put(storage, "new" + i, "after T".repeat(10));
+			}
+			long until = System.nanoTime() + WAIT.toNanos();
+			while (storage.stats().counters().get("flush.count") == flushes && System.nanoTime() < until) {
+				Thread.onSpinWait();
+			}
+			assertThat(storage.stats().counters().get("flush.count")).isGreaterThan(flushes);
+			put(storage, "k", "later still");
+			assertThat(snapshots.held()).containsExactly("s1");
+			assertThat(snapshots.take("s1", t).block(WAIT).asOf()).isEqualTo(t);
+			assertThat(snapshots.held()).as("the snapshot ends its hold").isEmpty();
+		}
+		Path set = this.dir.resolve("set");
+		FileTrees.copy(this.dir.resolve("snapshots/s1"), set.resolve("node1"));
+		SnapshotVerifier.verify(set.resolve("node1"));
+		assertThat(restored(set, t)).containsExactlyInAnyOrderEntriesOf(Map.of("k", "before T"));
 	}
 
 	private void put(LsmStorage storage, String key, String value) {

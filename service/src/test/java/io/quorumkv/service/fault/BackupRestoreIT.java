@@ -32,16 +32,18 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Backup and restore with real node processes and {@code scripts/qkv}, as an operator
  * runs them: three nodes RF 3 take writes and deletes at {@code 2/3} with a
- * {@link Ledger}; {@code qkv snapshot s1} prints its time {@code T}; more writes follow
- * (overwrites and deletes of the same keys, and new keys); every node's snapshot
- * verifies; the old cluster stops, and {@code qkv restore --from DIR --as-of T} writes
- * the three snapshots into a fresh cluster of five nodes RF 3. There, every key reads its
- * state as of {@code T} (what the ledger says was acknowledged before the snapshot) and
- * nothing written after {@code T} appears ({@code qkv clear-snapshot s1} removed the
- * nodes' own copies). The fresh cluster's tombstone grace is 1 s, so the restore is first
- * refused as older than the grace, then run with {@code --allow-older-than-grace}. Then
- * the same into a single node on H2, after a copy of the set with one byte flipped in a
- * table was refused naming the file.
+ * {@link Ledger}; {@code qkv snapshot s1}, taken while the writes go on, prints its time
+ * {@code T}; more writes follow (overwrites and deletes of the same keys, and new keys);
+ * every node's snapshot verifies; the old cluster stops, and
+ * {@code qkv restore --from DIR --as-of T} writes the three snapshots into a fresh
+ * cluster of five nodes RF 3. There, every key reads its state as of {@code T} (what the
+ * ledger's cut around the snapshot allows: every write acknowledged before it was asked,
+ * and the writes in flight while it ran on either side) and nothing written after
+ * {@code T} appears ({@code qkv clear-snapshot s1} removed the nodes' own copies). The
+ * fresh cluster's tombstone grace is 1 s, so the restore is first refused as older than
+ * the grace, then run with {@code --allow-older-than-grace}. Then the same into a single
+ * node on H2, after a copy of the set with one byte flipped in a table was refused naming
+ * the file.
  */
 @ExtendWith({ FaultFolders.KeepOnFailure.class, Seeds.class })
 class BackupRestoreIT {
@@ -82,15 +84,22 @@ class BackupRestoreIT {
 		List<String> oldUrls = List.of(this.old.url(0), this.old.url(1), this.old.url(2));
 
 		Ledger before = new Ledger();
+		Ledger.Cut cut;
+		Result snapshot;
 		try (Workload load = Workload.rotating(before, "bk", 4, 150, "2/3", () -> oldUrls, seed,
 				Duration.ofSeconds(5))) {
 			before.awaitMoreAcked("writes before the snapshot", 1_500, AWAIT);
+			cut = before.openCut();
+			snapshot = qkv("--nodes", String.join(",", oldUrls), "snapshot", "s1");
+			cut.close();
+			before.awaitMoreAcked("writes after the snapshot", 300, AWAIT);
 		}
-		System.out.println("BackupRestoreIT before the snapshot: " + before);
+		System.out.println("BackupRestoreIT writes around the snapshot: " + before);
 		assertThat(before.deletesAcked.get()).isPositive();
-
-		Result snapshot = qkv("--nodes", String.join(",", oldUrls), "snapshot", "s1");
 		assertThat(snapshot.exit()).as(snapshot.output()).isZero();
+		Ledger asOfT = cut.asLedger(before.keys());
+		System.out.println("BackupRestoreIT writes in flight around the snapshot: " + cut.writesInWindow());
+		assertThat(cut.writesInWindow()).as("writes went on while the snapshot ran").isPositive();
 		Matcher time = Pattern.compile("snapshot s1: T = (\\d+)").matcher(snapshot.output());
 		assertThat(time.find()).as(snapshot.output()).isTrue();
 		long t = Long.parseLong(time.group(1));
@@ -167,7 +176,7 @@ class BackupRestoreIT {
 		System.out.println("BackupRestoreIT restore:\n" + restored.output());
 
 		for (int node = 0; node < 5; node++) {
-			LedgerCheck check = LedgerCheck.publicRead(before, this.client, this.fresh.url(node), "2/3");
+			LedgerCheck check = LedgerCheck.publicRead(asOfT, this.client, this.fresh.url(node), "2/3");
 			System.out.println("BackupRestoreIT ledger through node " + node + ": " + check);
 			assertThat(check.clean()).as("state as of T through node %d: %s", node, check).isTrue();
 		}
@@ -197,8 +206,8 @@ class BackupRestoreIT {
 				assertThat(this.client.get(url, key, "2/3").body()).as("key %s", key).isEqualTo("after-T");
 			}
 		}
-		// The ledger tells this later state from the state as of T.
-		LedgerCheck afterT = LedgerCheck.publicRead(before, this.client, entry, "2/3");
+		// The cut tells this later state from the state as of T.
+		LedgerCheck afterT = LedgerCheck.publicRead(asOfT, this.client, entry, "2/3");
 		assertThat(afterT.clean()).as("the state after T read as of T: %s", afterT).isFalse();
 		this.fresh.close();
 
@@ -226,7 +235,7 @@ class BackupRestoreIT {
 		Result intoH2 = qkv("--nodes", single, "restore", "--from", set.toString(), "--as-of", Long.toString(t),
 				"--allow-older-than-grace");
 		assertThat(intoH2.exit()).as(intoH2.output()).isZero();
-		LedgerCheck check = LedgerCheck.publicRead(before, this.client, single, "1/1");
+		LedgerCheck check = LedgerCheck.publicRead(asOfT, this.client, single, "1/1");
 		System.out.println("BackupRestoreIT ledger through one H2 node: " + check);
 		assertThat(check.clean()).as("state as of T on one H2 node: %s", check).isTrue();
 		for (String key : newKeys) {

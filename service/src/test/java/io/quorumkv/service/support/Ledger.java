@@ -54,6 +54,103 @@ public final class Ledger {
 		return copy;
 	}
 
+	/** The cut opened last ({@link #openCut()}), or null. */
+	private volatile @org.jspecify.annotations.Nullable Cut cut;
+
+	/**
+	 * Records one write that was sent at {@code sentNanos} ({@link System#nanoTime()}):
+	 * as {@link #record(String, String, boolean)}, and in the open cut if it may be in
+	 * it.
+	 */
+	public void record(String key, @org.jspecify.annotations.Nullable String value, boolean acked, long sentNanos) {
+		record(key, value, acked);
+		Cut open = this.cut;
+		if (open != null) {
+			open.recorded(key, value, sentNanos);
+		}
+	}
+
+	/**
+	 * Opens a cut: what a snapshot taken from now until {@link Cut#close()} may hold of
+	 * this ledger's keys, while writes go on
+	 * ({@link #record(String, String, boolean, long)} with their send time). Any state
+	 * possible now stays possible in it, and so does every write answered before the
+	 * close or sent before it (in flight at the snapshot, it may be on either side of its
+	 * time); a write sent after the close is not in it.
+	 */
+	public Cut openCut() {
+		Cut opened = new Cut();
+		// Open before the copy: a write recorded meanwhile is in the copy, in the cut, or
+		// both.
+		this.cut = opened;
+		this.possible.forEach((key, states) -> {
+			synchronized (states) {
+				opened.allow(key, states);
+			}
+		});
+		return opened;
+	}
+
+	/**
+	 * The states a snapshot taken within a window of the writes may hold
+	 * ({@link #openCut()}).
+	 */
+	public static final class Cut {
+
+		private final Map<String, Set<String>> allowed = new ConcurrentHashMap<>();
+
+		private volatile long closedAt;
+
+		private volatile boolean closed;
+
+		private final AtomicLong inWindow = new AtomicLong();
+
+		void allow(String key, Set<String> states) {
+			Set<String> set = this.allowed.computeIfAbsent(key, (k) -> ConcurrentHashMap.newKeySet());
+			set.addAll(states);
+		}
+
+		void recorded(String key, @org.jspecify.annotations.Nullable String value, long sentNanos) {
+			if (!this.closed || sentNanos - this.closedAt < 0) {
+				Set<String> set = this.allowed.computeIfAbsent(key, (k) -> {
+					Set<String> fresh = ConcurrentHashMap.newKeySet();
+					fresh.add(GONE);
+					return fresh;
+				});
+				set.add((value != null) ? value : GONE);
+				this.inWindow.incrementAndGet();
+			}
+		}
+
+		/**
+		 * The writes answered while the cut was open, or sent before its close and
+		 * answered after.
+		 */
+		public long writesInWindow() {
+			return this.inWindow.get();
+		}
+
+		/** Ends the window: writes sent from now on are after the snapshot. */
+		public void close() {
+			this.closedAt = System.nanoTime();
+			this.closed = true;
+		}
+
+		/**
+		 * A ledger of what a restore of the snapshot may read for each of {@code keys}: a
+		 * key first written after the close reads gone.
+		 */
+		public Ledger asLedger(Set<String> keys) {
+			Ledger ledger = new Ledger();
+			for (String key : keys) {
+				Set<String> states = this.allowed.get(key);
+				ledger.possible.put(key, new HashSet<>((states != null) ? states : Set.of(GONE)));
+			}
+			return ledger;
+		}
+
+	}
+
 	/** Records one write: {@code value} null for a delete, {@code acked} as answered. */
 	public void record(String key, @org.jspecify.annotations.Nullable String value, boolean acked) {
 		String state = (value != null) ? value : GONE;

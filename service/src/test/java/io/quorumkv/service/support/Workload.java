@@ -59,6 +59,7 @@ public final class Workload implements AutoCloseable {
 					boolean delete = random.nextInt(5) == 0;
 					int status;
 					String value = null;
+					long sent = System.nanoTime();
 					if (delete) {
 						status = client.delete(base, key, replicas);
 					}
@@ -67,7 +68,7 @@ public final class Workload implements AutoCloseable {
 						status = client.put(base, key, value, replicas);
 					}
 					boolean acked = status == (delete ? 202 : 201);
-					this.ledger.record(key, value, acked);
+					this.ledger.record(key, value, acked, sent);
 					this.ledger.answered(status);
 					if (status == -1) {
 						node++;
