@@ -22,6 +22,7 @@ import io.quorumkv.service.storage.ChecksummedFile;
 import io.quorumkv.storage.Snapshots;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.lsm.IncrementalBackup;
+import io.quorumkv.storage.lsm.io.FileIo;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -72,6 +73,8 @@ public final class NodeSnapshots {
 
 	private final FileSums sums = new FileSums();
 
+	private final FileIo io;
+
 	private final Map<String, Held> holds = new ConcurrentHashMap<>();
 
 	/**
@@ -80,6 +83,16 @@ public final class NodeSnapshots {
 	 */
 	public NodeSnapshots(Path root, Storage storage, String backend, Node self,
 			java.util.function.Supplier<@Nullable Ring> ring) {
+		this(root, storage, backend, self, ring, FileIo.real());
+	}
+
+	/**
+	 * As above, writing the manifest and renaming the folder through {@code io} (the
+	 * LSM's file layer: a test's models what a power cut keeps).
+	 */
+	public NodeSnapshots(Path root, Storage storage, String backend, Node self,
+			java.util.function.Supplier<@Nullable Ring> ring, FileIo io) {
+		this.io = io;
 		this.root = root;
 		this.storage = storage;
 		this.backend = backend;
@@ -205,10 +218,10 @@ public final class NodeSnapshots {
 			JsonNode ringJson = (ring != null) ? JsonMapper.shared().readTree(RingJson.write(ring)) : null;
 			SnapshotManifest manifest = new SnapshotManifest(name, this.self.id(), this.self.base(), this.backend,
 					format, asOf, System.currentTimeMillis(), ringJson, entries);
-			manifest.write(partial);
-			ChecksummedFile.syncFolder(partial);
-			Files.move(partial, done, StandardCopyOption.ATOMIC_MOVE);
-			ChecksummedFile.syncFolder(this.root);
+			manifest.write(partial, this.io);
+			this.io.syncDirectory(partial);
+			this.io.rename(partial, done);
+			this.io.syncDirectory(this.root);
 			return manifest;
 		}
 		catch (IOException ex) {

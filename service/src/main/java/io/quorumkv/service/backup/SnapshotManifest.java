@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.zip.CRC32C;
 
 import io.quorumkv.storage.lsm.IncrementalBackup;
+import io.quorumkv.storage.lsm.io.AppendFile;
+import io.quorumkv.storage.lsm.io.FileIo;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -88,7 +90,7 @@ public record SnapshotManifest(String name, String node, String url, String back
 	}
 
 	/** Writes {@code snapshot.json} into {@code dir} and forces it. */
-	void write(Path dir) throws IOException {
+	void write(Path dir, FileIo io) throws IOException {
 		ObjectNode root = JSON.createObjectNode();
 		root.put("version", VERSION);
 		root.put("name", this.name);
@@ -108,10 +110,10 @@ public record SnapshotManifest(String name, String node, String url, String back
 				.put("size", file.size())
 				.put("crc32c", String.format("%08x", file.crc32c()));
 		}
-		Path target = dir.resolve(FILE_NAME);
-		Files.write(target, JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
-		try (var channel = java.nio.channels.FileChannel.open(target, java.nio.file.StandardOpenOption.WRITE)) {
-			channel.force(true);
+		byte[] bytes = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root);
+		try (AppendFile out = io.createNew(dir.resolve(FILE_NAME))) {
+			out.write(bytes, 0, bytes.length);
+			out.sync();
 		}
 	}
 

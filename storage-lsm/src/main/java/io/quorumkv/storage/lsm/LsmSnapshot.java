@@ -1,7 +1,6 @@
 package io.quorumkv.storage.lsm;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -129,7 +128,7 @@ final class LsmSnapshot {
 	static List<String> linkSegments(LsmEngine engine, Path target) throws IOException {
 		engine.checkOpen();
 		Path folder = target.resolve(WAL_FOLDER);
-		Files.createDirectories(folder);
+		engine.io.createDirectories(folder);
 		// Oldest first.
 		List<Path> segments = new ArrayList<>(engine.holds.retained());
 		LsmState state = engine.state.get();
@@ -140,7 +139,7 @@ final class LsmSnapshot {
 			// Each memtable's segments are its own: no name comes twice.
 			String name = segment.getFileName().toString();
 			try {
-				Files.createLink(folder.resolve(name), segment);
+				engine.io.link(segment, folder.resolve(name));
 				names.add(WAL_FOLDER + "/" + name);
 			}
 			catch (NoSuchFileException ex) {
@@ -175,21 +174,21 @@ final class LsmSnapshot {
 			}
 			for (SsTable table : state.levels().all()) {
 				String name = table.path().getFileName().toString();
-				Files.createLink(target.resolve(name), table.path());
+				engine.io.link(table.path(), target.resolve(name));
 				names.add(name);
 				// Its digest too, where it has one (not a table written before them):
 				// the snapshot's manifest takes the table's checksum from it. A table the
 				// engine serves keeps its digest: both go only once it is obsolete.
 				Path digest = TableDigest.of(table.path());
 				try {
-					Files.createLink(target.resolve(digest.getFileName()), digest);
+					engine.io.link(digest, target.resolve(digest.getFileName()));
 					names.add(digest.getFileName().toString());
 				}
 				catch (NoSuchFileException ex) {
 					// A table written before digests.
 				}
 			}
-			Files.createLink(target.resolve(Manifest.FILE_NAME), engine.dir.resolve(Manifest.FILE_NAME));
+			engine.io.link(engine.dir.resolve(Manifest.FILE_NAME), target.resolve(Manifest.FILE_NAME));
 			names.add(Manifest.FILE_NAME);
 			if (engine.backups != null) {
 				// Under the manifest lock no flush publishes: every table flushed up to

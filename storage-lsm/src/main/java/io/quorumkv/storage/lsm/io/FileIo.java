@@ -69,6 +69,15 @@ public interface FileIo {
 	/** Deletes the file if it exists; whether it did. */
 	boolean deleteIfExists(Path path) throws IOException;
 
+	/**
+	 * Creates {@code folder} and the folders above it that are missing; nothing when it
+	 * exists. Like a file's name, a folder's is durable only after {@link #syncDirectory}
+	 * of the folder it is in.
+	 */
+	default void createDirectories(Path folder) throws IOException {
+		Files.createDirectories(folder);
+	}
+
 	/** Forces the folder's entries (creations, renames, deletions) to the disk. */
 	void syncDirectory(Path dir) throws IOException;
 

@@ -27,7 +27,10 @@ import org.jspecify.annotations.Nullable;
  * replaced since that sync are kept aside in a {@code .trash} folder (which the engine
  * ignores) so that a crash image can bring them back. The files of its subfolders in
  * {@link #SUBFOLDERS} are modelled too, named {@code backups/000042.sst}; a folder's sync
- * makes its own names durable. Guarded by the layer's lock.
+ * makes its own names durable. A model of a whole tree ({@link FaultFileIo#tree}) takes
+ * every file below the folder, at any depth, and folders renamed whole (a rename is a
+ * name change of the folder it is in, as for a file). Folders themselves are not
+ * modelled: an image has the folders of the files it keeps. Guarded by the layer's lock.
  */
 final class FaultDisk {
 
@@ -37,6 +40,9 @@ final class FaultDisk {
 	static final Set<String> SUBFOLDERS = Set.of("backups");
 
 	final Path dir;
+
+	/** Whether every file below {@link #dir} is modelled, not only its subfolders'. */
+	private final boolean tree;
 
 	private final Path trash;
 
@@ -51,12 +57,19 @@ final class FaultDisk {
 	/**
 	 * Takes over {@code dir} (created if missing); files already there count as durable.
 	 */
-	FaultDisk(Path dir) throws IOException {
+	FaultDisk(Path dir, boolean tree) throws IOException {
 		this.dir = dir.toAbsolutePath().normalize();
+		this.tree = tree;
 		this.trash = this.dir.resolve(TRASH);
 		Files.createDirectories(this.trash);
 		List<Path> folders = new ArrayList<>(List.of(this.dir));
 		SUBFOLDERS.stream().map(this.dir::resolve).filter(Files::isDirectory).forEach(folders::add);
+		if (tree) {
+			folders.clear();
+			try (Stream<Path> all = Files.walk(this.dir)) {
+				all.filter(Files::isDirectory).filter((folder) -> !folder.startsWith(this.trash)).forEach(folders::add);
+			}
+		}
 		for (Path folder : folders) {
 			try (Stream<Path> files = Files.list(folder)) {
 				for (Path file : files.filter(Files::isRegularFile).toList()) {
@@ -76,6 +89,10 @@ final class FaultDisk {
 	 */
 	@Nullable String tracked(Path path) {
 		Path absolute = path.toAbsolutePath().normalize();
+		if (this.tree) {
+			return (absolute.startsWith(this.dir) && !absolute.equals(this.dir) && !absolute.startsWith(this.trash))
+					? this.dir.relativize(absolute).toString().replace(java.io.File.separatorChar, '/') : null;
+		}
 		Path parent = absolute.getParent();
 		if (this.dir.equals(parent)) {
 			return absolute.getFileName().toString();
@@ -101,6 +118,10 @@ final class FaultDisk {
 		Path absolute = folder.toAbsolutePath().normalize();
 		if (this.dir.equals(absolute)) {
 			return "";
+		}
+		if (this.tree) {
+			String name = tracked(absolute);
+			return (name != null) ? name + "/" : null;
 		}
 		return (this.dir.equals(absolute.getParent()) && SUBFOLDERS.contains(absolute.getFileName().toString()))
 				? absolute.getFileName() + "/" : null;
@@ -138,6 +159,41 @@ final class FaultDisk {
 	}
 
 	/**
+	 * Renames folder {@code source} (a tree's name of a folder, no trailing {@code /}) to
+	 * {@code name}, with every file below it: one name change of the folder it is in.
+	 */
+	void renameFolder(String source, String name, Path from, Path to) throws IOException {
+		if (!this.tree) {
+			throw new IOException("a folder renamed outside a tree's model: " + from);
+		}
+		Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+		String prefix = source + "/";
+		for (String old : List.copyOf(this.live.keySet())) {
+			if (old.startsWith(prefix)) {
+				Node node = this.live.remove(old);
+				String rest = old.substring(prefix.length());
+				node.location = to.resolve(rest);
+				this.live.put(name + "/" + rest, node);
+			}
+		}
+		this.log.add(new NameChange(source, name, null, true));
+	}
+
+	private static @Nullable String moved(@Nullable String name, String prefix, String to) {
+		return (name != null && name.startsWith(prefix)) ? to + "/" + name.substring(prefix.length()) : name;
+	}
+
+	/** Moves every name below folder {@code source} below {@code name}. */
+	private static void moveFolder(Map<String, Node> names, String source, String name) {
+		String prefix = source + "/";
+		for (String old : List.copyOf(names.keySet())) {
+			if (old.startsWith(prefix)) {
+				names.put(name + "/" + old.substring(prefix.length()), names.remove(old));
+			}
+		}
+	}
+
+	/**
 	 * A second name for the file named {@code source} (a hard link): a file of its own in
 	 * the model, with the source's bytes and durability, since what is linked (a table)
 	 * is no longer written.
@@ -167,6 +223,16 @@ final class FaultDisk {
 	 * files set aside that no image can bring back any more are deleted.
 	 */
 	void syncFolder(String folder) throws IOException {
+		for (NameChange change : List.copyOf(this.log)) {
+			if (change.folder() && folderOf(change.from()).equals(folder)) {
+				moveFolder(this.durable, change.from(), change.to());
+				// The changes still pending in the folder moved (the same folder, by
+				// another name): they were logged under its old name.
+				String prefix = change.from() + "/";
+				this.log.replaceAll((c) -> (c == change) ? c : new NameChange(moved(c.from(), prefix, change.to()),
+						moved(c.to(), prefix, change.to()), c.node(), c.folder()));
+			}
+		}
 		this.durable.keySet().removeIf((name) -> folderOf(name).equals(folder));
 		this.live.forEach((name, node) -> {
 			if (folderOf(name).equals(folder)) {
@@ -206,6 +272,10 @@ final class FaultDisk {
 		Map<String, Node> names = new HashMap<>(this.durable);
 		int kept = (tear == Tear.KEEP_WRITTEN) ? this.log.size() : random.nextInt(this.log.size() + 1);
 		for (NameChange change : this.log.subList(0, kept)) {
+			if (change.folder()) {
+				moveFolder(names, change.from(), change.to());
+				continue;
+			}
 			Node node = (change.from() != null) ? names.remove(change.from()) : change.node();
 			if (change.to() != null && node != null) {
 				names.put(change.to(), node);
@@ -298,7 +368,12 @@ final class FaultDisk {
 	/**
 	 * A creation (from null), rename or deletion (to null) since the last folder sync.
 	 */
-	private record NameChange(@Nullable String from, @Nullable String to, @Nullable Node node) {
+	private record NameChange(@Nullable String from, @Nullable String to, @Nullable Node node, boolean folder) {
+
+		NameChange(@Nullable String from, @Nullable String to, @Nullable Node node) {
+			this(from, to, node, false);
+		}
+
 	}
 
 }

@@ -9,6 +9,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.EnumMap;
@@ -127,12 +128,24 @@ public final class FaultFileIo implements FileIo {
 	 * Takes over {@code dir} (created if missing); files already there count as durable.
 	 */
 	public FaultFileIo(Path dir, long seed) {
+		this(dir, seed, false);
+	}
+
+	/**
+	 * A layer over every file below {@code dir}, at any depth (a node's storage path: its
+	 * data folder, its snapshots), with folders renamed whole.
+	 */
+	public static FaultFileIo tree(Path dir, long seed) {
+		return new FaultFileIo(dir, seed, true);
+	}
+
+	private FaultFileIo(Path dir, long seed, boolean tree) {
 		this.random = new SplittableRandom(seed);
 		for (Op op : Op.values()) {
 			this.calls.put(op, new AtomicLong());
 		}
 		try {
-			this.disk = new FaultDisk(dir);
+			this.disk = new FaultDisk(dir, tree);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
@@ -312,6 +325,10 @@ public final class FaultFileIo implements FileIo {
 		String name = begin(Op.RENAME, to);
 		try {
 			String source = this.disk.tracked(from);
+			if (source != null && name != null && Files.isDirectory(from)) {
+				this.disk.renameFolder(source, name, from, to);
+				return;
+			}
 			if (source == null || name == null || this.disk.node(source) == null) {
 				throw new IOException("rename outside the tracked folder or of an unknown file: " + from + " -> " + to);
 			}
@@ -327,14 +344,28 @@ public final class FaultFileIo implements FileIo {
 		String name = begin(Op.LINK, link);
 		try {
 			String source = this.disk.tracked(existing);
-			if (source == null || name == null || this.disk.node(source) == null) {
-				throw new IOException(
-						"link outside the tracked folder or of an unknown file: " + existing + " -> " + link);
+			if (source != null && name != null && this.disk.node(source) == null) {
+				throw new NoSuchFileException(existing.toString());
+			}
+			if (source == null || name == null) {
+				throw new IOException("link outside the tracked folder: " + existing + " -> " + link);
 			}
 			if (this.disk.node(name) != null) {
 				throw new FileAlreadyExistsException(link.toString());
 			}
 			this.disk.link(source, name, existing, link);
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
+	public void createDirectories(Path folder) throws IOException {
+		begin(null, folder);
+		try {
+			// Folders are not modelled: an image has the folders of its files.
+			Files.createDirectories(folder);
 		}
 		finally {
 			this.lock.unlock();

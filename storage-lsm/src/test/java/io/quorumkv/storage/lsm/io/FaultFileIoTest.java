@@ -114,6 +114,48 @@ class FaultFileIoTest {
 		assertThat(Files.readAllBytes(image.resolve("000001.sst"))).isEqualTo(bytes(0, 4));
 	}
 
+	/**
+	 * A tree's model: files at any depth; a folder renamed whole is one name change of
+	 * its parent, and the changes still pending inside it move with it (the same folder).
+	 */
+	@Test
+	void aTreeRenamesAFolderWholeAsOneChangeOfItsParent() throws IOException {
+		Set<String> seen = new HashSet<>();
+		for (int seed = 0; seed < 30; seed++) {
+			Path dir = this.root.resolve("tree" + seed);
+			FaultFileIo io = FaultFileIo.tree(dir, seed);
+			Path partial = dir.resolve("snapshots/.s1.partial");
+			io.createDirectories(partial.resolve("data"));
+			try (AppendFile file = io.createNew(partial.resolve("data/000001.sst"))) {
+				write(file, bytes(0, 4));
+				file.sync();
+			}
+			io.syncDirectory(partial.resolve("data"));
+			try (AppendFile file = io.createNew(partial.resolve("snapshot.json"))) {
+				write(file, bytes(0, 2));
+				file.sync();
+			}
+			io.rename(partial, dir.resolve("snapshots/s1"));
+			assertThat(dir.resolve("snapshots/s1/data/000001.sst")).exists();
+			boolean synced = seed % 2 == 0;
+			if (synced) {
+				// The rename is durable; snapshot.json's name in the folder is not.
+				io.syncDirectory(dir.resolve("snapshots"));
+			}
+			Path image = io.powerLoss(Tear.DROP_UNSYNCED, this.root.resolve("tree-image" + seed)).folder();
+			boolean renamed = Files.exists(image.resolve("snapshots/s1/data/000001.sst"));
+			boolean old = Files.exists(image.resolve("snapshots/.s1.partial/data/000001.sst"));
+			assertThat(renamed).as("the table under exactly one name").isNotEqualTo(old);
+			if (synced) {
+				assertThat(renamed).isTrue();
+				assertThat(image.resolve("snapshots/.s1.partial")).doesNotExist();
+			}
+			String json = (renamed ? "s1" : ".s1.partial") + "/snapshot.json";
+			seen.add((renamed ? "new" : "old") + (Files.exists(image.resolve("snapshots/" + json)) ? "+json" : ""));
+		}
+		assertThat(seen).contains("new", "old", "new+json");
+	}
+
 	@Test
 	void aRenameOverAFileLeavesTheOldOrTheNewOneWholeUntilTheFolderIsSynced() throws IOException {
 		Set<String> seen = new HashSet<>();
