@@ -18,7 +18,6 @@ import java.util.regex.Pattern;
 import io.quorumkv.service.cluster.Node;
 import io.quorumkv.service.cluster.Ring;
 import io.quorumkv.service.cluster.RingJson;
-import io.quorumkv.service.storage.ChecksummedFile;
 import io.quorumkv.storage.Snapshots;
 import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.lsm.IncrementalBackup;
