@@ -15,8 +15,13 @@
 # up --tls, certificates from scripts/dev-certs.sh, the public API open as in tls-cost.sh): the
 # table says where what TLS costs goes (docs/performance.md, "TLS").
 #
-#   scripts/profile-cluster.sh [--nodes N] [--replicas ACK/FROM] [--tls]
+#   scripts/profile-cluster.sh [--nodes N] [--replicas ACK/FROM] [--tls] [--rate R]
 #     defaults: --nodes 3 --replicas 2/3
+#
+# With --rate R the profiled run is R PUTs a second (wrk2, 16 connections) instead of the closed
+# loop (the warm-up stays one): the CPU per request at a low rate, where what the nodes do
+# without requests (timers, heartbeats, the JIT, the collector) weighs, as in the YCSB report's
+# fixed-rate runs (docs/performance.md, goal 5). Needs wrk2 (scripts/lib/wrk-tool.sh finds it).
 #
 # Environment: QKV_WARMUP (60s), QKV_DURATION (20s), QKV_BASE_PORT (18881), QKV_JAR (the build;
 # default service/target/quorumkv.jar), QKV_ASYNC_PROFILER_LIB (else async-profiler is fetched
@@ -33,6 +38,7 @@ port="${QKV_BASE_PORT:-18881}"
 nodes=3
 replicas=2/3
 tls=0
+rate=""
 out="$ROOT/run/profile-cluster/$(date -u +%Y%m%dT%H%M%SZ)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/quorumkv-profile-cluster.XXXXXX")"
 export QKV_KEYS="${QKV_KEYS:-100000}" QKV_VALUE_SIZE="${QKV_VALUE_SIZE:-100}" QKV_THREADS=1
@@ -61,10 +67,20 @@ while [ $# -gt 0 ]; do
       tls=1
       shift
       ;;
-    *) die "usage: scripts/profile-cluster.sh [--nodes N] [--replicas ACK/FROM] [--tls]" ;;
+    --rate)
+      [ $# -ge 2 ] && [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "--rate takes requests a second, such as 400"
+      rate="$2"
+      shift 2
+      ;;
+    *) die "usage: scripts/profile-cluster.sh [--nodes N] [--replicas ACK/FROM] [--tls] [--rate R]" ;;
   esac
 done
 command -v wrk >/dev/null || die "wrk is not installed (apt-get install wrk)"
+if [ -n "$rate" ]; then
+  # shellcheck source=scripts/lib/wrk-tool.sh
+  . "$ROOT/scripts/lib/wrk-tool.sh"
+  QKV_TOOL=wrk2 detect_wrk_tool || die "--rate needs wrk2 (docs/load-testing.md)"
+fi
 cleanup() {
   "$CLUSTER" down --dir "$work/one" >/dev/null 2>&1 || true
   "$CLUSTER" down --dir "$work/cluster" >/dev/null 2>&1 || true
@@ -97,8 +113,12 @@ profile() {
       die "async-profiler did not start in $label (see $out/$label-profiler.log)"
   done
   [ "$label" = one ] || stream_counters "$dir" >"$out/$label-streams-before.txt"
-  log "$label: $duration profiled"
-  wrk -t1 -c64 -d"$duration" -s "$ROOT/scripts/wrk2/put.lua" "$url" >"$out/$label-profiled.txt" 2>&1
+  log "$label: $duration profiled${rate:+ at $rate requests a second}"
+  if [ -n "$rate" ]; then
+    "$WRK_BIN" -t1 -c16 -d"$duration" -R"$rate" -s "$ROOT/scripts/wrk2/put.lua" "$url" >"$out/$label-profiled.txt" 2>&1
+  else
+    wrk -t1 -c64 -d"$duration" -s "$ROOT/scripts/wrk2/put.lua" "$url" >"$out/$label-profiled.txt" 2>&1
+  fi
   [ "$label" = one ] || stream_counters "$dir" >"$out/$label-streams-after.txt"
   i=1
   for pid in "${pids[@]}"; do
@@ -145,7 +165,12 @@ read -r ops1 chunks1 <"$out/cluster-streams-after.txt"
 {
   echo "# $title, PUT, $(date -u +%Y-%m-%dT%H:%MZ)"
   echo
-  echo "Closed loop to node 1, wrk -t1 -c64, PUTs of $QKV_VALUE_SIZE-byte values over $QKV_KEYS keys, warm-up $warmup," \
+  if [ -n "$rate" ]; then
+    echo -n "$rate requests a second to node 1 (wrk2 -t1 -c16) after a closed-loop warm-up,"
+  else
+    echo -n "Closed loop to node 1, wrk -t1 -c64,"
+  fi
+  echo " PUTs of $QKV_VALUE_SIZE-byte values over $QKV_KEYS keys, warm-up $warmup," \
     "then $duration with async-profiler (cpu, 1 ms) on every node. Requests per second, profiled:" \
     "$base $(rps "$base-profiled"), $nodes nodes$([ "$tls" = 1 ] && echo " with TLS") $(rps cluster-profiled)." \
     "Node 1's replica streams: $((ops1 - ops0)) operations in $((chunks1 - chunks0)) chunks" \
