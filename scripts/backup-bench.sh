@@ -3,8 +3,8 @@
 # (docs/backup.md, "Speed"):
 #
 #   1. the time of a snapshot of N entries per node (`qkv snapshot`, each node's own
-#      durationMs: its flush and its links) against a flush alone (`qkv flush`) of a memtable
-#      as full, both under the constant PUT load of step 2;
+#      durationMs: its memtable's flush and its links) beside `qkv flush` (on the LSM a force
+#      of the WAL: it writes no table), both under the constant PUT load of step 2;
 #   2. client p99 of PUTs at 2/3 at a constant rate (wrk2) for S seconds: without a
 #      snapshot, with one snapshot taken halfway, and without again (snapshots one after
 #      another would measure something else: each flushes a small table into level 0,
@@ -98,7 +98,7 @@ fill=$((seconds * 2 / 3))
 log "1. a flush, then a snapshot, each after $fill s of the load since the last flush"
 (p99 fill1 > /dev/null) &
 sleep "$fill"
-log "1. flush alone: $(flush)ms on nodes 1, 2, 3"
+log "1. qkv flush (a WAL force) alone: $(flush)ms on nodes 1, 2, 3"
 wait
 (p99 fill2 > /dev/null) &
 sleep "$fill"
