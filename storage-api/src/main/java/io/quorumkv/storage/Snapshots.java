@@ -42,8 +42,8 @@ public interface Snapshots {
 	 * for every key, its newest version as of {@code T} even when the key was overwritten
 	 * between {@code T} and that node's snapshot (docs/backup.md, "What T guarantees"). A
 	 * hold is meant to last one snapshot; close it soon, whatever happens (it costs disk
-	 * while open). The default holds nothing: a backend that keeps one row per key has no
-	 * older version to keep.
+	 * while open). The default holds nothing: a backend that keeps one row per key (H2,
+	 * Derby) cannot keep a version it overwrote, and its snapshots keep that window.
 	 */
 	default Hold hold() {
 		return Hold.NONE;

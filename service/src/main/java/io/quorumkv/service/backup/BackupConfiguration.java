@@ -8,7 +8,6 @@ import io.quorumkv.storage.Storage;
 import io.quorumkv.storage.lsm.io.FileIo;
 
 import org.springframework.beans.factory.ObjectProvider;
-
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
