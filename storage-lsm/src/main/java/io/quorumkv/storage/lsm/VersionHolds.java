@@ -13,6 +13,7 @@ import java.util.function.BooleanSupplier;
 
 import io.quorumkv.storage.Snapshots;
 import io.quorumkv.storage.lsm.io.FileIo;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The open {@link Snapshots#hold() holds} of an engine: while one is open, every version
@@ -72,21 +73,31 @@ final class VersionHolds {
 	}
 
 	private void close() {
-		List<Path> delete;
+		List<Path> kept = release(true);
+		if (kept != null) {
+			deleteAll(kept);
+			this.released.run();
+		}
+	}
+
+	/**
+	 * Ends one hold ({@code one}) or lets go of every kept segment (the engine closes);
+	 * the segments to delete once no hold is open, else null.
+	 */
+	private @Nullable List<Path> release(boolean one) {
 		this.lock.lock();
 		try {
-			if (--this.open > 0) {
-				return;
+			if (one && --this.open > 0) {
+				return null;
 			}
-			delete = this.retained;
+			List<Path> kept = this.retained;
 			this.retained = new ArrayList<>();
 			this.none.signalAll();
+			return kept;
 		}
 		finally {
 			this.lock.unlock();
 		}
-		deleteAll(delete);
-		this.released.run();
 	}
 
 	/** Whether a hold is open. */
@@ -152,17 +163,10 @@ final class VersionHolds {
 
 	/** On close: deletes the segments kept for holds still open (snapshots fail then). */
 	void closeAll() {
-		List<Path> delete;
-		this.lock.lock();
-		try {
-			delete = this.retained;
-			this.retained = new ArrayList<>();
-			this.none.signalAll();
+		List<Path> kept = release(false);
+		if (kept != null) {
+			deleteAll(kept);
 		}
-		finally {
-			this.lock.unlock();
-		}
-		deleteAll(delete);
 	}
 
 	private void deleteAll(List<Path> segments) {
