@@ -127,14 +127,16 @@ public final class NodeSnapshots {
 						"the " + this.backend + " backend takes no online snapshot (docs/backup.md)");
 			}
 			Snapshots.Hold hold = snapshots.hold();
-			Disposable expiry = Schedulers.parallel()
+			// Closing the last hold deletes the WAL segments it kept: off the event
+			// loops.
+			Disposable expiry = Schedulers.boundedElastic()
 				.schedule(() -> release(name, hold, "expired"), HOLD_LIMIT.toMillis(), TimeUnit.MILLISECONDS);
 			Held previous = this.holds.put(name, new Held(hold, expiry));
 			if (previous != null) {
 				previous.close();
 			}
 			return HOLD_LIMIT;
-		});
+		}).subscribeOn(Schedulers.boundedElastic());
 	}
 
 	/** Closes the hold of {@code name} if it is still {@code hold}. */
