@@ -27,17 +27,25 @@
 #      amplification, the longest request (wrk2's corrected maximum: a stall of S seconds at a
 #      constant rate shows as a request that waited about S) and the debt's trend; the node's
 #      GC pauses by cause (gc-pauses-<keys>.txt) and its GC and safepoint log (jvm-<keys>.log);
-#   6. for each key count, the stall watchdog's reports from the node's log (stalls-<keys>.txt:
+#   6. with --profile, async-profiler (event=cpu, 1 ms) on the node during the closed-loop PUT and
+#      GET runs (the throughput figures are then the profiled ones, on both key counts alike), and
+#      the JIT compiler's share of the node's CPU in each (scripts/lib/jit-share.sh); at the end,
+#      profile-put.md and profile-get.md: the CPU per request of the storage's parts and of the
+#      transport on the large key count against the small (scripts/lib/profile-compare.py
+#      --storage), what the ratio of the two rates is made of;
+#   7. for each key count, the stall watchdog's reports from the node's log (stalls-<keys>.txt:
 #      an event loop that ran no task, or a JVM that stood still, for 1 s or more, with the
 #      stacks of the loop and the storage's threads; docs/operations.md).
 #
 #   scripts/scale-probe.sh [--small N] [--large N] [--duration S] [--warmup S] [--rate R]
 #                          [--paced S] [--debt-minutes M] [--port P]
-#                          [--keep-large DIR | --reuse-large DIR]
+#                          [--keep-large DIR | --reuse-large DIR] [--profile]
 #     --keep-large DIR   moves the large key count's data folder to DIR at the end instead of
 #                        deleting it (100 million keys take 12 GB and 18 minutes to load)
 #     --reuse-large DIR  starts the large key count's node on DIR, kept by an earlier run,
 #                        without loading (the runs write into it, and it is kept)
+#     --profile          profiles the closed-loop runs (item 6); QKV_ASYNC_PROFILER_LIB, else
+#                        async-profiler is fetched from Maven Central (scripts/lib/profiler.sh)
 #     defaults: --small 100000 --large 10000000 --duration 30 --warmup 60 --rate 10000 --paced 60
 #               --debt-minutes 30 (0 leaves the long run out) --port 18795
 #     QKV_JAVA_OPTS  the node's JVM options (default "-Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10")
@@ -61,6 +69,7 @@ debt_minutes=30
 port=18795
 keep_large=""
 reuse_large=""
+profile=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --small) small="${2:?}"; shift 2 ;;
@@ -73,6 +82,7 @@ while [ $# -gt 0 ]; do
     --port) port="${2:?}"; shift 2 ;;
     --keep-large) keep_large="${2:?}"; shift 2 ;;
     --reuse-large) reuse_large="${2:?}"; shift 2 ;;
+    --profile) profile=1; shift ;;
     *) echo "scale-probe.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -86,6 +96,10 @@ command -v wrk >/dev/null || { echo "scale-probe.sh: wrk is not installed" >&2; 
 . "$ROOT/scripts/lib/wrk-tool.sh"
 # shellcheck source=scripts/lib/lsm-node.sh
 . "$ROOT/scripts/lib/lsm-node.sh"
+# shellcheck source=scripts/lib/profiler.sh
+. "$ROOT/scripts/lib/profiler.sh"
+# shellcheck source=scripts/lib/jit-share.sh
+. "$ROOT/scripts/lib/jit-share.sh"
 QKV_TOOL=wrk2 detect_wrk_tool || exit 1
 WRK2="$WRK_BIN"
 
@@ -101,6 +115,25 @@ cleanup() {
 }
 trap cleanup EXIT
 log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$out/summary.txt" >&2; }
+die() { log "scale-probe.sh: $*"; exit 1; }
+[ "$profile" = 0 ] || ensure_profiler
+# closed NAME SCRIPT: a closed-loop run of --duration (wrk -t1 -c64) into NAME-<keys>.txt, profiled
+# with --profile (NAME-<keys>.collapsed) and the JIT's share of the node's CPU logged; prints wrk's
+# SUMMARY line
+closed() {
+  local jit_before
+  jit_before="$(jit_ticks "$node_pid")"
+  if [ "$profile" = 1 ]; then
+    profiler_command "$node_pid" "start,event=cpu,interval=1ms" >>"$out/profiler.log" || die "async-profiler did not start"
+  fi
+  QKV_KEYS="$keys" wrk -t1 -c64 -d"${duration}s" -s "$ROOT/scripts/wrk2/$2" "$url" >"$out/$1-$keys.txt"
+  if [ "$profile" = 1 ]; then
+    profiler_command "$node_pid" "stop,file=$out/$1-$keys.collapsed,collapsed" >>"$out/profiler.log" ||
+      die "async-profiler did not stop"
+  fi
+  log "$1 on $keys keys: the JIT compiler took $(jit_share "$jit_before" "$(jit_ticks "$node_pid")")% of the node's CPU"
+  grep '^SUMMARY' "$out/$1-$keys.txt"
+}
 url="http://127.0.0.1:$port"
 entry_bytes=$((11 + 100 + 8))
 write_bytes() { awk '/^write_bytes:/ { print $2 }' "/proc/$1/io"; }
@@ -184,11 +217,9 @@ for keys in "$small" "$large"; do
   fi
 
   before="$(write_bytes "$node_pid")"
-  put="$(QKV_KEYS="$keys" wrk -t1 -c64 -d"${duration}s" -s "$ROOT/scripts/wrk2/put.lua" "$url" | tee "$out/put-$keys.txt" \
-    | grep '^SUMMARY')"
+  put="$(closed put put.lua)"
   after="$(write_bytes "$node_pid")"
-  get="$(QKV_KEYS="$keys" wrk -t1 -c64 -d"${duration}s" -s "$ROOT/scripts/wrk2/get.lua" "$url" | tee "$out/get-$keys.txt" \
-    | grep '^SUMMARY')"
+  get="$(closed get get.lua)"
   log "PUTs, then GETs, at $rate/s for ${paced}s each (wrk2)"
   put_paced="$(paced put.lua "$out/put-paced-$keys.txt" "$paced")"
   get_paced="$(paced get.lua "$out/get-paced-$keys.txt" "$paced")"
@@ -259,4 +290,16 @@ for keys in "$small" "$large"; do
 done
 cat "$out/table.md"
 [ -f "$out/debt.md" ] && cat "$out/debt.md"
+if [ "$profile" = 1 ]; then
+  for run in put get; do
+    {
+      echo "CPU per closed-loop ${run^^} (async-profiler, cpu, 1 ms), $large keys against $small:"
+      echo
+      python3 "$ROOT/scripts/lib/profile-compare.py" --storage \
+        "$large=$out/$run-$large.collapsed:$(field requests "$(grep '^SUMMARY' "$out/$run-$large.txt")")" \
+        "$small=$out/$run-$small.collapsed:$(field requests "$(grep '^SUMMARY' "$out/$run-$small.txt")")"
+    } >"$out/profile-$run.md"
+    tee -a "$out/summary.txt" <"$out/profile-$run.md" >&2
+  done
+fi
 log "results in $out"

@@ -3,13 +3,17 @@
 
     profile-compare.py NAME=FILE.collapsed:REQUESTS NAME=FILE.collapsed:REQUESTS
     profile-compare.py --sum LABEL BASE=FILE.collapsed:REQUESTS NAME=FILE.collapsed:REQUESTS...
+    profile-compare.py --storage NAME=FILE.collapsed:REQUESTS NAME=FILE.collapsed:REQUESTS
 
 Each sample is one millisecond of CPU (event=cpu,interval=1ms), put in one part (ANYWHERE,
 then NEAREST below); the table gives microseconds per request of each part for each
 server, and the difference. With --sum, the servers after the first are the nodes of one
 cluster that served the same requests: a column LABEL adds them up, and the difference is
-LABEL's minus the first server's. Used by scripts/profile-one-node.sh and
-scripts/profile-cluster.sh (docs/performance.md).
+LABEL's minus the first server's. With --storage, the LSM's work is split into its parts
+(compaction, flush, WAL, memtable, the tables' filters, indexes, cache, decompression and
+page faults) and the rest of the node is summed as "the node's transport". Used by
+scripts/profile-one-node.sh, scripts/profile-cluster.sh and scripts/scale-probe.sh
+(docs/performance.md).
 """
 import sys
 
@@ -40,6 +44,28 @@ NEAREST = [
     ("WebFlux (Java)", ["org/springframework/"]),
     ("Reactor Netty and Netty (Java)", ["reactor/netty/", "io/netty/"]),
     ("metrics (Micrometer)", ["io/micrometer/"]),
+]
+
+# --storage: where the storage's CPU goes (a node on a small and on a large key count). The
+# background threads' parts first (a compaction reads tables too), then the frame nearest the
+# leaf among the storage's classes (a GET's decompression is the codec's, called from a table).
+STORAGE_ANYWHERE = ANYWHERE[:2] + [
+    ("compaction (its reads, merge and table writing)", ["io/quorumkv/storage/lsm/compaction/",
+                                                        "io/quorumkv/storage/lsm/CompactionRunner"]),
+    ("flush (a memtable written as a table)", ["io/quorumkv/storage/lsm/sstable/SsTableBuilder"]),
+    ("WAL append (write syscall included)", ["io/quorumkv/storage/lsm/wal/"]),
+    ("page faults (a mapped table's page read from the page cache or the disk)", ["asm_exc_page_fault"]),
+]
+STORAGE_NEAREST = [
+    ("memtable", ["io/quorumkv/storage/lsm/memtable/"]),
+    ("bloom filters", ["io/quorumkv/storage/lsm/sstable/BloomFilter"]),
+    ("block indexes", ["io/quorumkv/storage/lsm/sstable/BlockIndex"]),
+    ("block cache", ["io/quorumkv/storage/lsm/sstable/BlockCache"]),
+    ("block decompression", ["io/quorumkv/storage/lsm/sstable/BlockCodec"]),
+    ("block search and the table's other reads", ["io/quorumkv/storage/lsm/sstable/"]),
+    ("the engine's read path and the rest of the storage", ["io/quorumkv/storage/"]),
+    ("the node's transport (QuorumKV's handlers, WebFlux, Netty, metrics)",
+     ["io/quorumkv/", "org/springframework/", "reactor/netty/", "io/netty/", "io/micrometer/"]),
 ]
 
 PARTS = ANYWHERE + NEAREST
@@ -75,7 +101,11 @@ def part(stack):
 
 
 def main(args):
+    global ANYWHERE, NEAREST, PARTS
     total = None
+    if args[:1] == ["--storage"]:
+        ANYWHERE, NEAREST, args = STORAGE_ANYWHERE, STORAGE_NEAREST, args[1:]
+        PARTS = ANYWHERE + NEAREST
     if args[:1] == ["--sum"]:
         if len(args) < 4:
             sys.exit(__doc__)
