@@ -180,7 +180,8 @@ sample_debt() {
 {
   echo "commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%FT%TZ)"
   echo "nproc $(nproc), load average $(cut -d' ' -f1-3 /proc/loadavg); node JVM: ${java_opts[*]}"
-  echo "command: scripts/scale-probe.sh --small $small --large $large --duration $duration --warmup $warmup --rate $rate --paced $paced --debt-minutes $debt_minutes"
+  echo "command: scripts/scale-probe.sh --small $small --large $large --duration $duration --warmup $warmup --rate $rate" \
+    "--paced $paced --debt-minutes $debt_minutes${keep_large:+ --keep-large $keep_large}${reuse_large:+ --reuse-large $reuse_large}$([ "$profile" = 1 ] && echo " --profile")"
   echo "load generators: wrk ($(wrk -v 2>&1 | head -n 1 || true)), $WRK_VERSION"
 } >"$out/summary.txt"
 echo "| keys | load entries/s | load write amp. | PUT rps | PUT p99 ms | GET rps | GET p99 ms | GET non-2xx | PUT p99 / p99.9 / max ms at $rate/s | GET p99 / p99.9 / max ms at $rate/s | PUT run write amp. | space amp. | heap used after |" >"$out/table.md"
