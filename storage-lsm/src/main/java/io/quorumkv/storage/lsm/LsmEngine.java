@@ -298,7 +298,7 @@ final class LsmEngine {
 			if (wal == null) {
 				wal = newSegment();
 			}
-			MemTableSlot next = new MemTableSlot(new MemTable(), wal);
+			MemTableSlot next = new MemTableSlot(new MemTable(this.options.memtableSize()), wal);
 			this.rotationLock.writeLock().lock();
 			try {
 				// Taken once no write is inside the memtable: every write before it is

@@ -121,7 +121,7 @@ final class Recovery {
 				// a new segment of that number would find its name linked already.
 				next = Math.max(next, WalLinker.nextNumber(io, dir));
 			}
-			MemTable replayed = new MemTable();
+			MemTable replayed = new MemTable(options.memtableSize());
 			long records = 0;
 			long replayedBytes = 0;
 			for (Path wal : wals.values()) {
@@ -167,7 +167,8 @@ final class Recovery {
 					millis(tablesOpened, walsReplayed),
 					frozen.isEmpty() ? "" : " (a frozen memtable until its flush in the background)",
 					millis(walsReplayed, done));
-			LsmState state = new LsmState(new MemTableSlot(new MemTable(), active), frozen, levels);
+			LsmState state = new LsmState(new MemTableSlot(new MemTable(options.memtableSize()), active), frozen,
+					levels);
 			EngineStats stats = new EngineStats();
 			BackupLinker backups = options.incrementalBackups() ? BackupLinker.open(io, dir, stats, levels) : null;
 			LsmEngine engine = new LsmEngine(options, io, clock, watermark, state, next, lockChannel, lock, cache,

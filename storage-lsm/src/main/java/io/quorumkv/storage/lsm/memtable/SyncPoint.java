@@ -20,7 +20,7 @@ final class SyncPoint {
 
 	/**
 	 * In {@link MemTable#put} of a key new to the memtable, between its insertion into
-	 * the first of its two maps and into the second.
+	 * the skip list and into the hash index.
 	 */
 	static final String BETWEEN_INSERTS = "MemTable.put:betweenInserts";
 

@@ -1,116 +1,185 @@
 package io.quorumkv.storage.lsm.memtable;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
-import java.util.Arrays;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.EntryOrder;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A memtable's version of a key in one byte array: {@code timestamp} and
- * {@code expiresAt} (8 bytes each, big-endian; {@link Entry#NO_EXPIRY} when the version
- * does not expire), a flag byte ({@code 1} for a tombstone, {@code 0} for a value), then
- * the value's bytes (none for a tombstone). The key is not in it: the memtable's index
- * holds it once per key. A newer version of the same value length may be written over an
- * array ({@link #overwrite}); {@link Slots} guards that with its sequence locks.
+ * A memtable's version of a key: a record in its {@link MemArena}. At the record's
+ * reference: {@code timestamp}, {@code expiresAt} ({@link Entry#NO_EXPIRY} when the
+ * version does not expire), and a long holding the record's value capacity (high 32
+ * bits), the tombstone flag (bit 31) and the value's length (low 31 bits); then the
+ * value's bytes, {@code capacity} of them (a multiple of 8). The key is not in it: the
+ * key's skip-list node holds it. A newer version is written over a record in place when
+ * it {@link #fits}; the node's sequence lock guards that ({@link MemTable}).
  */
 final class Version {
 
+	/** The header's longs: timestamp, expiresAt, capacity/flag/length. */
+	static final int HEADER = 3 * Long.BYTES;
+
 	private static final int TIMESTAMP = 0;
 
-	private static final int EXPIRES_AT = TIMESTAMP + Long.BYTES;
+	private static final int EXPIRES_AT = 1;
 
-	private static final int FLAG = EXPIRES_AT + Long.BYTES;
+	private static final int META = 2;
 
-	static final int HEADER = FLAG + 1;
+	private static final long TOMBSTONE = 1L << 31;
 
-	private static final byte VALUE = 0;
+	private static final int LENGTH_MASK = Integer.MAX_VALUE;
 
-	private static final byte TOMBSTONE = 1;
-
-	private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+	/**
+	 * Slack allowed in place: a shorter value is written over a record only while the
+	 * record's capacity is at most twice its length plus this, so that a record never
+	 * holds much more than the bytes that the memtable's size counts for it.
+	 */
+	static final int SLACK = 64;
 
 	private Version() {
 	}
 
-	/** A new version of {@code entry}. */
-	static byte[] encode(Entry entry) {
+	static int valueLength(Entry entry) {
 		byte[] value = entry.value();
-		byte[] version = new byte[HEADER + ((value != null) ? value.length : 0)];
-		overwrite(version, entry);
-		return version;
+		return (value != null) ? value.length : 0;
+	}
+
+	/** A new record holding {@code entry}, with room for exactly its value (padded). */
+	static long allocate(MemArena arena, Entry entry) {
+		int capacity = MemArena.align(valueLength(entry));
+		long ref = arena.allocate(HEADER + capacity);
+		MemArena.Chunk chunk = arena.chunk(ref);
+		int offset = MemArena.offset(ref);
+		// Not yet published: the capacity once, then the entry.
+		chunk.longs[(offset >>> 3) + META] = (long) capacity << 32;
+		writeHeader(chunk, offset, entry);
+		writeValue(chunk, offset, entry);
+		return ref;
+	}
+
+	/** The capacity, flag and length of the record at {@code offset}. */
+	static long meta(MemArena.Chunk chunk, int offset) {
+		return (long) MemArena.LONGS.getOpaque(chunk.longs, (offset >>> 3) + META);
+	}
+
+	static int capacity(long meta) {
+		return (int) (meta >>> 32);
+	}
+
+	static boolean isTombstone(long meta) {
+		return (meta & TOMBSTONE) != 0;
+	}
+
+	/** The value's length, clamped to the capacity (a torn read stays in bounds). */
+	static int length(long meta) {
+		return Math.min((int) meta & LENGTH_MASK, capacity(meta));
+	}
+
+	/** The bytes a record of {@code meta} takes in the arena. */
+	static int recordBytes(long meta) {
+		return HEADER + capacity(meta);
 	}
 
 	/**
-	 * Whether {@link #overwrite} can put {@code entry} into {@code version}: the same
-	 * value length (a tombstone's is 0).
+	 * Whether {@code entry} can be written over a record of {@code meta}: its value fits,
+	 * and the capacity is not more than twice its length plus {@link #SLACK}.
 	 */
-	static boolean fits(byte[] version, Entry entry) {
-		byte[] value = entry.value();
-		return valueLength(version) == ((value != null) ? value.length : 0);
+	static boolean fits(long meta, Entry entry) {
+		int length = valueLength(entry);
+		int capacity = capacity(meta);
+		return length <= capacity && capacity <= 2L * length + SLACK;
 	}
 
 	/**
-	 * Writes {@code entry} over {@code version}, of the right length ({@link #fits}); the
-	 * caller holds its slot's lock unless the array is not yet published.
+	 * Writes the timestamp, expiry, flag and length of {@code entry} over the record; the
+	 * caller holds its node's lock unless the record is not yet published.
 	 */
-	static void overwrite(byte[] version, Entry entry) {
+	static void writeHeader(MemArena.Chunk chunk, int offset, Entry entry) {
+		int base = offset >>> 3;
+		long capacity = (long) capacity(meta(chunk, offset)) << 32;
+		MemArena.LONGS.setOpaque(chunk.longs, base + TIMESTAMP, entry.timestamp());
+		MemArena.LONGS.setOpaque(chunk.longs, base + EXPIRES_AT, entry.expiresAt());
+		MemArena.LONGS.setOpaque(chunk.longs, base + META,
+				capacity | ((entry.value() == null) ? TOMBSTONE : 0) | valueLength(entry));
+	}
+
+	/** Writes the value's bytes of {@code entry} over the record (see writeHeader). */
+	static void writeValue(MemArena.Chunk chunk, int offset, Entry entry) {
 		byte[] value = entry.value();
-		LONGS.set(version, TIMESTAMP, entry.timestamp());
-		LONGS.set(version, EXPIRES_AT, entry.expiresAt());
-		version[FLAG] = (value != null) ? VALUE : TOMBSTONE;
 		if (value != null) {
-			System.arraycopy(value, 0, version, HEADER, value.length);
+			MemorySegment.copy(value, 0, chunk.bytes, ValueLayout.JAVA_BYTE, offset + HEADER, value.length);
 		}
 	}
 
-	/**
-	 * The entry of {@code key} in {@code version}: copies that may be torn if a writer
-	 * was inside the slot's lock meanwhile, which the slot's stamp tells.
-	 */
-	static Entry decode(byte[] key, byte[] version) {
-		long timestamp = timestamp(version);
-		if (isTombstone(version)) {
-			return Entry.tombstone(key, timestamp);
+	static long timestamp(MemArena.Chunk chunk, int offset) {
+		return (long) MemArena.LONGS.getOpaque(chunk.longs, (offset >>> 3) + TIMESTAMP);
+	}
+
+	static long expiresAt(MemArena.Chunk chunk, int offset) {
+		return (long) MemArena.LONGS.getOpaque(chunk.longs, (offset >>> 3) + EXPIRES_AT);
+	}
+
+	/** A copy of the value of {@code meta} (null for a tombstone); in bounds if torn. */
+	static byte @Nullable [] value(MemArena.Chunk chunk, int offset, long meta) {
+		if (isTombstone(meta)) {
+			return null;
 		}
-		// The key is the caller's (or the table's), the value a copy of our own.
-		return Entry.wrap(key.clone(), Arrays.copyOfRange(version, HEADER, version.length), timestamp,
-				(long) LONGS.get(version, EXPIRES_AT));
-	}
-
-	static long timestamp(byte[] version) {
-		return (long) LONGS.get(version, TIMESTAMP);
-	}
-
-	static boolean isTombstone(byte[] version) {
-		return version[FLAG] == TOMBSTONE;
-	}
-
-	/** The value's length, 0 for a tombstone (as {@link Entry#sizeInBytes} counts it). */
-	static int valueLength(byte[] version) {
-		return version.length - HEADER;
+		byte[] value = new byte[length(meta)];
+		MemorySegment.copy(chunk.bytes, ValueLayout.JAVA_BYTE, offset + HEADER, value, 0, value.length);
+		return value;
 	}
 
 	/**
-	 * {@link EntryOrder} of {@code entry} against {@code version} of the same key,
-	 * without decoding it; the caller holds its slot's lock.
+	 * The entry of {@code key} (given up to it) from fields copied out of a record: a
+	 * tombstone never expires, whatever a torn copy read.
 	 */
-	static int compare(Entry entry, byte[] version) {
-		int byTime = Long.compare(entry.timestamp(), timestamp(version));
+	static Entry entry(byte[] key, byte @Nullable [] value, long timestamp, long expiresAt) {
+		return Entry.wrap(key, value, timestamp, (value != null) ? expiresAt : Entry.NO_EXPIRY);
+	}
+
+	/**
+	 * An unsynchronized read of the record: torn if a writer is inside its node's lock,
+	 * which the caller's stamp check tells.
+	 */
+	static Entry read(MemArena.Chunk chunk, int offset, byte[] key) {
+		long meta = meta(chunk, offset);
+		return entry(key, value(chunk, offset, meta), timestamp(chunk, offset), expiresAt(chunk, offset));
+	}
+
+	/**
+	 * {@link EntryOrder} of {@code entry} against the record of the same key, without
+	 * decoding it; the caller holds its node's lock.
+	 */
+	static int compare(Entry entry, MemArena.Chunk chunk, int offset) {
+		int byTime = Long.compare(entry.timestamp(), timestamp(chunk, offset));
 		if (byTime != 0) {
 			return byTime;
 		}
 		byte @Nullable [] value = entry.value();
-		boolean tombstone = isTombstone(version);
+		long meta = meta(chunk, offset);
+		boolean tombstone = isTombstone(meta);
 		if (value == null || tombstone) {
 			return Boolean.compare(value == null, tombstone);
 		}
-		int byValue = Arrays.compareUnsigned(value, 0, value.length, version, HEADER, version.length);
+		int length = length(meta);
+		long start = offset + HEADER;
+		long mismatch = MemorySegment.mismatch(MemorySegment.ofArray(value), 0, value.length, chunk.bytes, start,
+				start + length);
+		int byValue;
+		if (mismatch < 0) {
+			byValue = 0;
+		}
+		else if (mismatch == value.length || mismatch == length) {
+			byValue = Integer.compare(value.length, length);
+		}
+		else {
+			byValue = Integer.compare(Byte.toUnsignedInt(value[(int) mismatch]),
+					Byte.toUnsignedInt(chunk.bytes.get(ValueLayout.JAVA_BYTE, start + mismatch)));
+		}
 		// Equal values: the earlier expiry wins (EntryOrder).
-		return (byValue != 0) ? byValue : Long.compare((long) LONGS.get(version, EXPIRES_AT), entry.expiresAt());
+		return (byValue != 0) ? byValue : Long.compare(expiresAt(chunk, offset), entry.expiresAt());
 	}
 
 }

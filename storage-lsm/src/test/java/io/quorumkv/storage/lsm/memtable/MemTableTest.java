@@ -33,23 +33,65 @@ class MemTableTest {
 		assertThat(table.count()).isOne();
 	}
 
+	/**
+	 * The size: a new key adds its entry's bytes and {@link MemTable#ENTRY_OVERHEAD}; a
+	 * version written over the record in place adds the difference of the value lengths
+	 * (nothing for the same length); a version that takes a new record adds that too and
+	 * the abandoned record's bytes (header and capacity), which stay in the arena.
+	 */
 	@Test
-	void sizeCountsInsertsWithOverheadAndReplacementsByDifference() {
+	void sizeCountsInsertsWithOverheadReplacementsByDifferenceAndAbandonedRecords() {
 		MemTable table = new MemTable();
 		Entry small = Entry.value(bytes("k"), bytes("v"), 1);
-		Entry large = Entry.value(bytes("k"), new byte[100], 2);
+		Entry large = Entry.value(bytes("k"), new byte[100], 3);
 		table.put(small);
 		assertThat(table.sizeInBytes()).isEqualTo(small.sizeInBytes() + MemTable.ENTRY_OVERHEAD);
+		long record = table.versionOf(bytes("k"));
+		table.put(Entry.value(bytes("k"), bytes("w"), 2));
+		assertThat(table.versionOf(bytes("k"))).as("the same length, in place").isEqualTo(record);
+		assertThat(table.sizeInBytes()).isEqualTo(small.sizeInBytes() + MemTable.ENTRY_OVERHEAD);
 		table.put(large);
-		assertThat(table.sizeInBytes()).isEqualTo(large.sizeInBytes() + MemTable.ENTRY_OVERHEAD);
+		assertThat(table.versionOf(bytes("k"))).as("a longer value, a new record").isNotEqualTo(record);
+		// The record of "v": its header and a capacity of 8.
+		long abandoned = Version.HEADER + 8;
+		assertThat(table.abandonedBytes()).isEqualTo(abandoned);
+		assertThat(table.sizeInBytes()).isEqualTo(large.sizeInBytes() + MemTable.ENTRY_OVERHEAD + abandoned);
 		table.put(Entry.tombstone(bytes("k"), 1));
 		assertThat(table.sizeInBytes()).as("a losing put changes nothing")
-			.isEqualTo(large.sizeInBytes() + MemTable.ENTRY_OVERHEAD);
-		Entry tombstone = Entry.tombstone(bytes("k"), 3);
+			.isEqualTo(large.sizeInBytes() + MemTable.ENTRY_OVERHEAD + abandoned);
+		Entry shorter = Entry.value(bytes("k"), new byte[60], 4);
+		record = table.versionOf(bytes("k"));
+		table.put(shorter);
+		assertThat(table.versionOf(bytes("k"))).as("a shorter value within the slack, in place").isEqualTo(record);
+		assertThat(table.sizeInBytes()).isEqualTo(shorter.sizeInBytes() + MemTable.ENTRY_OVERHEAD + abandoned);
+		Entry tombstone = Entry.tombstone(bytes("k"), 5);
 		table.put(tombstone);
-		assertThat(table.sizeInBytes()).isEqualTo(tombstone.sizeInBytes() + MemTable.ENTRY_OVERHEAD);
+		assertThat(table.versionOf(bytes("k"))).as("a record far too large for it is left").isNotEqualTo(record);
+		abandoned += Version.HEADER + 104;
+		assertThat(table.abandonedBytes()).isEqualTo(abandoned);
+		assertThat(table.sizeInBytes()).isEqualTo(tombstone.sizeInBytes() + MemTable.ENTRY_OVERHEAD + abandoned);
+		assertThat(table.arena().allocatedBytes()).as("what the arena handed out")
+			.isEqualTo(table.liveBytes() + table.abandonedBytes());
 	}
 
+	@Test
+	void aKeyRewrittenWithGrowingValuesGrowsTheSizeWithTheArena() {
+		MemTable table = new MemTable();
+		for (int i = 1; i <= 2_000; i++) {
+			table.put(Entry.value(bytes("k"), new byte[8 * i], i));
+		}
+		assertThat(table.count()).isOne();
+		assertThat(table.arena().allocatedBytes()).as("about 16 MB of records").isGreaterThan(16_000_000);
+		// Beyond the size: only the head node and the padding of the key's node.
+		assertThat(table.arena().allocatedBytes()).as("the arena's use, bounded by the size")
+			.isLessThanOrEqualTo(table.sizeInBytes() + 256);
+	}
+
+	/**
+	 * Concurrent puts of 8 keys: the size is the kept entries' with overhead plus the
+	 * abandoned bytes (records, and nodes of writers that lost a first insert), and that
+	 * and the live nodes and records are all that the arena handed out.
+	 */
 	@Test
 	void concurrentPutsOfFewKeysConvergeAndKeepTheSizeExact() throws Exception {
 		MemTable table = new MemTable();
@@ -84,7 +126,10 @@ class MemTableTest {
 			assertThat(kept.timestamp()).isEqualTo((long) lastI * threads + (threads - 1));
 			expectedSize += kept.sizeInBytes() + MemTable.ENTRY_OVERHEAD;
 		}
-		assertThat(table.sizeInBytes()).isEqualTo(expectedSize);
+		assertThat(table.count()).isEqualTo(8);
+		assertThat(table.abandonedBytes()).as("values grew past their records").isPositive();
+		assertThat(table.sizeInBytes()).isEqualTo(expectedSize + table.abandonedBytes());
+		assertThat(table.arena().allocatedBytes()).isEqualTo(table.liveBytes() + table.abandonedBytes());
 	}
 
 	@Test

@@ -15,15 +15,16 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One round of a latched race on a few keys: a writer of same-length versions (written
- * over the slot's array in place), a writer of versions of changing lengths (a new array
- * each), and readers, all released at once. Versions are recognisable: a timestamp's
- * parity says which writer sent it, and its value's length and every byte follow from
- * timestamp and key. Checks: no read is torn (a mix of two versions), none goes back in
- * time for its reader, and after the round each key holds its greatest version.
+ * over the key's version record in place), a writer of versions of changing lengths (a
+ * new record when one does not fit), and readers, all released at once. Versions are
+ * recognisable: a timestamp's parity says which writer sent it, and its value's length
+ * and every byte follow from timestamp and key. Checks: no read is torn (a mix of two
+ * versions), none goes back in time for its reader, and after the round each key holds
+ * its greatest version.
  */
 public final class OverwriteRace {
 
-	/** What the race runs on: a slot table, a memtable, a store, or a broken double. */
+	/** What the race runs on: a memtable, a store, or a broken double. */
 	public interface Target {
 
 		void write(int key, Entry entry);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 import io.quorumkv.storage.Entry;
 import io.quorumkv.storage.contract.Seeds;
@@ -14,41 +14,42 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Latched races of same-length (in place) and changing-length (new array) overwrites
- * against readers, round after round ({@link OverwriteRace}), on the slot table and the
- * memtable; the race checks are shown to catch a slot table that writes in place without
- * its sequence lock. jcstress was not used: these races need whole versions of hundreds
- * of bytes and many operations per round, which latched threads cover at a fraction of
- * the set-up.
+ * against readers, round after round ({@link OverwriteRace}), on the memtable (its gets,
+ * its iterators, and its gets through the skip list once its index is full); the race
+ * checks are shown to catch version records written in place without the sequence lock.
+ * jcstress was not used: these races need whole versions of hundreds of bytes and many
+ * operations per round, which latched threads cover at a fraction of the set-up.
  */
 @ExtendWith(Seeds.class)
 class OverwriteRaceTest {
 
 	private static final int ROUNDS = Boolean.getBoolean("quorumkv.storage.long") ? 2_000 : 150;
 
+	/**
+	 * The race on the version records alone, with gets that find the keys in the skip
+	 * list: the memtable's index is full with other keys.
+	 */
 	@Test
-	void slotsNeverTearNorGoBackUnderMixedLengthOverwrites() throws Exception {
+	void versionRecordsNeverTearNorGoBackUnderMixedLengthOverwritesWithTheIndexFull() throws Exception {
 		for (int round = 0; round < ROUNDS; round++) {
-			Slots slots = new Slots();
-			int[] ids = new int[OverwriteRace.KEYS];
+			MemTable memtable = new MemTable(4096);
+			for (int other = 0; other < 600; other++) {
+				memtable.put(Entry.value(new byte[] { 'o', (byte) (other >>> 8), (byte) other }, new byte[1], 1));
+			}
 			OverwriteRace.Target target = new OverwriteRace.Target() {
 
 				@Override
 				public void write(int key, Entry entry) {
-					if (entry.timestamp() == 0) {
-						// The round's first version of each key, before the race.
-						ids[key] = slots.add(Version.encode(entry));
-					}
-					else {
-						slots.replace(ids[key], entry);
-					}
+					memtable.put(entry);
 				}
 
 				@Override
 				public @Nullable Entry read(int key) {
-					return slots.read(ids[key], OverwriteRace.key(key));
+					return memtable.get(OverwriteRace.key(key));
 				}
 
 			};
+			assertThat(memtable.indexFull()).isTrue();
 			assertThat(OverwriteRace.round(target, 2_000, 2)).as("round %d", round).isEmpty();
 		}
 	}
@@ -80,43 +81,48 @@ class OverwriteRaceTest {
 		}
 	}
 
-	/** The checks catch a slot table that writes versions in place without a lock. */
+	/**
+	 * The checks catch version records written in place without the sequence lock.
+	 */
 	@Test
 	void theChecksCatchInPlaceWritesWithoutTheSequenceLock() throws Exception {
 		int anomalies = 0;
 		for (int round = 0; round < 200 && anomalies == 0; round++) {
-			AtomicReferenceArray<byte[]> unlocked = new AtomicReferenceArray<>(OverwriteRace.KEYS);
+			MemArena arena = new MemArena();
+			AtomicLongArray unlocked = new AtomicLongArray(OverwriteRace.KEYS);
 			OverwriteRace.Target broken = new OverwriteRace.Target() {
 
 				@Override
 				public void write(int key, Entry entry) {
-					byte[] current = unlocked.get(key);
-					if (current != null && Version.compare(entry, current) <= 0) {
-						return;
+					long current = unlocked.get(key);
+					if (current != 0) {
+						MemArena.Chunk chunk = arena.chunk(current);
+						int offset = MemArena.offset(current);
+						if (Version.compare(entry, chunk, offset) <= 0) {
+							return;
+						}
+						if (Version.fits(Version.meta(chunk, offset), entry)) {
+							// The defect: in place, no stamp, and a pause halfway.
+							Version.writeHeader(chunk, offset, entry);
+							Thread.yield();
+							Version.writeValue(chunk, offset, entry);
+							return;
+						}
 					}
-					if (current != null && Version.fits(current, entry)) {
-						// The defect: in place, no stamp, and a pause halfway.
-						byte[] next = Version.encode(entry);
-						System.arraycopy(next, 0, current, 0, next.length / 2);
-						Thread.yield();
-						System.arraycopy(next, next.length / 2, current, next.length / 2,
-								next.length - next.length / 2);
-					}
-					else {
-						unlocked.set(key, Version.encode(entry));
-					}
+					unlocked.set(key, Version.allocate(arena, entry));
 				}
 
 				@Override
 				public Entry read(int key) {
-					return Version.decode(OverwriteRace.key(key), unlocked.get(key));
+					long version = unlocked.get(key);
+					return Version.read(arena.chunk(version), MemArena.offset(version), OverwriteRace.key(key));
 				}
 
 			};
 			List<String> found = OverwriteRace.round(broken, 2_000, 2);
 			anomalies = found.size();
 		}
-		assertThat(anomalies).as("anomalies found in the broken slot table").isPositive();
+		assertThat(anomalies).as("anomalies found in the broken version records").isPositive();
 	}
 
 }
