@@ -50,7 +50,8 @@ public class MemTableBenchmark {
 
 	@Setup(Level.Trial)
 	public void setUp() {
-		this.table = new MemTable();
+		// The engine's default memtable size: an index sized for its keys.
+		this.table = new MemTable(64L << 20);
 		this.keyBytes = new byte[this.keys][];
 		for (int i = 0; i < this.keys; i++) {
 			this.keyBytes[i] = ("k" + i).getBytes(StandardCharsets.UTF_8);
