@@ -7,10 +7,10 @@ import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A memtable's memory: chunks of {@value #CHUNK_BYTES} bytes, each a {@code long[]} (seen
- * also as a heap {@link MemorySegment} for its bytes), handed out by a bump pointer. A
- * reference is a {@code long}, {@code (chunk << 32) | offset}, 8-byte aligned; the first
- * allocation is reference 0, which the memtable uses as null.
+ * A memtable's memory: chunks of just under 512 KiB ({@link #CHUNK_BYTES}), each a
+ * {@code long[]} (seen also as a heap {@link MemorySegment} for its bytes), handed out by
+ * a bump pointer. A reference is a {@code long}, {@code (chunk << 32) | offset}, 8-byte
+ * aligned; the first allocation is reference 0, which the memtable uses as null.
  *
  * <p>
  * Why: a memtable holding millions of keys as objects (keys, skip-list and hash-map
@@ -31,7 +31,14 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class MemArena {
 
-	static final int CHUNK_BYTES = 1 << 20;
+	/**
+	 * Just under half of G1's smallest region (1 MiB, that of heaps up to 2 GiB), with
+	 * the array's header: a chunk is then an ordinary young object, copied at most until
+	 * its promotion (a straight copy of primitives), never humongous. A humongous array
+	 * would take two regions for a 1 MiB chunk, and each such allocation may start a
+	 * collection.
+	 */
+	static final int CHUNK_BYTES = (1 << 19) - 64;
 
 	/** Larger allocations get a chunk of their own. */
 	static final int DEDICATED = CHUNK_BYTES / 4;
