@@ -1,14 +1,10 @@
 package io.quorumkv.storage.lsm.memtable;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -28,16 +24,10 @@ import org.jspecify.annotations.Nullable;
  * Everything lives in a {@link MemArena} of large {@code long[]} chunks, not in objects
  * per key: a memtable of millions of new keys then gives a young collection nothing to
  * copy and no old-to-young references to scan (docs/performance.md, "GC pauses"). Each
- * key has a node in an inline skip list (RocksDB's {@code InlineSkipList}), for ordered
- * iteration (scans, flush): {@code +0} its height and key length, {@code +8} its version
- * record's reference (0 while it has none), {@code +16} its stamp, {@code +24} its next
- * references, one per level, then its key bytes. Reference 0 is the head node, so 0 is
- * also null. A hash index of node references, open addressing in a {@code long[]}, serves
- * point reads and updates: an update of a key already present touches only the index and
- * the node; searching the skip list of a large memtable costs a cache miss per level and
- * was most of a replica's CPU in the profiles. The index is sized for the most keys the
- * memtable's size allows; should it fill past half, it takes no more keys and a look-up
- * that misses it searches the skip list, which always holds every key.
+ * key has a node in an inline skip list ({@link SkipList}), for ordered iteration (scans,
+ * flush), which also holds its version's reference and its stamp; a hash index of the
+ * nodes ({@link KeyIndex}) serves point reads and updates: an update of a key already
+ * present touches only the index and the node.
  *
  * <p>
  * A new key gets a node without a version, which goes into the skip list first and then
@@ -72,40 +62,23 @@ public final class MemTable {
 	 */
 	static final int ENTRY_OVERHEAD = 128;
 
-	static final int MAX_HEIGHT = 12;
-
 	/** The size the no-argument constructor sizes the index for. */
 	static final long DEFAULT_SIZE = 4L << 20;
 
-	private static final int MIN_INDEX = 1024;
-
-	private static final int MAX_INDEX = 1 << 30;
-
 	private static final VarHandle LONGS = MemArena.LONGS;
 
-	private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(long[].class);
+	private static final int VERSION = SkipList.VERSION;
 
-	// A node's longs, from its reference.
-	private static final int META = 0;
-
-	private static final int VERSION = 1;
-
-	private static final int STAMP = 2;
-
-	private static final int NEXT = 3;
-
-	private static final long HEAD = 0;
+	private static final int STAMP = SkipList.STAMP;
 
 	/** From {@link #write}: the version there supersedes the entry. */
 	private static final long KEPT = Long.MIN_VALUE;
 
 	private final MemArena arena = new MemArena();
 
-	private final long[] index;
+	private final SkipList keys = new SkipList(this.arena);
 
-	private final AtomicInteger indexAttempts = new AtomicInteger();
-
-	private volatile boolean indexFull;
+	private final KeyIndex index;
 
 	private final AtomicInteger count = new AtomicInteger();
 
@@ -123,18 +96,7 @@ public final class MemTable {
 	 * entries (the size at which the engine freezes it) can hold.
 	 */
 	public MemTable(long sizeInBytes) {
-		long keys = Math.max(1, sizeInBytes / (ENTRY_OVERHEAD + 9));
-		long capacity = Long.highestOneBit(Math.min(MAX_INDEX, Math.max(MIN_INDEX, 2 * keys)) * 2 - 1);
-		this.index = new long[(int) Math.min(MAX_INDEX, capacity)];
-		long head = this.arena.allocate(nodeBytes(MAX_HEIGHT, 0));
-		if (head != HEAD) {
-			throw new IllegalStateException("the head node is not the arena's first allocation");
-		}
-		this.arena.chunk(HEAD).longs[META] = (long) MAX_HEIGHT << 32;
-	}
-
-	private static int nodeBytes(int height, int keyLength) {
-		return (NEXT + height) * Long.BYTES + MemArena.align(keyLength);
+		this.index = new KeyIndex(this.keys, Math.max(1, sizeInBytes / (ENTRY_OVERHEAD + 9)));
 	}
 
 	/**
@@ -144,14 +106,14 @@ public final class MemTable {
 	public boolean put(Entry entry) {
 		byte[] key = entry.key();
 		MemorySegment search = MemorySegment.ofArray(key);
-		int hash = hash(key);
-		long node = lookUp(search, hash);
+		int hash = KeyIndex.hash(key);
+		long node = this.index.lookUp(search, hash);
 		return replace((node != 0) ? node : insert(key, search, hash, entry), entry);
 	}
 
 	/** The entry of {@code key}; null when none (or while its first put runs). */
 	public @Nullable Entry get(byte[] key) {
-		long node = lookUp(MemorySegment.ofArray(key), hash(key));
+		long node = this.index.lookUp(MemorySegment.ofArray(key), KeyIndex.hash(key));
 		return (node != 0) ? read(node, key.clone()) : null;
 	}
 
@@ -160,12 +122,12 @@ public final class MemTable {
 		if (to != null && Keys.compare(from, to) >= 0) {
 			return Collections.emptyIterator();
 		}
-		return entries(seek(MemorySegment.ofArray(from)), (to != null) ? MemorySegment.ofArray(to) : null);
+		return entries(this.keys.seek(MemorySegment.ofArray(from)), (to != null) ? MemorySegment.ofArray(to) : null);
 	}
 
 	/** All entries in key order. */
 	public Iterator<Entry> iterator() {
-		return entries(next(HEAD, 0), null);
+		return entries(this.keys.next(SkipList.HEAD, 0), null);
 	}
 
 	public long sizeInBytes() {
@@ -192,13 +154,10 @@ public final class MemTable {
 
 	/** Bytes the memtable's nodes and current records take. For tests, while quiet. */
 	long liveBytes() {
-		long total = nodeBytes(MAX_HEIGHT, 0);
-		for (long node = next(HEAD, 0); node != 0; node = next(node, 0)) {
-			MemArena.Chunk chunk = this.arena.chunk(node);
-			int base = MemArena.offset(node) >>> 3;
-			long meta = chunk.longs[base + META];
-			total += nodeBytes((int) (meta >>> 32), (int) meta);
-			long version = chunk.longs[base + VERSION];
+		long total = this.keys.nodeBytes(SkipList.HEAD);
+		for (long node = this.keys.next(SkipList.HEAD, 0); node != 0; node = this.keys.next(node, 0)) {
+			total += this.keys.nodeBytes(node);
+			long version = this.keys.longs(node)[SkipList.base(node) + VERSION];
 			if (version != 0) {
 				total += Version.recordBytes(Version.meta(this.arena.chunk(version), MemArena.offset(version)));
 			}
@@ -212,93 +171,21 @@ public final class MemTable {
 
 	/** The version record of {@code key}, 0 for none. For tests. */
 	long versionOf(byte[] key) {
-		long node = lookUp(MemorySegment.ofArray(key), hash(key));
-		return (node != 0) ? (long) LONGS.getAcquire(this.arena.chunk(node).longs, node(node) + VERSION) : 0;
+		long node = this.index.lookUp(MemorySegment.ofArray(key), KeyIndex.hash(key));
+		return (node != 0) ? (long) LONGS.getAcquire(this.keys.longs(node), SkipList.base(node) + VERSION) : 0;
 	}
 
 	/**
 	 * The stamp of {@code key}'s node: even when no write is inside its lock. For tests.
 	 */
 	long stampOf(byte[] key) {
-		long node = lookUp(MemorySegment.ofArray(key), hash(key));
-		return (long) LONGS.getAcquire(this.arena.chunk(node).longs, node(node) + STAMP);
+		long node = this.index.lookUp(MemorySegment.ofArray(key), KeyIndex.hash(key));
+		return (long) LONGS.getAcquire(this.keys.longs(node), SkipList.base(node) + STAMP);
 	}
 
 	boolean indexFull() {
-		return this.indexFull;
+		return this.index.full();
 	}
-
-	private static int node(long ref) {
-		return MemArena.offset(ref) >>> 3;
-	}
-
-	private static int hash(byte[] key) {
-		int h = Arrays.hashCode(key) * 0x9E3779B9;
-		return h ^ (h >>> 16);
-	}
-
-	// The hash index.
-
-	/**
-	 * The node of {@code key}: from the index, or from the skip list once the index is
-	 * full and misses it; 0 when none.
-	 */
-	private long lookUp(MemorySegment key, int hash) {
-		long[] slots = this.index;
-		int mask = slots.length - 1;
-		for (int i = hash & mask, probes = 0; probes < slots.length; i = (i + 1) & mask, probes++) {
-			long node = (long) SLOTS.getAcquire(slots, i);
-			if (node == 0) {
-				break;
-			}
-			if (compare(node, key) == 0) {
-				return node;
-			}
-		}
-		// Read after the probe: a key that is not in the index while it is not full has
-		// no version yet.
-		if (this.indexFull) {
-			long node = seek(key);
-			return (node != 0 && compare(node, key) == 0) ? node : 0;
-		}
-		return 0;
-	}
-
-	/**
-	 * Puts {@code node} (of {@code key}) into the index unless it is there: idempotent,
-	 * so every writer that missed the key can do it. Once the insert attempts pass half
-	 * the capacity, the index is full and takes no more.
-	 */
-	private void index(long node, MemorySegment key, int hash) {
-		if (this.indexFull) {
-			return;
-		}
-		long[] slots = this.index;
-		if (this.indexAttempts.incrementAndGet() > slots.length / 2) {
-			this.indexFull = true;
-			return;
-		}
-		int mask = slots.length - 1;
-		int i = hash & mask;
-		for (int probes = 0; probes < slots.length;) {
-			long there = (long) SLOTS.getAcquire(slots, i);
-			if (there == 0) {
-				if (SLOTS.compareAndSet(slots, i, 0L, node)) {
-					return;
-				}
-				// Taken meanwhile: look at what took it.
-				continue;
-			}
-			if (there == node || compare(there, key) == 0) {
-				return;
-			}
-			i = (i + 1) & mask;
-			probes++;
-		}
-		this.indexFull = true;
-	}
-
-	// The skip list.
 
 	/**
 	 * The node of a key that the index does not have (yet), in the skip list and the
@@ -308,154 +195,21 @@ public final class MemTable {
 	 * version.
 	 */
 	private long insert(byte[] key, MemorySegment search, int hash, Entry entry) {
-		int height = randomHeight();
-		int size = nodeBytes(height, key.length);
-		long node = this.arena.allocate(size);
-		MemArena.Chunk chunk = this.arena.chunk(node);
-		// Unpublished: plain writes, published by the linking compare-and-set.
-		chunk.longs[node(node) + META] = ((long) height << 32) | key.length;
-		MemorySegment.copy(key, 0, chunk.bytes, ValueLayout.JAVA_BYTE, keyOffset(node, height), key.length);
-		long kept = link(node, height, search);
+		long node = this.keys.newNode(key);
+		long kept = this.keys.link(node, search);
 		if (kept == node) {
 			this.count.incrementAndGet();
 			SyncPoint.reach(SyncPoint.BETWEEN_INSERTS);
-			index(node, search, hash);
+			this.index.add(node, search, hash);
 			// The key and the overhead; the version's value counts when it is written.
 			this.bytes.addAndGet(entry.sizeInBytes() - Version.valueLength(entry) + ENTRY_OVERHEAD);
 			return node;
 		}
+		int size = this.keys.nodeBytes(node);
 		this.abandoned.addAndGet(size);
 		this.bytes.addAndGet(size);
-		index(kept, search, hash);
+		this.index.add(kept, search, hash);
 		return kept;
-	}
-
-	private static int randomHeight() {
-		int random = ThreadLocalRandom.current().nextInt();
-		int height = 1;
-		// p = 1/4 per level.
-		while (height < MAX_HEIGHT && (random & 3) == 0) {
-			height++;
-			random >>>= 2;
-		}
-		return height;
-	}
-
-	/**
-	 * Links {@code node} into every level up to {@code height}, bottom up, each with a
-	 * compare-and-set on its predecessor; the search restarts from that predecessor when
-	 * another insert changed it.
-	 * @return {@code node}, or the node of an equal key that won the race
-	 */
-	private long link(long node, int height, MemorySegment key) {
-		long[] before = new long[MAX_HEIGHT];
-		long[] after = new long[MAX_HEIGHT];
-		long at = HEAD;
-		for (int level = MAX_HEIGHT - 1; level >= 0; level--) {
-			long next;
-			while (true) {
-				next = next(at, level);
-				if (next == 0) {
-					break;
-				}
-				int order = compare(next, key);
-				if (order == 0) {
-					return next;
-				}
-				if (order > 0) {
-					break;
-				}
-				at = next;
-			}
-			before[level] = at;
-			after[level] = next;
-		}
-		MemArena.Chunk chunk = this.arena.chunk(node);
-		int base = node(node);
-		for (int level = 0; level < height; level++) {
-			while (true) {
-				// Unpublished at this level: read by nobody until the CAS succeeds.
-				LONGS.setOpaque(chunk.longs, base + NEXT + level, after[level]);
-				long previous = before[level];
-				if (LONGS.compareAndSet(this.arena.chunk(previous).longs, node(previous) + NEXT + level, after[level],
-						node)) {
-					break;
-				}
-				long from = previous;
-				long next;
-				while (true) {
-					next = next(from, level);
-					if (next == 0) {
-						break;
-					}
-					int order = compare(next, key);
-					if (order == 0) {
-						if (level == 0) {
-							return next;
-						}
-						throw new IllegalStateException("a key linked twice above level 0");
-					}
-					if (order > 0) {
-						break;
-					}
-					from = next;
-				}
-				before[level] = from;
-				after[level] = next;
-			}
-		}
-		return node;
-	}
-
-	/** The first node with a key at least {@code key}; 0 when none. */
-	private long seek(MemorySegment key) {
-		long at = HEAD;
-		long next = 0;
-		for (int level = MAX_HEIGHT - 1; level >= 0; level--) {
-			while (true) {
-				next = next(at, level);
-				if (next == 0 || compare(next, key) >= 0) {
-					break;
-				}
-				at = next;
-			}
-		}
-		return next;
-	}
-
-	private long next(long node, int level) {
-		return (long) LONGS.getAcquire(this.arena.chunk(node).longs, node(node) + NEXT + level);
-	}
-
-	private static long keyOffset(long node, int height) {
-		return MemArena.offset(node) + (long) (NEXT + height) * Long.BYTES;
-	}
-
-	/** {@link Keys#ORDER} of {@code node}'s key against {@code key}. */
-	private int compare(long node, MemorySegment key) {
-		MemArena.Chunk chunk = this.arena.chunk(node);
-		long meta = chunk.longs[node(node) + META];
-		int length = (int) meta;
-		long start = keyOffset(node, (int) (meta >>> 32));
-		long other = key.byteSize();
-		long mismatch = MemorySegment.mismatch(chunk.bytes, start, start + length, key, 0, other);
-		if (mismatch < 0) {
-			return 0;
-		}
-		if (mismatch == length || mismatch == other) {
-			return Long.compare(length, other);
-		}
-		return Integer.compare(Byte.toUnsignedInt(chunk.bytes.get(ValueLayout.JAVA_BYTE, start + mismatch)),
-				Byte.toUnsignedInt(key.get(ValueLayout.JAVA_BYTE, mismatch)));
-	}
-
-	private byte[] key(long node) {
-		MemArena.Chunk chunk = this.arena.chunk(node);
-		long meta = chunk.longs[node(node) + META];
-		byte[] key = new byte[(int) meta];
-		MemorySegment.copy(chunk.bytes, ValueLayout.JAVA_BYTE, keyOffset(node, (int) (meta >>> 32)), key, 0,
-				key.length);
-		return key;
 	}
 
 	// Versions.
@@ -465,8 +219,8 @@ public final class MemTable {
 	 * torn by a concurrent write; null while it has no version.
 	 */
 	private @Nullable Entry read(long node, byte[] key) {
-		long[] longs = this.arena.chunk(node).longs;
-		int base = node(node);
+		long[] longs = this.keys.longs(node);
+		int base = SkipList.base(node);
 		while (true) {
 			long stamp = (long) LONGS.getAcquire(longs, base + STAMP);
 			if ((stamp & 1) == 0) {
@@ -497,8 +251,8 @@ public final class MemTable {
 	 * @return whether it was kept
 	 */
 	private boolean replace(long node, Entry entry) {
-		long[] longs = this.arena.chunk(node).longs;
-		int base = node(node);
+		long[] longs = this.keys.longs(node);
+		int base = SkipList.base(node);
 		while (true) {
 			long stamp = (long) LONGS.getAcquire(longs, base + STAMP);
 			if ((stamp & 1) == 0 && LONGS.compareAndSet(longs, base + STAMP, stamp, stamp + 1)) {
@@ -561,12 +315,12 @@ public final class MemTable {
 			private @Nullable Entry advance() {
 				while (this.node != 0) {
 					long at = this.node;
-					if (to != null && compare(at, to) >= 0) {
+					if (to != null && MemTable.this.keys.compare(at, to) >= 0) {
 						this.node = 0;
 						return null;
 					}
-					this.node = MemTable.this.next(at, 0);
-					Entry entry = read(at, key(at));
+					this.node = MemTable.this.keys.next(at, 0);
+					Entry entry = read(at, MemTable.this.keys.key(at));
 					if (entry != null) {
 						return entry;
 					}

@@ -89,6 +89,8 @@ class OverwriteRaceTest {
 		int anomalies = 0;
 		for (int round = 0; round < 200 && anomalies == 0; round++) {
 			MemArena arena = new MemArena();
+			// Reference 0 means none here, as the head node makes it in a memtable.
+			arena.allocate(Long.BYTES);
 			AtomicLongArray unlocked = new AtomicLongArray(OverwriteRace.KEYS);
 			OverwriteRace.Target broken = new OverwriteRace.Target() {
 
