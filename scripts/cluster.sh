@@ -44,7 +44,7 @@
 # node reaches its steady state sooner (docs/performance.md, "Warm-up").
 #
 # Environment: JAVA_HOME (its bin/java is used when set), QKV_JAVA_OPTS (JVM options, default
-# "-Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10": docs/performance.md, "Collectors"), QKV_NODE_ARGS (extra Spring arguments for every node), QKV_JAR (another
+# "-Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10": docs/performance.md, "Collectors"), QKV_NODE_ARGS (extra Spring arguments for every node), QKV_JAR (another
 # build of the service, for A/B runs; default service/target/quorumkv.jar),
 # QKV_UP_TIMEOUT (seconds `up` waits for readiness, default 120: JVMs start slowly on busy
 # cores), QKV_DOWN_TIMEOUT (seconds a node gets to stop after SIGTERM before SIGKILL, default 30).
@@ -136,7 +136,7 @@ BACKEND=lsm
 PLACEMENT=rendezvous
 BASE_PORT=8081
 DIR="$ROOT/run/cluster"
-JAVA_OPTS="${QKV_JAVA_OPTS:--Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10}"
+JAVA_OPTS="${QKV_JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10}"
 NODE_ARGS="${QKV_NODE_ARGS:-}"
 FRESH=0
 TLS_DIR=""

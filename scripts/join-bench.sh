@@ -326,7 +326,7 @@ log "loading $keys keys into nodes 1-3's data folders (LsmLoader)"
 preload_replicas "$dir" 3 "$keys" "${QKV_VALUE_SIZE:-100}"
 mkdir -p "$dir/out" "$dir/gc"
 # scripts/cluster.sh's default JVM options, and each node's collections logged.
-export QKV_JAVA_OPTS="${QKV_JAVA_OPTS:--Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10} -Xlog:gc:file=$dir/gc/gc-%p.log:time"
+export QKV_JAVA_OPTS="${QKV_JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10} -Xlog:gc:file=$dir/gc/gc-%p.log:time"
 QKV_NODE_ARGS="${stream_rate:+--quorumkv.cluster.membership.stream-rate=$stream_rate} ${stream_sources:+--quorumkv.cluster.membership.stream-sources=$stream_sources} ${cleanup_rate:+--quorumkv.cluster.membership.cleanup-rate=$cleanup_rate}" \
   "$ROOT/scripts/cluster.sh" up --insecure --nodes 3 --dir "$dir" --base-port "$port" > /dev/null
 log "cluster of 3 up; node 4 starting"

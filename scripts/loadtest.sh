@@ -123,7 +123,7 @@ trap 'exit 130' INT TERM
   )"
   echo "tool=$WRK_KIND ($WRK_BIN)"
   echo "tool.version=$WRK_VERSION"
-  echo "java.opts=${QKV_JAVA_OPTS:--Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10}"
+  echo "java.opts=${QKV_JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10}"
   echo "scenario.file=${scenario_file#"$ROOT"/}"
   echo "started=$(date -u +%FT%TZ)"
 } >"$raw/setup.properties"

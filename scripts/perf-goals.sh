@@ -31,7 +31,7 @@
 # (QKV_THREE_WARMUP for three nodes: three JVMs compile on the same two cores); the time each
 # took is in the summary. QKV_AOT=1 starts this build's nodes with an AOT cache trained by serving
 # (scripts/cluster.sh up --aot).
-#                              QKV_JAVA_OPTS (node JVM options, default "-Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10")
+#                              QKV_JAVA_OPTS (node JVM options, default "-Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10")
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

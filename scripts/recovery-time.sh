@@ -19,7 +19,7 @@
 #
 #   scripts/recovery-time.sh [--keys N] [--value-size B] [--fill PERCENT] [--port P] [--aot]
 #     defaults: --keys 10000000 --value-size 100 --fill 90 --port 18790
-#     QKV_JAVA_OPTS  the node's JVM options (default "-Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10")
+#     QKV_JAVA_OPTS  the node's JVM options (default "-Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10")
 #     QKV_FILL_TIMEOUT  seconds the memtable fill may take (default 600)
 #     QKV_NODE_ARGS  extra Spring arguments of the node (a quick check of the script itself:
 #                    --quorumkv.storage.lsm.memtable-size=4MB with --keys 100000)
@@ -47,7 +47,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [[ "$keys" =~ ^[1-9][0-9]*$ && "$fill" =~ ^[1-9][0-9]?$ ]] || { echo "bad --keys or --fill" >&2; exit 2; }
-read -r -a java_opts <<<"${QKV_JAVA_OPTS:--Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10}"
+read -r -a java_opts <<<"${QKV_JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10}"
 read -r -a node_args <<<"${QKV_NODE_ARGS:-}"
 fill_timeout="${QKV_FILL_TIMEOUT:-600}"
 for f in "$ROOT/service/target/quorumkv.jar" "$ROOT/jmh/target/benchmarks.jar"; do

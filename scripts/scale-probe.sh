@@ -48,7 +48,7 @@
 #                        async-profiler is fetched from Maven Central (scripts/lib/profiler.sh)
 #     defaults: --small 100000 --large 10000000 --duration 30 --warmup 60 --rate 10000 --paced 60
 #               --debt-minutes 30 (0 leaves the long run out) --port 18795
-#     QKV_JAVA_OPTS  the node's JVM options (default "-Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10")
+#     QKV_JAVA_OPTS  the node's JVM options (default "-Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10")
 #     QKV_WRK2       the wrk2 binary (scripts/lib/wrk-tool.sh finds it otherwise)
 #
 # Needs service/target/quorumkv.jar, jmh/target/benchmarks.jar, wrk, wrk2, curl and jcmd. Data
@@ -86,7 +86,7 @@ while [ $# -gt 0 ]; do
     *) echo "scale-probe.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-read -r -a java_opts <<<"${QKV_JAVA_OPTS:--Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10}"
+read -r -a java_opts <<<"${QKV_JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxTenuringThreshold=2 -XX:MaxGCPauseMillis=10}"
 for f in "$ROOT/service/target/quorumkv.jar" "$ROOT/jmh/target/benchmarks.jar"; do
   [ -f "$f" ] || { echo "scale-probe.sh: build $f first" >&2; exit 1; }
 done
