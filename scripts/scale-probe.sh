@@ -23,7 +23,8 @@
 #      /actuator/prometheus read every 10 s: compaction debt (the LSM's
 #      compaction.pending.bytes: bytes its planner still has to compact), level-0 tables,
 #      immutable memtables, writers' stall time, disk bytes, live heap after GC
-#      (jvm.gc.live.data.size) and heap in use, written to debt-<keys>.tsv; the run's write
+#      (jvm.gc.live.data.size) and heap in use, written to debt-<keys>.tsv; after the run, one
+#      full collection (jcmd GC.run) and the heap it leaves: what is reachable; the run's write
 #      amplification, the longest request (wrk2's corrected maximum: a stall of S seconds at a
 #      constant rate shows as a request that waited about S) and the debt's trend; the node's
 #      GC pauses by cause (gc-pauses-<keys>.txt) and its GC and safepoint log (jvm-<keys>.log);
@@ -249,24 +250,31 @@ for keys in "$small" "$large"; do
     curl -s -m 5 "$url/actuator/prometheus" | grep '^jvm_gc_pause_seconds' >"$out/gc-pauses-$keys.txt" || true
     wait "$sampler_pid" || true
     sampler_pid=""
+    # What is reachable: jvm.gc.live.data.size is the old generation after the last collection
+    # that shrank it, dead memtable chunks included until a mixed collection takes them; one full
+    # collection after the timed run counts only what is reachable.
+    "$JCMD" "$node_pid" GC.run >/dev/null 2>&1 || true
+    "$JCMD" "$node_pid" GC.heap_info >"$out/heap-full-gc-$keys.txt" 2>&1 || true
+    reachable_kib="$(grep -o 'committed [0-9]*K, used [0-9]*K' "$out/heap-full-gc-$keys.txt" | head -n 1 | sed 's/.*used \([0-9]*\)K/\1/')"
     debt_puts="$(field requests "$(grep '^SUMMARY' "$out/put-debt-$keys.txt")")"
     {
       echo
       echo "Compaction debt, $keys keys: PUTs at $rate/s for $debt_minutes min (wrk2 -t1 -c32; debt-$keys.tsv every 10 s)"
       echo
-      echo "| PUTs answered | rps | p99 / p99.9 / max ms | write amp. | pending compaction, max / last MiB | pending, mean of first / last third MiB | level-0 tables max | writers stalled s | live heap after GC max MiB | heap used max MiB |"
-      echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+      echo "| PUTs answered | rps | p99 / p99.9 / max ms | write amp. | pending compaction, max / last MiB | pending, mean of first / last third MiB | level-0 tables max | writers stalled s | live heap after GC max MiB | heap used max MiB | reachable after a full GC at the end MiB |"
+      echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
       awk -F'\t' -v puts="$debt_puts" -v rps="$(wrk_rps "$out/put-debt-$keys.txt")" \
         -v lat="$(wrk_pct "$out/put-debt-$keys.txt" 99) / $(wrk_pct "$out/put-debt-$keys.txt" 99.9) / $(wrk_pct "$out/put-debt-$keys.txt" 100)" \
-        -v wamp="$(awk -v w=$((after - before)) -v n="$debt_puts" -v e="$entry_bytes" 'BEGIN { printf "%.2f", w / (n * e) }')" '
+        -v reach="${reachable_kib:-0}" -v wamp="$(awk -v w=$((after - before)) -v n="$debt_puts" -v e="$entry_bytes" 'BEGIN { printf "%.2f", w / (n * e) }')" '
         NR == 1 { next }
         { n++; p[n] = $2; if ($2 > pmax) pmax = $2; if ($3 > l0) l0 = $3; if (n == 1) s0 = $6; s1 = $6
           if ($8 > live) live = $8; if ($9 > used) used = $9 }
         END {
           third = int(n / 3); for (i = 1; i <= third; i++) { a += p[i]; b += p[n - third + i] }
           m = 1048576
-          printf "| %s | %s | %s | %s | %.0f / %.0f | %.0f / %.0f | %d | %.1f | %.0f | %.0f |\n", puts, rps, lat, wamp,
-            pmax / m, p[n] / m, (third ? a / third / m : 0), (third ? b / third / m : 0), l0, (s1 - s0) / 1000, live / m, used / m
+          printf "| %s | %s | %s | %s | %.0f / %.0f | %.0f / %.0f | %d | %.1f | %.0f | %.0f | %.0f |\n", puts, rps, lat, wamp,
+            pmax / m, p[n] / m, (third ? a / third / m : 0), (third ? b / third / m : 0), l0, (s1 - s0) / 1000, live / m, used / m,
+            reach / 1024
         }' "$out/debt-$keys.tsv"
     } >>"$out/debt.md"
     tee -a "$out/summary.txt" <"$out/debt.md" >&2
