@@ -229,17 +229,13 @@ public final class MemTable {
 					// Set once, by the node's first write: no copy to check.
 					return null;
 				}
-				MemArena.Chunk chunk = this.arena.chunk(version);
-				int offset = MemArena.offset(version);
-				long meta = Version.meta(chunk, offset);
-				byte[] value = Version.value(chunk, offset, meta);
-				long timestamp = Version.timestamp(chunk, offset);
-				long expiresAt = Version.expiresAt(chunk, offset);
+				// A torn copy is a valid entry too (Version.read), dropped below.
+				Entry entry = Version.read(this.arena.chunk(version), MemArena.offset(version), key);
 				// The copies before the stamp's second read.
 				VarHandle.acquireFence();
 				if ((long) LONGS.getOpaque(longs, base + STAMP) == stamp
 						&& (long) LONGS.getOpaque(longs, base + VERSION) == version) {
-					return Version.entry(key, value, timestamp, expiresAt);
+					return entry;
 				}
 			}
 		}

@@ -113,16 +113,16 @@ final class Version {
 		}
 	}
 
-	static long timestamp(MemArena.Chunk chunk, int offset) {
+	private static long timestamp(MemArena.Chunk chunk, int offset) {
 		return (long) MemArena.LONGS.getOpaque(chunk.longs, (offset >>> 3) + TIMESTAMP);
 	}
 
-	static long expiresAt(MemArena.Chunk chunk, int offset) {
+	private static long expiresAt(MemArena.Chunk chunk, int offset) {
 		return (long) MemArena.LONGS.getOpaque(chunk.longs, (offset >>> 3) + EXPIRES_AT);
 	}
 
 	/** A copy of the value of {@code meta} (null for a tombstone); in bounds if torn. */
-	static byte @Nullable [] value(MemArena.Chunk chunk, int offset, long meta) {
+	private static byte @Nullable [] value(MemArena.Chunk chunk, int offset, long meta) {
 		if (isTombstone(meta)) {
 			return null;
 		}
@@ -132,20 +132,17 @@ final class Version {
 	}
 
 	/**
-	 * The entry of {@code key} (given up to it) from fields copied out of a record: a
-	 * tombstone never expires, whatever a torn copy read.
-	 */
-	static Entry entry(byte[] key, byte @Nullable [] value, long timestamp, long expiresAt) {
-		return Entry.wrap(key, value, timestamp, (value != null) ? expiresAt : Entry.NO_EXPIRY);
-	}
-
-	/**
-	 * An unsynchronized read of the record: torn if a writer is inside its node's lock,
-	 * which the caller's stamp check tells.
+	 * An unsynchronized read of the record, as an entry of {@code key} (given up to it):
+	 * torn if a writer is inside its node's lock, which the caller's stamp check tells
+	 * ({@link MemTable}). A torn copy is still a valid entry, so that the check can come
+	 * after: its value is in bounds and a tombstone never expires, whatever was read.
 	 */
 	static Entry read(MemArena.Chunk chunk, int offset, byte[] key) {
 		long meta = meta(chunk, offset);
-		return entry(key, value(chunk, offset, meta), timestamp(chunk, offset), expiresAt(chunk, offset));
+		byte[] value = value(chunk, offset, meta);
+		long timestamp = timestamp(chunk, offset);
+		long expiresAt = expiresAt(chunk, offset);
+		return Entry.wrap(key, value, timestamp, (value != null) ? expiresAt : Entry.NO_EXPIRY);
 	}
 
 	/**
