@@ -1,6 +1,5 @@
 package io.quorumkv.storage.lsm.sstable;
 
-import java.io.ByteArrayOutputStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -12,13 +11,23 @@ final class Varints {
 	private Varints() {
 	}
 
-	static void write(ByteArrayOutputStream out, int value) {
+	/** The most bytes an int's varint takes. */
+	static final int MAX_BYTES = 5;
+
+	/**
+	 * Writes {@code value} at {@code at} of {@code out}, which has room for
+	 * {@link #MAX_BYTES} there.
+	 * @return the index after it
+	 */
+	static int write(byte[] out, int at, int value) {
 		int v = value;
+		int i = at;
 		while ((v & ~0x7F) != 0) {
-			out.write((v & 0x7F) | 0x80);
+			out[i++] = (byte) ((v & 0x7F) | 0x80);
 			v >>>= 7;
 		}
-		out.write(v);
+		out[i++] = (byte) v;
+		return i;
 	}
 
 	/**

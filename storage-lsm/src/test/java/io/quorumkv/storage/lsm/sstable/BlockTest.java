@@ -5,8 +5,10 @@ import static io.quorumkv.storage.contract.Entries.numberedKey;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayOutputStream;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import io.quorumkv.storage.Entry;
@@ -99,6 +101,37 @@ class BlockTest {
 		assertThat(decoded).containsExactlyElementsOf(entries);
 		assertThat(decoded.get(0).key()).isNotSameAs(decoded.get(1).key());
 		assertThat(decoded.get(4).value()).isNotSameAs(decoded.get(5).value());
+	}
+
+	@Test
+	void writesTheBytesOfVersion2() {
+		// "ab" = "x" at 1; "ac" = "yz" at 2 expiring at 3 (shares "a"); "b" deleted at
+		// -1;
+		// "c" = 200 bytes at 0 (valueTag 202, a varint of two bytes); one restart at 0.
+		byte[] big = new byte[200];
+		Arrays.fill(big, (byte) 'v');
+		BlockBuilder builder = new BlockBuilder();
+		builder.add(Entry.value(bytes("ab"), bytes("x"), 1));
+		builder.add(Entry.expiring(bytes("ac"), bytes("yz"), 2, 3));
+		builder.add(Entry.tombstone(bytes("b"), -1));
+		builder.add(Entry.value(bytes("c"), big, 0));
+		ByteArrayOutputStream expected = new ByteArrayOutputStream();
+		expected.writeBytes(new byte[] { 0, 2, 3, 0, 0, 0, 0, 0, 0, 0, 1, 'a', 'b', 'x' });
+		expected.writeBytes(new byte[] { 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3, 2, 'c', 'y', 'z' });
+		expected.writeBytes(new byte[] { 0, 1, 0, -1, -1, -1, -1, -1, -1, -1, -1, 'b' });
+		expected.writeBytes(new byte[] { 0, 1, (byte) 0xCA, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 'c' });
+		expected.writeBytes(big);
+		expected.writeBytes(new byte[] { 0, 0, 0, 0, 0, 0, 0, 1 });
+		assertThat(builder.finish()).isEqualTo(expected.toByteArray());
+		// The builder starts again from nothing, after a value larger than its buffer
+		// too.
+		byte[] huge = new byte[20_000];
+		Arrays.fill(huge, (byte) 'h');
+		builder.add(Entry.value(bytes("h"), huge, 5));
+		assertThat(Block.decode(builder.finish()).entries()).containsExactly(Entry.value(bytes("h"), huge, 5));
+		builder.add(Entry.tombstone(bytes("a"), 0));
+		assertThat(builder.finish())
+			.isEqualTo(new byte[] { 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'a', 0, 0, 0, 0, 0, 0, 0, 1 });
 	}
 
 	@Test
