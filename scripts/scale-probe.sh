@@ -253,9 +253,12 @@ for keys in "$small" "$large"; do
     # What is reachable: jvm.gc.live.data.size is the old generation after the last collection
     # that shrank it, dead memtable chunks included until a mixed collection takes them; one full
     # collection after the timed run counts only what is reachable.
+    # The heap that collection left, from G1's log line of it ("Pause Full (Diagnostic Command)
+    # 543M->86M(1024M)"): the heap in use a moment later holds the young objects of the work
+    # the node still does (compactions).
     "$JCMD" "$node_pid" GC.run >/dev/null 2>&1 || true
-    "$JCMD" "$node_pid" GC.heap_info >"$out/heap-full-gc-$keys.txt" 2>&1 || true
-    reachable_kib="$(grep -o 'committed [0-9]*K, used [0-9]*K' "$out/heap-full-gc-$keys.txt" | head -n 1 | sed 's/.*used \([0-9]*\)K/\1/')"
+    sleep 1
+    reachable_mib="$(grep 'Pause Full (Diagnostic Command)' "$out/jvm-$keys.log" | tail -n 1 | sed -n 's/.*->\([0-9]*\)M(.*/\1/p')"
     debt_puts="$(field requests "$(grep '^SUMMARY' "$out/put-debt-$keys.txt")")"
     {
       echo
@@ -265,7 +268,7 @@ for keys in "$small" "$large"; do
       echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
       awk -F'\t' -v puts="$debt_puts" -v rps="$(wrk_rps "$out/put-debt-$keys.txt")" \
         -v lat="$(wrk_pct "$out/put-debt-$keys.txt" 99) / $(wrk_pct "$out/put-debt-$keys.txt" 99.9) / $(wrk_pct "$out/put-debt-$keys.txt" 100)" \
-        -v reach="${reachable_kib:-0}" -v wamp="$(awk -v w=$((after - before)) -v n="$debt_puts" -v e="$entry_bytes" 'BEGIN { printf "%.2f", w / (n * e) }')" '
+        -v reach="${reachable_mib:-0}" -v wamp="$(awk -v w=$((after - before)) -v n="$debt_puts" -v e="$entry_bytes" 'BEGIN { printf "%.2f", w / (n * e) }')" '
         NR == 1 { next }
         { n++; p[n] = $2; if ($2 > pmax) pmax = $2; if ($3 > l0) l0 = $3; if (n == 1) s0 = $6; s1 = $6
           if ($8 > live) live = $8; if ($9 > used) used = $9 }
@@ -273,8 +276,7 @@ for keys in "$small" "$large"; do
           third = int(n / 3); for (i = 1; i <= third; i++) { a += p[i]; b += p[n - third + i] }
           m = 1048576
           printf "| %s | %s | %s | %s | %.0f / %.0f | %.0f / %.0f | %d | %.1f | %.0f | %.0f | %.0f |\n", puts, rps, lat, wamp,
-            pmax / m, p[n] / m, (third ? a / third / m : 0), (third ? b / third / m : 0), l0, (s1 - s0) / 1000, live / m, used / m,
-            reach / 1024
+            pmax / m, p[n] / m, (third ? a / third / m : 0), (third ? b / third / m : 0), l0, (s1 - s0) / 1000, live / m, used / m, reach
         }' "$out/debt-$keys.tsv"
     } >>"$out/debt.md"
     tee -a "$out/summary.txt" <"$out/debt.md" >&2
