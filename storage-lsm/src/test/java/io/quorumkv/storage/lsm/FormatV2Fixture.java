@@ -8,6 +8,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
+import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -40,8 +41,9 @@ import org.jspecify.annotations.Nullable;
  * times {@code z}), and of keys 0-399 those with {@code i % 10 == 1} deleted by
  * tombstones at {@code 5000 + i};</li>
  * <li>LZ4, a level-0 table: keys 560-639, expiring on 1 January 2100 for even {@code i},
- * a value for odd; then only in the WAL, keys 640-679 (a value for even {@code i}, a
- * tombstone for odd) and, of keys 0-399, those with {@code i % 10 == 2} overwritten by
+ * a value for odd; then only in the WAL, keys 640-679 (a value when {@code i % 4 == 0},
+ * an entry expiring on 1 January 2100 when {@code i % 4 == 2}, a tombstone for odd
+ * {@code i}) and, of keys 0-399, those with {@code i % 10 == 2} overwritten by
  * {@code d-<i>} at {@code 6000 + i}; the WAL forced and the folder copied while the
  * engine was open: a crash image.</li>
  * </ol>
@@ -97,8 +99,11 @@ final class FormatV2Fixture {
 			return (i % 2 == 0) ? Entry.expiring(key, bytes("value-" + i), ts, EXPIRES_AT)
 					: Entry.value(key, bytes("value-" + i), ts);
 		}
-		if (i % 2 == 0) {
+		if (i % 4 == 0) {
 			return Entry.value(key, bytes("value-" + i), ts);
+		}
+		if (i % 4 == 2) {
+			return Entry.expiring(key, bytes("value-" + i), ts, EXPIRES_AT);
 		}
 		return compacted ? null : Entry.tombstone(key, ts);
 	}
@@ -161,8 +166,7 @@ final class FormatV2Fixture {
 			}
 			flush(storage);
 			for (int i = 640; i < KEYS; i++) {
-				put(storage, (i % 2 == 0) ? Entry.value(key(i), bytes("value-" + i), 2_000 + i)
-						: Entry.tombstone(key(i), 2_000 + i));
+				put(storage, Objects.requireNonNull(expected(i, false)));
 			}
 			for (int i = 2; i < 400; i += 10) {
 				put(storage, Entry.value(key(i), bytes("d-" + i), 6_000 + i));

@@ -119,7 +119,8 @@ class FormatV2StoreTest {
 					assertThat(read).as("key %d", i).isEqualTo(written);
 				}
 			}
-			assertThat(expired).as("expiring entries in the deepest table and in a level-0 one").isEqualTo(80);
+			assertThat(expired).as("expiring entries in the deepest table, in a level-0 one and in the WAL")
+				.isEqualTo(90);
 		}
 	}
 
