@@ -29,11 +29,11 @@ class BlockCacheEngineTest {
 	@TempDir
 	Path dir;
 
-	private static byte[] key(int i) {
+	static byte[] key(int i) {
 		return String.format("key-%05d", i).getBytes(StandardCharsets.UTF_8);
 	}
 
-	private static byte[] value(int i, int cycle) {
+	static byte[] value(int i, int cycle) {
 		return ("{\"id\":" + i + ",\"cycle\":" + cycle + ",\"text\":\"a compressible value, a compressible value\"}")
 			.getBytes(StandardCharsets.UTF_8);
 	}

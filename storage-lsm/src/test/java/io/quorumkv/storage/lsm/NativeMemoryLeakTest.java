@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -60,15 +59,6 @@ class NativeMemoryLeakTest {
 			.orElseThrow();
 	}
 
-	private static byte[] key(int i) {
-		return String.format("key-%05d", i).getBytes(StandardCharsets.UTF_8);
-	}
-
-	private static byte[] value(int i, int cycle) {
-		return ("{\"id\":" + i + ",\"cycle\":" + cycle + ",\"text\":\"a compressible value, a compressible value\"}")
-			.getBytes(StandardCharsets.UTF_8);
-	}
-
 	@Test
 	void aThousandFlushAndCompactCyclesLeaveNoNativeMemory() throws Exception {
 		long[] before = other();
@@ -86,12 +76,15 @@ class NativeMemoryLeakTest {
 				// Every key first, then a quarter of them per cycle.
 				int step = (cycle == 0) ? 1 : 4;
 				for (int i = cycle % step; i < KEYS; i += step) {
-					storage.upsert(Entry.value(key(i), value(i, cycle), cycle + 1L)).block(TIMEOUT);
+					storage
+						.upsert(Entry.value(BlockCacheEngineTest.key(i), BlockCacheEngineTest.value(i, cycle),
+								cycle + 1L))
+						.block(TIMEOUT);
 				}
 				storage.forceFlush().get(30, TimeUnit.SECONDS);
 				storage.forceCompaction().get(30, TimeUnit.SECONDS);
 				for (int i = 0; i < KEYS; i += 3) {
-					assertThat(storage.get(key(i)).block(TIMEOUT)).isNotNull();
+					assertThat(storage.get(BlockCacheEngineTest.key(i)).block(TIMEOUT)).isNotNull();
 				}
 				if (cycle == 99) {
 					warm = other();
